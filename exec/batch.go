@@ -1,0 +1,63 @@
+package exec
+
+import (
+	"github.com/apache/arrow/go/v15/arrow"
+)
+
+// RowKind says what a row means in a changelog, as in Flink.
+type RowKind int8
+
+const (
+	Insert       RowKind = iota // +I: a new row
+	UpdateBefore                // -U: retracts the previous value of an updated row
+	UpdateAfter                 // +U: the new value of an updated row
+	Delete                      // -D: retracts a row
+)
+
+var rowKindNames = [...]string{"+I", "-U", "+U", "-D"}
+
+// String returns Flink's short form: +I, -U, +U or -D.
+func (k RowKind) String() string { return rowKindNames[k] }
+
+// IsRetraction reports whether the row removes a previously emitted row.
+func (k RowKind) IsRetraction() bool { return k == UpdateBefore || k == Delete }
+
+// Batch is a set of rows with the changelog kind of each.
+//
+// Ownership: a batch handed to Process or Emit is valid for that call only; whoever keeps
+// it past the call calls Retain, and Release when done. A batch returned by Reader.Next
+// belongs to the caller.
+type Batch struct {
+	Rec   arrow.Record
+	Kinds []RowKind // nil when every row is an insert
+}
+
+// Len returns the number of rows.
+func (b Batch) Len() int {
+	if b.Rec == nil {
+		return 0
+	}
+	return int(b.Rec.NumRows())
+}
+
+// Kind returns the kind of row i.
+func (b Batch) Kind(i int) RowKind {
+	if b.Kinds == nil {
+		return Insert
+	}
+	return b.Kinds[i]
+}
+
+// Retain adds a reference to the record.
+func (b Batch) Retain() {
+	if b.Rec != nil {
+		b.Rec.Retain()
+	}
+}
+
+// Release drops a reference to the record.
+func (b Batch) Release() {
+	if b.Rec != nil {
+		b.Rec.Release()
+	}
+}

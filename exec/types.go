@@ -1,0 +1,48 @@
+package exec
+
+import (
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// ArrowType returns the Arrow type that holds values of SQL type t.
+// TIMESTAMP and TIMESTAMP_LTZ are both epoch milliseconds: a TIMESTAMP is its wall clock
+// read as UTC, a TIMESTAMP_LTZ an instant (its Arrow type carries the zone "UTC").
+func ArrowType(t planner.Type) arrow.DataType {
+	switch t.Kind {
+	case planner.Boolean:
+		return arrow.FixedWidthTypes.Boolean
+	case planner.Int:
+		return arrow.PrimitiveTypes.Int32
+	case planner.BigInt:
+		return arrow.PrimitiveTypes.Int64
+	case planner.Double:
+		return arrow.PrimitiveTypes.Float64
+	case planner.Decimal:
+		return &arrow.Decimal128Type{Precision: int32(t.Precision), Scale: int32(t.Scale)}
+	case planner.String:
+		return arrow.BinaryTypes.String
+	case planner.Timestamp:
+		return &arrow.TimestampType{Unit: arrow.Millisecond}
+	case planner.TimestampLTZ:
+		return &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
+	case planner.Date:
+		return arrow.FixedWidthTypes.Date32
+	case planner.IntervalDayTime:
+		return arrow.FixedWidthTypes.Duration_ms
+	case planner.IntervalYearMonth:
+		return arrow.FixedWidthTypes.MonthInterval
+	default:
+		return arrow.Null
+	}
+}
+
+// ArrowSchema returns the Arrow schema of a planner schema; every field is nullable
+// unless its type is NOT NULL.
+func ArrowSchema(s planner.Schema) *arrow.Schema {
+	fields := make([]arrow.Field, len(s))
+	for i, c := range s {
+		fields[i] = arrow.Field{Name: c.Name, Type: ArrowType(c.Type), Nullable: !c.Type.NotNull}
+	}
+	return arrow.NewSchema(fields, nil)
+}

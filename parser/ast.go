@@ -1,0 +1,375 @@
+package parser
+
+import "github.com/alecthomas/participle/v2/lexer"
+
+// Pos is a node's position in the SQL text (1-based line and column).
+type Pos = lexer.Position
+
+// Script is a sequence of statements separated by ';'.
+type Script struct {
+	Stmts []Stmt
+}
+
+// Stmt is one SQL statement.
+type Stmt interface {
+	Node
+	stmt()
+}
+
+// Expr is a scalar expression.
+type Expr interface {
+	Node
+	expr()
+}
+
+// TableExpr is something a FROM clause reads from.
+type TableExpr interface {
+	Node
+	tableExpr()
+}
+
+// Node is any AST node: it knows where it starts and prints as canonical SQL.
+type Node interface {
+	Position() Pos
+	String() string
+}
+
+// --- statements ---
+
+// SetStmt is SET 'key' = 'value'. Key and Value hold the unquoted text.
+type SetStmt struct {
+	Pos   Pos
+	Key   string
+	Value string
+}
+
+// CreateTableStmt is CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (...) WITH (...).
+type CreateTableStmt struct {
+	Pos         Pos
+	Temporary   bool
+	IfNotExists bool
+	Name        string
+	Columns     []*ColumnDef
+	Watermark   *WatermarkDef // nil when absent
+	PrimaryKey  []string      // nil when absent; always NOT ENFORCED
+	Options     []*Option
+}
+
+// ColumnDef is a physical column `name TYPE [NOT NULL]` or a computed column `name AS expr`.
+type ColumnDef struct {
+	Pos      Pos
+	Name     string
+	Type     *TypeName // nil for a computed column
+	Computed Expr      // nil for a physical column
+}
+
+// TypeName is a SQL type as written: Name is upper case (INT, BIGINT, DECIMAL, VARCHAR, STRING,
+// TIMESTAMP, TIMESTAMP_LTZ, DATE, BOOLEAN, DOUBLE, ...), Params holds (p[, s]).
+// `TIMESTAMP(3) WITH LOCAL TIME ZONE` is normalised to TIMESTAMP_LTZ.
+type TypeName struct {
+	Pos     Pos
+	Name    string
+	Params  []int
+	NotNull bool
+}
+
+// WatermarkDef is WATERMARK FOR column AS expr.
+type WatermarkDef struct {
+	Pos    Pos
+	Column string
+	Expr   Expr
+}
+
+// Option is one 'key' = 'value' pair of a WITH clause (unquoted text).
+type Option struct {
+	Pos   Pos
+	Key   string
+	Value string
+}
+
+// CreateViewStmt is CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(cols)] AS query.
+type CreateViewStmt struct {
+	Pos         Pos
+	Temporary   bool
+	IfNotExists bool
+	Name        string
+	Columns     []string
+	Query       *Query
+}
+
+// DropStmt is DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name.
+type DropStmt struct {
+	Pos       Pos
+	View      bool // false: TABLE
+	Temporary bool
+	IfExists  bool
+	Name      string
+}
+
+// QueryStmt is a SELECT used as a statement.
+type QueryStmt struct {
+	Pos   Pos
+	Query *Query
+}
+
+// InsertStmt is INSERT INTO table [(cols)] query.
+type InsertStmt struct {
+	Pos     Pos
+	Table   string
+	Columns []string
+	Query   *Query
+}
+
+// ExplainStmt is EXPLAIN followed by a QueryStmt or an InsertStmt.
+type ExplainStmt struct {
+	Pos  Pos
+	Stmt Stmt
+}
+
+// ShowTablesStmt is SHOW TABLES (views included).
+type ShowTablesStmt struct {
+	Pos Pos
+}
+
+// DescribeStmt is DESCRIBE name (also DESC name).
+type DescribeStmt struct {
+	Pos  Pos
+	Name string
+}
+
+// --- queries ---
+
+// Query is a SELECT block.
+type Query struct {
+	Pos      Pos
+	Distinct bool
+	Items    []*SelectItem
+	From     TableExpr // nil for SELECT without FROM
+	Where    Expr
+	GroupBy  []Expr
+	Having   Expr
+}
+
+// SelectItem is `*`, `t.*`, or `expr [AS alias]`.
+type SelectItem struct {
+	Pos       Pos
+	Star      bool
+	Qualifier string // the t of t.*
+	Expr      Expr
+	Alias     string
+}
+
+// TableName is a named table or view in FROM, with an optional alias.
+type TableName struct {
+	Pos   Pos
+	Name  string
+	Alias string
+}
+
+// SubqueryTable is (SELECT ...) [AS] alias in FROM.
+type SubqueryTable struct {
+	Pos   Pos
+	Query *Query
+	Alias string
+}
+
+// --- expressions ---
+
+// Ident is a column reference, possibly qualified: Parts = [t, col] or [col].
+type Ident struct {
+	Pos   Pos
+	Parts []string
+}
+
+// NumberLit is a numeric literal as written: 42, 4.2, 4.2e1.
+type NumberLit struct {
+	Pos  Pos
+	Text string
+}
+
+// StringLit is a '...' literal, unescaped.
+type StringLit struct {
+	Pos   Pos
+	Value string
+}
+
+// BoolLit is TRUE or FALSE.
+type BoolLit struct {
+	Pos   Pos
+	Value bool
+}
+
+// NullLit is NULL.
+type NullLit struct {
+	Pos Pos
+}
+
+// IntervalLit is INTERVAL 'value' unit [TO unit2], units upper case (SECOND, MINUTE, HOUR, DAY,
+// MONTH, YEAR); ToUnit is "" when absent. A leading '-' in Value negates.
+type IntervalLit struct {
+	Pos    Pos
+	Value  string
+	Unit   string
+	ToUnit string
+}
+
+// TypedLit is TIMESTAMP '...', DATE '...' (Type upper case).
+type TypedLit struct {
+	Pos   Pos
+	Type  string
+	Value string
+}
+
+// BinaryExpr is Left Op Right. Op is upper case and one of:
+// OR AND = <> < <= > >= + - * / % ||  (!= is normalised to <>).
+type BinaryExpr struct {
+	Pos   Pos
+	Op    string
+	Left  Expr
+	Right Expr
+}
+
+// UnaryExpr is NOT x, -x or +x.
+type UnaryExpr struct {
+	Pos Pos
+	Op  string
+	X   Expr
+}
+
+// IsExpr is x IS [NOT] NULL|TRUE|FALSE; What is "NULL", "TRUE" or "FALSE".
+type IsExpr struct {
+	Pos  Pos
+	X    Expr
+	Not  bool
+	What string
+}
+
+// BetweenExpr is x [NOT] BETWEEN low AND high.
+type BetweenExpr struct {
+	Pos  Pos
+	X    Expr
+	Low  Expr
+	High Expr
+	Not  bool
+}
+
+// InExpr is x [NOT] IN (list).
+type InExpr struct {
+	Pos  Pos
+	X    Expr
+	List []Expr
+	Not  bool
+}
+
+// LikeExpr is x [NOT] LIKE pattern [ESCAPE 'c'].
+type LikeExpr struct {
+	Pos     Pos
+	X       Expr
+	Pattern Expr
+	Escape  string // "" when absent
+	Not     bool
+}
+
+// CaseExpr is CASE [operand] WHEN ... THEN ... [ELSE ...] END.
+type CaseExpr struct {
+	Pos     Pos
+	Operand Expr // nil for a searched CASE
+	Whens   []*WhenClause
+	Else    Expr // nil when absent
+}
+
+// WhenClause is WHEN Cond THEN Result.
+type WhenClause struct {
+	Pos    Pos
+	Cond   Expr
+	Result Expr
+}
+
+// CastExpr is CAST(x AS type) or TRY_CAST(x AS type).
+type CastExpr struct {
+	Pos  Pos
+	X    Expr
+	Type *TypeName
+	Try  bool
+}
+
+// FuncCall is name([DISTINCT] args) or COUNT(*). Name is upper case. Special syntaxes are
+// normalised to calls: SUBSTRING(s FROM a [FOR b]) -> SUBSTRING(s, a[, b]);
+// POSITION(a IN b) -> POSITION(a, b); TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) ->
+// TRIM(s, chars?) with Name TRIM, LTRIM or RTRIM; CURRENT_TIMESTAMP (no parentheses) ->
+// CURRENT_TIMESTAMP().
+type FuncCall struct {
+	Pos      Pos
+	Name     string
+	Distinct bool
+	Star     bool
+	Args     []Expr
+}
+
+// ExtractExpr is EXTRACT(unit FROM x); Unit upper case (YEAR, MONTH, DAY, HOUR, MINUTE,
+// SECOND, MILLISECOND, DOW, DOY, WEEK, QUARTER, EPOCH).
+type ExtractExpr struct {
+	Pos  Pos
+	Unit string
+	X    Expr
+}
+
+func (*SetStmt) stmt()         {}
+func (*CreateTableStmt) stmt() {}
+func (*CreateViewStmt) stmt()  {}
+func (*DropStmt) stmt()        {}
+func (*QueryStmt) stmt()       {}
+func (*InsertStmt) stmt()      {}
+func (*ExplainStmt) stmt()     {}
+func (*ShowTablesStmt) stmt()  {}
+func (*DescribeStmt) stmt()    {}
+
+func (*TableName) tableExpr()     {}
+func (*SubqueryTable) tableExpr() {}
+
+func (*Ident) expr()       {}
+func (*NumberLit) expr()   {}
+func (*StringLit) expr()   {}
+func (*BoolLit) expr()     {}
+func (*NullLit) expr()     {}
+func (*IntervalLit) expr() {}
+func (*TypedLit) expr()    {}
+func (*BinaryExpr) expr()  {}
+func (*UnaryExpr) expr()   {}
+func (*IsExpr) expr()      {}
+func (*BetweenExpr) expr() {}
+func (*InExpr) expr()      {}
+func (*LikeExpr) expr()    {}
+func (*CaseExpr) expr()    {}
+func (*CastExpr) expr()    {}
+func (*FuncCall) expr()    {}
+func (*ExtractExpr) expr() {}
+
+func (n *SetStmt) Position() Pos         { return n.Pos }
+func (n *CreateTableStmt) Position() Pos { return n.Pos }
+func (n *CreateViewStmt) Position() Pos  { return n.Pos }
+func (n *DropStmt) Position() Pos        { return n.Pos }
+func (n *QueryStmt) Position() Pos       { return n.Pos }
+func (n *InsertStmt) Position() Pos      { return n.Pos }
+func (n *ExplainStmt) Position() Pos     { return n.Pos }
+func (n *ShowTablesStmt) Position() Pos  { return n.Pos }
+func (n *DescribeStmt) Position() Pos    { return n.Pos }
+func (n *TableName) Position() Pos       { return n.Pos }
+func (n *SubqueryTable) Position() Pos   { return n.Pos }
+func (n *Ident) Position() Pos           { return n.Pos }
+func (n *NumberLit) Position() Pos       { return n.Pos }
+func (n *StringLit) Position() Pos       { return n.Pos }
+func (n *BoolLit) Position() Pos         { return n.Pos }
+func (n *NullLit) Position() Pos         { return n.Pos }
+func (n *IntervalLit) Position() Pos     { return n.Pos }
+func (n *TypedLit) Position() Pos        { return n.Pos }
+func (n *BinaryExpr) Position() Pos      { return n.Pos }
+func (n *UnaryExpr) Position() Pos       { return n.Pos }
+func (n *IsExpr) Position() Pos          { return n.Pos }
+func (n *BetweenExpr) Position() Pos     { return n.Pos }
+func (n *InExpr) Position() Pos          { return n.Pos }
+func (n *LikeExpr) Position() Pos        { return n.Pos }
+func (n *CaseExpr) Position() Pos        { return n.Pos }
+func (n *CastExpr) Position() Pos        { return n.Pos }
+func (n *FuncCall) Position() Pos        { return n.Pos }
+func (n *ExtractExpr) Position() Pos     { return n.Pos }

@@ -1,0 +1,71 @@
+package planner
+
+import (
+	"sort"
+	"strings"
+)
+
+// Table is a table registered with CREATE TABLE: its columns, event-time attribute,
+// key and connector options.
+type Table struct {
+	Name       string
+	Columns    []TableColumn
+	Watermark  *Watermark // nil when the table declares none
+	PrimaryKey []string
+	Options    map[string]string // WITH options, keys as written
+	Temporary  bool
+}
+
+// TableColumn is a physical column, or a computed one when Computed is set.
+type TableColumn struct {
+	Name        string
+	Type        Type
+	Computed    Expr   // over the physical columns, in PhysicalSchema order
+	ComputedSQL string // as written, for DESCRIBE
+}
+
+// Watermark is a table's WATERMARK FOR Column AS Expr.
+type Watermark struct {
+	Column string
+	Expr   Expr // over the table's full schema
+	SQL    string
+}
+
+// Schema returns every column of the table, computed ones included.
+func (t *Table) Schema() Schema {
+	s := make(Schema, len(t.Columns))
+	for i, c := range t.Columns {
+		s[i] = Column{Name: c.Name, Type: c.Type}
+	}
+	return s
+}
+
+// PhysicalSchema returns the columns a source reads and a sink writes.
+func (t *Table) PhysicalSchema() Schema {
+	var s Schema
+	for _, c := range t.Columns {
+		if c.Computed == nil {
+			s = append(s, Column{Name: c.Name, Type: c.Type})
+		}
+	}
+	return s
+}
+
+// Option returns the WITH option key (case-sensitive, as Flink's are).
+func (t *Table) Option(key string) (string, bool) {
+	v, ok := t.Options[key]
+	return v, ok
+}
+
+// Connector returns the 'connector' option, lower case.
+func (t *Table) Connector() string { return strings.ToLower(t.Options["connector"]) }
+
+// OptionKeys returns the option keys, sorted.
+func (t *Table) OptionKeys() []string {
+	keys := make([]string, 0, len(t.Options))
+	for k := range t.Options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,188 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Expr is a resolved, typed scalar expression over the columns of one input schema.
+// The planner inserts every implicit cast, so kernels see operands of agreeing types
+// (see the rules on each Func).
+type Expr interface {
+	Type() Type
+	String() string
+}
+
+// ColumnRef reads column Index of the input.
+type ColumnRef struct {
+	Index int
+	Name  string
+	T     Type
+}
+
+// Literal is a constant. Value by T.Kind:
+//
+//	nil                     NULL of type T (any kind)
+//	bool                    Boolean
+//	int32                   Int; Date (days since 1970-01-01); IntervalYearMonth (months)
+//	int64                   BigInt; Timestamp and TimestampLTZ (milliseconds since the epoch,
+//	                        the wall clock read as UTC for Timestamp); IntervalDayTime (milliseconds)
+//	float64                 Double
+//	string                  String; Decimal (its canonical text, e.g. "12.50", with T's scale)
+type Literal struct {
+	Value any
+	T     Type
+}
+
+// Call applies a built-in function to arguments.
+type Call struct {
+	Fn   Func
+	Args []Expr
+	T    Type
+}
+
+// Cast converts X to T. A value that does not convert fails the job, unless Try is set
+// (TRY_CAST), in which case it becomes NULL.
+type Cast struct {
+	X   Expr
+	T   Type
+	Try bool
+}
+
+// Case is a searched CASE: the Result of the first When whose Cond is TRUE, else Else
+// (a NULL literal when the query had no ELSE). Results and Else all have type T.
+type Case struct {
+	Whens []When
+	Else  Expr
+	T     Type
+}
+
+// When is one WHEN Cond THEN Result branch.
+type When struct {
+	Cond   Expr
+	Result Expr
+}
+
+// Func names a built-in scalar function. The planner guarantees the argument types noted.
+type Func string
+
+const (
+	// Arithmetic. Args: two of the same Kind among INT, BIGINT, DOUBLE; or two DECIMALs (any
+	// precision and scale; T holds the result's); or TIMESTAMP/TIMESTAMP_LTZ with an
+	// interval (FnAdd, FnSub), the timestamp first. Integer division truncates; division or
+	// MOD by zero fails the job for exact types and yields Inf/NaN for DOUBLE.
+	FnAdd Func = "+"
+	FnSub Func = "-"
+	FnMul Func = "*"
+	FnDiv Func = "/"
+	FnMod Func = "MOD"
+	FnNeg Func = "NEG" // one numeric or interval argument
+
+	// Comparison: two arguments of identical type (DECIMALs with the same scale). BOOLEAN result.
+	FnEq Func = "="
+	FnNe Func = "<>"
+	FnLt Func = "<"
+	FnLe Func = "<="
+	FnGt Func = ">"
+	FnGe Func = ">="
+
+	// Logic over BOOLEAN with SQL three-valued semantics.
+	FnAnd Func = "AND" // two or more arguments
+	FnOr  Func = "OR"  // two or more arguments
+	FnNot Func = "NOT"
+
+	// Predicates on one argument of any type; never NULL.
+	FnIsNull      Func = "IS NULL"
+	FnIsNotNull   Func = "IS NOT NULL"
+	FnIsTrue      Func = "IS TRUE"
+	FnIsNotTrue   Func = "IS NOT TRUE"
+	FnIsFalse     Func = "IS FALSE"
+	FnIsNotFalse  Func = "IS NOT FALSE"
+	FnIn          Func = "IN"   // Args[0] IN (Args[1:]...), all of identical type; SQL NULL semantics
+	FnLike        Func = "LIKE" // (STRING value, STRING pattern[, STRING escape literal])
+	FnCoalesce    Func = "COALESCE"
+	FnNullIf      Func = "NULLIF" // two args of identical type
+	FnConcat      Func = "CONCAT" // STRING args (|| and CONCAT); NULL if any is NULL
+	FnUpper       Func = "UPPER"
+	FnLower       Func = "LOWER"
+	FnSubstring   Func = "SUBSTRING"   // (STRING, INT start 1-based[, INT length])
+	FnCharLength  Func = "CHAR_LENGTH" // (STRING) INT, in characters
+	FnTrim        Func = "TRIM"        // (STRING[, STRING chars]); default chars: space
+	FnLTrim       Func = "LTRIM"
+	FnRTrim       Func = "RTRIM"
+	FnReplace     Func = "REPLACE"  // (STRING, STRING search, STRING replacement)
+	FnPosition    Func = "POSITION" // (STRING needle, STRING haystack) INT, 1-based, 0 if absent
+	FnAbs         Func = "ABS"      // numeric, same type
+	FnRound       Func = "ROUND"    // (numeric[, INT digits]) same type (DECIMAL: T's scale)
+	FnFloor       Func = "FLOOR"    // numeric, same type (DECIMAL: scale 0)
+	FnCeil        Func = "CEIL"
+	FnPower       Func = "POWER" // (DOUBLE, DOUBLE) DOUBLE
+	FnSqrt        Func = "SQRT"  // (DOUBLE) DOUBLE
+	FnToTimestamp Func = "TO_TIMESTAMP"
+	// TO_TIMESTAMP(STRING[, STRING format]) TIMESTAMP(3); format in Java SimpleDateFormat
+	// letters, default 'yyyy-MM-dd HH:mm:ss'; unparsable text gives NULL, as in Flink.
+	FnToTimestampLTZ Func = "TO_TIMESTAMP_LTZ" // (BIGINT epoch, INT literal precision 0 or 3) TIMESTAMP_LTZ(3)
+	FnDateFormat     Func = "DATE_FORMAT"      // (TIMESTAMP|TIMESTAMP_LTZ, STRING format) STRING
+	FnExtract        Func = "EXTRACT"          // (STRING literal unit, TIMESTAMP|TIMESTAMP_LTZ|DATE) BIGINT
+	FnCurrentTS      Func = "CURRENT_TIMESTAMP" // () TIMESTAMP_LTZ(3), the same instant for a whole batch
+)
+
+func (e *ColumnRef) Type() Type { return e.T }
+func (e *Literal) Type() Type   { return e.T }
+func (e *Call) Type() Type      { return e.T }
+func (e *Cast) Type() Type      { return e.T }
+func (e *Case) Type() Type      { return e.T }
+
+func (e *ColumnRef) String() string { return fmt.Sprintf("$%d:%s", e.Index, e.Name) }
+
+func (e *Literal) String() string {
+	switch v := e.Value.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		if e.T.Kind == Decimal {
+			return v
+		}
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+func (e *Call) String() string {
+	args := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = a.String()
+	}
+	switch e.Fn {
+	case FnAdd, FnSub, FnMul, FnDiv, FnEq, FnNe, FnLt, FnLe, FnGt, FnGe:
+		return "(" + args[0] + " " + string(e.Fn) + " " + args[1] + ")"
+	case FnAnd, FnOr:
+		return "(" + strings.Join(args, " "+string(e.Fn)+" ") + ")"
+	case FnIsNull, FnIsNotNull, FnIsTrue, FnIsNotTrue, FnIsFalse, FnIsNotFalse:
+		return "(" + args[0] + " " + string(e.Fn) + ")"
+	case FnIn:
+		return "(" + args[0] + " IN (" + strings.Join(args[1:], ", ") + "))"
+	case FnLike:
+		return "(" + args[0] + " LIKE " + args[1] + ")"
+	}
+	return string(e.Fn) + "(" + strings.Join(args, ", ") + ")"
+}
+
+func (e *Cast) String() string {
+	name := "CAST"
+	if e.Try {
+		name = "TRY_CAST"
+	}
+	return fmt.Sprintf("%s(%s AS %s)", name, e.X, e.T.Nullable())
+}
+
+func (e *Case) String() string {
+	var b strings.Builder
+	b.WriteString("CASE")
+	for _, w := range e.Whens {
+		fmt.Fprintf(&b, " WHEN %s THEN %s", w.Cond, w.Result)
+	}
+	fmt.Fprintf(&b, " ELSE %s END", e.Else)
+	return b.String()
+}
