@@ -121,9 +121,9 @@ const (
 	FnToTimestamp Func = "TO_TIMESTAMP"
 	// TO_TIMESTAMP(STRING[, STRING format]) TIMESTAMP(3); format in Java SimpleDateFormat
 	// letters, default 'yyyy-MM-dd HH:mm:ss'; unparsable text gives NULL, as in Flink.
-	FnToTimestampLTZ Func = "TO_TIMESTAMP_LTZ" // (BIGINT epoch, INT literal precision 0 or 3) TIMESTAMP_LTZ(3)
-	FnDateFormat     Func = "DATE_FORMAT"      // (TIMESTAMP|TIMESTAMP_LTZ, STRING format) STRING
-	FnExtract        Func = "EXTRACT"          // (STRING literal unit, TIMESTAMP|TIMESTAMP_LTZ|DATE) BIGINT
+	FnToTimestampLTZ Func = "TO_TIMESTAMP_LTZ"  // (BIGINT epoch, INT literal precision 0 or 3) TIMESTAMP_LTZ(3)
+	FnDateFormat     Func = "DATE_FORMAT"       // (TIMESTAMP|TIMESTAMP_LTZ, STRING format) STRING
+	FnExtract        Func = "EXTRACT"           // (STRING literal unit, TIMESTAMP|TIMESTAMP_LTZ|DATE) BIGINT
 	FnCurrentTS      Func = "CURRENT_TIMESTAMP" // () TIMESTAMP_LTZ(3), the same instant for a whole batch
 )
 

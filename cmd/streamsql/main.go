@@ -1,0 +1,167 @@
+// Command streamsql runs continuous SQL: a script with -f, one string with -e, or an
+// interactive REPL when given neither.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/chzyer/readline"
+	"github.com/streamsql/streamsql"
+	"github.com/streamsql/streamsql/parser"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("streamsql", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("f", "", "run the statements of `FILE`")
+	inline := fs.String("e", "", "run the statements of `SQL`")
+	format := fs.String("format", "", "how SELECT results print: table, csv, json or changelog (default: table on a terminal, csv otherwise)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog]\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "streamsql: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	interactive := *file == "" && *inline == ""
+	if *format == "" {
+		*format = "csv"
+		if readline.IsTerminal(int(os.Stdout.Fd())) {
+			*format = "table"
+		}
+	}
+	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Format: *format, Verbose: interactive})
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql: %v\n", err)
+		return 2
+	}
+	if interactive {
+		return repl(session, stdout, stderr)
+	}
+	sql := *inline
+	if *file != "" {
+		data, err := os.ReadFile(*file)
+		if err != nil {
+			fmt.Fprintf(stderr, "streamsql: %v\n", err)
+			return 1
+		}
+		sql = string(data)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// SIGINT and SIGTERM stop the background jobs too.
+	defer context.AfterFunc(ctx, session.StopJobs)()
+	err = session.Exec(ctx, sql)
+	err = errors.Join(err, session.Wait())
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+const help = `Statements end with ';' and may span lines.
+  SET 'key' = 'value';                 session options (table.local-time-zone, parallelism.default, ...)
+  CREATE TABLE t (...) WITH (...);     a source or sink table
+  CREATE VIEW v AS SELECT ...;         a named query
+  DROP TABLE t; DROP VIEW v;
+  SHOW TABLES;  DESCRIBE t;
+  SELECT ...;                          runs the query and prints its result; Ctrl-C stops it
+  INSERT INTO t SELECT ...;            starts a job that writes into t
+  EXPLAIN SELECT ...;                  shows the operator pipeline
+Commands: help, quit (or exit, or Ctrl-D).
+`
+
+// repl reads statements interactively until quit or end of input.
+func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
+	home, _ := os.UserHomeDir()
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:          "streamsql> ",
+		HistoryFile:     home + "/.streamsql_history",
+		InterruptPrompt: "^C",
+		EOFPrompt:       "quit",
+		Stdout:          stdout,
+		Stderr:          stderr,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql: %v\n", err)
+		return 1
+	}
+	defer rl.Close()
+	// Multi-line statements are saved to history whole, once complete.
+	rl.Config.DisableAutoSaveHistory = true
+	fmt.Fprintln(stdout, "streamsql: type 'help' for help, 'quit' to leave.")
+	var buf strings.Builder
+	for {
+		line, err := rl.Readline()
+		if errors.Is(err, readline.ErrInterrupt) {
+			buf.Reset()
+			rl.SetPrompt("streamsql> ")
+			continue
+		}
+		if err != nil { // io.EOF: Ctrl-D
+			break
+		}
+		reportJobErrors(session, stderr)
+		if buf.Len() == 0 {
+			switch strings.ToLower(strings.TrimSuffix(strings.TrimSpace(line), ";")) {
+			case "":
+				continue
+			case "help":
+				fmt.Fprint(stdout, help)
+				continue
+			case "quit", "exit":
+				session.StopJobs()
+				return exitCode(session.Wait(), stderr)
+			}
+		}
+		buf.WriteString(line)
+		buf.WriteByte('\n')
+		text := buf.String()
+		if !parser.Complete(text) {
+			rl.SetPrompt("        -> ")
+			continue
+		}
+		buf.Reset()
+		rl.SetPrompt("streamsql> ")
+		rl.SaveHistory(strings.TrimSpace(text))
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		if err := session.Exec(ctx, text); err != nil {
+			fmt.Fprintf(stderr, "[ERROR] %v\n", err)
+		}
+		stop()
+	}
+	session.StopJobs()
+	return exitCode(session.Wait(), stderr)
+}
+
+// reportJobErrors prints the failures of background jobs that ended since the last look.
+func reportJobErrors(session *streamsql.Session, stderr io.Writer) {
+	if err := session.JobErrors(); err != nil {
+		fmt.Fprintf(stderr, "[ERROR] job failed: %v\n", err)
+	}
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql: %v\n", err)
+		return 1
+	}
+	return 0
+}

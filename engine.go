@@ -1,0 +1,269 @@
+package streamsql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/parser"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// Config sets up a session.
+type Config struct {
+	Out    io.Writer // query results and command output
+	Err    io.Writer // job notices: skipped records, job failures
+	Format string    // table (default), csv, json or changelog
+	// Verbose prints a confirmation for statements that produce no output, as the REPL does.
+	Verbose  bool
+	Mem      memory.Allocator // default: the Go allocator
+	Location *time.Location   // session time zone; default: the machine's
+	Now      func() time.Time // the clock; default time.Now
+}
+
+// Session executes statements against its own catalog and settings.
+type Session struct {
+	cfg      Config
+	catalog  *planner.Catalog
+	settings map[string]string
+
+	jobCtx     context.Context // background jobs run until it is cancelled
+	cancelJobs context.CancelFunc
+	jobs       sync.WaitGroup
+	mu         sync.Mutex
+	jobErrs    []error
+}
+
+// Formats are the accepted values of Config.Format.
+var Formats = []string{"table", "csv", "json", "changelog"}
+
+// NewSession returns a session with an empty catalog.
+func NewSession(cfg Config) (*Session, error) {
+	if cfg.Format == "" {
+		cfg.Format = "table"
+	}
+	if !contains(Formats, cfg.Format) {
+		return nil, fmt.Errorf("unknown format %q (use %s)", cfg.Format, strings.Join(Formats, ", "))
+	}
+	if cfg.Mem == nil {
+		cfg.Mem = memory.NewGoAllocator()
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Err == nil {
+		cfg.Err = io.Discard
+	}
+	s := &Session{cfg: cfg, catalog: planner.NewCatalog(), settings: map[string]string{}}
+	s.jobCtx, s.cancelJobs = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// Exec parses sql and executes its statements in order. SELECT runs in the foreground
+// until its input ends or ctx is cancelled; INSERT INTO starts a job in the background
+// (Wait waits for them). A failing statement stops the script; its error names the
+// position in sql.
+func (s *Session) Exec(ctx context.Context, sql string) error {
+	script, err := parser.Parse(sql)
+	if err != nil {
+		return err
+	}
+	for _, stmt := range script.Stmts {
+		if err := s.execStmt(ctx, stmt); err != nil {
+			return withSource(err, sql)
+		}
+	}
+	return nil
+}
+
+// Wait waits for the background jobs and returns their errors.
+func (s *Session) Wait() error {
+	s.jobs.Wait()
+	return s.JobErrors()
+}
+
+// JobErrors returns the errors of the background jobs that failed since the last call.
+func (s *Session) JobErrors() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := errors.Join(s.jobErrs...)
+	s.jobErrs = nil
+	return err
+}
+
+// StopJobs stops every background job; Wait then returns once they have stopped.
+func (s *Session) StopJobs() { s.cancelJobs() }
+
+func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
+	p := &planner.Planner{Catalog: s.catalog}
+	switch st := stmt.(type) {
+	case *parser.SetStmt:
+		return s.set(st)
+	case *parser.CreateTableStmt:
+		t, err := planner.BindTable(st)
+		if err != nil {
+			return err
+		}
+		if err := s.catalog.AddTable(t); err != nil {
+			if errors.Is(err, planner.ErrExists) && st.IfNotExists {
+				return nil
+			}
+			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("table or view %s already exists", st.Name)}
+		}
+		s.info("Table has been created.")
+	case *parser.CreateViewStmt:
+		v, err := p.BindView(st)
+		if err != nil {
+			return err
+		}
+		if err := s.catalog.AddView(v); err != nil {
+			if errors.Is(err, planner.ErrExists) && st.IfNotExists {
+				return nil
+			}
+			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("table or view %s already exists", st.Name)}
+		}
+		s.info("View has been created.")
+	case *parser.DropStmt:
+		if err := s.catalog.Drop(st.Name, st.View); err != nil {
+			if st.IfExists {
+				return nil
+			}
+			kind := "table"
+			if st.View {
+				kind = "view"
+			}
+			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("%s %s does not exist", kind, st.Name)}
+		}
+		s.info("Dropped.")
+	case *parser.QueryStmt:
+		plan, err := p.PlanQuery(st.Query)
+		if err != nil {
+			return err
+		}
+		return s.runQuery(ctx, plan)
+	case *parser.InsertStmt:
+		plan, err := p.PlanInsert(st)
+		if err != nil {
+			return err
+		}
+		return s.startJob(ctx, plan)
+	case *parser.ExplainStmt:
+		return s.explain(p, st)
+	case *parser.ShowTablesStmt:
+		return s.showTables()
+	case *parser.DescribeStmt:
+		return s.describe(st)
+	default:
+		return fmt.Errorf("unsupported statement %s", stmt)
+	}
+	return nil
+}
+
+func (s *Session) info(msg string) {
+	if s.cfg.Verbose {
+		fmt.Fprintf(s.cfg.Out, "[INFO] %s\n", msg)
+	}
+}
+
+// set applies SET 'key' = 'value', checking the values of the keys the engine reads.
+func (s *Session) set(st *parser.SetStmt) error {
+	switch st.Key {
+	case "table.local-time-zone":
+		loc, err := time.LoadLocation(st.Value)
+		if err != nil {
+			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("unknown time zone '%s'", st.Value)}
+		}
+		s.cfg.Location = loc
+	case "parallelism.default":
+		if n, err := strconv.Atoi(st.Value); err != nil || n < 1 {
+			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'parallelism.default' must be a positive integer, got '%s'", st.Value)}
+		}
+	}
+	s.settings[st.Key] = st.Value
+	s.info("Session property has been set.")
+	return nil
+}
+
+func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt) error {
+	var plan planner.Node
+	var err error
+	switch inner := st.Stmt.(type) {
+	case *parser.QueryStmt:
+		plan, err = p.PlanQuery(inner.Query)
+	case *parser.InsertStmt:
+		plan, err = p.PlanInsert(inner)
+	default:
+		return &planner.Error{Pos: st.Pos, Msg: "EXPLAIN needs a SELECT or an INSERT INTO"}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.cfg.Out, "== Physical Plan ==\n%s", planner.Explain(plan, 1))
+	return nil
+}
+
+func (s *Session) startJob(ctx context.Context, plan planner.Node) error {
+	job, err := s.build(ctx, plan, nil)
+	if err != nil {
+		return err
+	}
+	s.jobs.Add(1)
+	go func() {
+		defer s.jobs.Done()
+		if err := s.runJob(s.jobCtx, job); err != nil && !errors.Is(err, context.Canceled) {
+			s.mu.Lock()
+			s.jobErrs = append(s.jobErrs, err)
+			s.mu.Unlock()
+		}
+	}()
+	return nil
+}
+
+func (s *Session) runQuery(ctx context.Context, plan planner.Node) error {
+	res := newResultSink(s.cfg, plan.Schema())
+	job, err := s.build(ctx, plan, res)
+	if err != nil {
+		return err
+	}
+	err = s.runJob(ctx, job)
+	if errors.Is(err, context.Canceled) {
+		err = nil // stopped by the user: show what there is
+	}
+	if perr := res.print(); err == nil {
+		err = perr
+	}
+	return err
+}
+
+// withSource adds the statement's line and a caret under the column to a planning error.
+func withSource(err error, sql string) error {
+	var pe *planner.Error
+	if !errors.As(err, &pe) || pe.Pos.Line == 0 {
+		return err
+	}
+	lines := strings.Split(sql, "\n")
+	if pe.Pos.Line > len(lines) {
+		return err
+	}
+	line := strings.TrimRight(lines[pe.Pos.Line-1], "\r")
+	caret := strings.Repeat(" ", max(pe.Pos.Column-1, 0)) + "^"
+	return fmt.Errorf("%w\n%s\n%s", err, line, caret)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,263 @@
+package ops
+
+import (
+	"github.com/apache/arrow/go/v15/arrow/decimal128"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// accumulator holds one aggregate's state for every group, indexed by group id.
+// add applies a row's value with sign +1 (insert) or -1 (retraction).
+type accumulator interface {
+	grow(groups int)
+	add(g int32, v value, sign int64)
+	result(g int32) value
+	reset(g int32)
+}
+
+// newAccumulator returns the accumulator of call; retracting tells whether the input
+// can retract rows, which MIN and MAX must then remember all values for.
+func newAccumulator(call planner.AggCall, argType planner.Type, retracting bool) accumulator {
+	var acc accumulator
+	switch call.Fn {
+	case planner.AggCount:
+		acc = &count{star: call.Arg < 0}
+	case planner.AggSum, planner.AggAvg:
+		acc = &sum{in: argType, out: call.T, avg: call.Fn == planner.AggAvg}
+	case planner.AggMin, planner.AggMax:
+		lessFn := less(exec.ArrowType(argType).ID())
+		if call.Fn == planner.AggMax {
+			lt := lessFn
+			lessFn = func(a, b value) bool { return lt(b, a) }
+		}
+		if retracting {
+			acc = &extremeMultiset{less: lessFn}
+		} else {
+			acc = &extreme{less: lessFn}
+		}
+		return acc // DISTINCT changes nothing for MIN and MAX
+	}
+	if call.Distinct {
+		acc = &distinct{inner: acc}
+	}
+	return acc
+}
+
+// count is COUNT(*) or COUNT(x).
+type count struct {
+	star bool
+	n    []int64
+}
+
+func (c *count) grow(g int) { c.n = growTo(c.n, g) }
+func (c *count) add(g int32, v value, sign int64) {
+	if c.star || !v.null {
+		c.n[g] += sign
+	}
+}
+func (c *count) result(g int32) value { return value{i: c.n[g]} }
+func (c *count) reset(g int32)        { c.n[g] = 0 }
+
+// sum is SUM(x) or AVG(x) over INT, BIGINT, DOUBLE or DECIMAL.
+type sum struct {
+	in, out planner.Type
+	avg     bool
+	ints    []int64
+	floats  []float64
+	decs    []decimal128.Num
+	n       []int64 // non-null values
+}
+
+func (s *sum) grow(g int) {
+	s.n = growTo(s.n, g)
+	switch s.in.Kind {
+	case planner.Double:
+		s.floats = growTo(s.floats, g)
+	case planner.Decimal:
+		s.decs = growTo(s.decs, g)
+	default:
+		s.ints = growTo(s.ints, g)
+	}
+}
+
+func (s *sum) add(g int32, v value, sign int64) {
+	if v.null {
+		return
+	}
+	s.n[g] += sign
+	switch s.in.Kind {
+	case planner.Double:
+		s.floats[g] += float64(sign) * v.f
+	case planner.Decimal:
+		if sign > 0 {
+			s.decs[g] = s.decs[g].Add(v.d)
+		} else {
+			s.decs[g] = s.decs[g].Sub(v.d)
+		}
+	default:
+		s.ints[g] += sign * v.i
+	}
+}
+
+func (s *sum) result(g int32) value {
+	n := s.n[g]
+	if n == 0 {
+		return value{null: true}
+	}
+	switch s.in.Kind {
+	case planner.Double:
+		if s.avg {
+			return value{f: s.floats[g] / float64(n)}
+		}
+		return value{f: s.floats[g]}
+	case planner.Decimal:
+		d, _ := s.decs[g].Rescale(int32(s.in.Scale), int32(s.out.Scale))
+		if s.avg {
+			q, _ := s.decs[g].IncreaseScaleBy(int32(s.out.Scale-s.in.Scale) + 1).Div(decimal128.FromI64(n))
+			d = roundLastDigit(q)
+		}
+		return value{d: d}
+	}
+	if s.avg {
+		return value{f: float64(s.ints[g]) / float64(n)}
+	}
+	return value{i: s.ints[g]}
+}
+
+// roundLastDigit drops one extra digit of scale, rounding half away from zero.
+func roundLastDigit(n decimal128.Num) decimal128.Num {
+	return n.ReduceScaleBy(1, true)
+}
+
+func (s *sum) reset(g int32) {
+	s.n[g] = 0
+	switch s.in.Kind {
+	case planner.Double:
+		s.floats[g] = 0
+	case planner.Decimal:
+		s.decs[g] = decimal128.Num{}
+	default:
+		s.ints[g] = 0
+	}
+}
+
+// extreme is MIN or MAX over an insert-only input: less says which value wins.
+type extreme struct {
+	less func(a, b value) bool
+	best []value
+	has  []bool
+}
+
+func (e *extreme) grow(g int) { e.best, e.has = growTo(e.best, g), growTo(e.has, g) }
+func (e *extreme) add(g int32, v value, _ int64) {
+	if v.null {
+		return
+	}
+	if !e.has[g] || e.less(v, e.best[g]) {
+		e.best[g], e.has[g] = v, true
+	}
+}
+func (e *extreme) result(g int32) value {
+	if !e.has[g] {
+		return value{null: true}
+	}
+	return e.best[g]
+}
+func (e *extreme) reset(g int32) { e.best[g], e.has[g] = value{}, false }
+
+// extremeMultiset is MIN or MAX over an input with retractions: it counts every value
+// so that retracting the current best finds the next one.
+type extremeMultiset struct {
+	less   func(a, b value) bool
+	values []map[value]int64
+	best   []value
+	stale  []bool
+}
+
+func (e *extremeMultiset) grow(g int) {
+	e.values, e.best, e.stale = growTo(e.values, g), growTo(e.best, g), growTo(e.stale, g)
+}
+
+func (e *extremeMultiset) add(g int32, v value, sign int64) {
+	if v.null {
+		return
+	}
+	m := e.values[g]
+	if m == nil {
+		m = map[value]int64{}
+		e.values[g] = m
+	}
+	if m[v] += sign; m[v] <= 0 {
+		delete(m, v)
+		if v == e.best[g] {
+			e.stale[g] = true
+		}
+	} else if len(m) == 1 || e.less(v, e.best[g]) {
+		e.best[g] = v
+	}
+}
+
+func (e *extremeMultiset) result(g int32) value {
+	m := e.values[g]
+	if len(m) == 0 {
+		return value{null: true}
+	}
+	if e.stale[g] {
+		first := true
+		for v := range m {
+			if first || e.less(v, e.best[g]) {
+				e.best[g], first = v, false
+			}
+		}
+		e.stale[g] = false
+	}
+	return e.best[g]
+}
+
+func (e *extremeMultiset) reset(g int32) { e.values[g], e.best[g], e.stale[g] = nil, value{}, false }
+
+// distinct feeds its inner accumulator each distinct value once.
+type distinct struct {
+	inner accumulator
+	seen  []map[value]int64
+}
+
+func (d *distinct) grow(g int) { d.seen = growTo(d.seen, g); d.inner.grow(g) }
+
+func (d *distinct) add(g int32, v value, sign int64) {
+	if v.null {
+		return
+	}
+	m := d.seen[g]
+	if m == nil {
+		m = map[value]int64{}
+		d.seen[g] = m
+	}
+	before := m[v]
+	after := before + sign
+	if after <= 0 {
+		delete(m, v)
+	} else {
+		m[v] = after
+	}
+	if before <= 0 && after > 0 {
+		d.inner.add(g, v, 1)
+	} else if before > 0 && after <= 0 {
+		d.inner.add(g, v, -1)
+	}
+}
+
+func (d *distinct) result(g int32) value { return d.inner.result(g) }
+func (d *distinct) reset(g int32)        { d.seen[g] = nil; d.inner.reset(g) }
+
+func growTo[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	if n <= cap(s) {
+		return s[:n]
+	}
+	out := make([]T, n, max(n, 2*cap(s)))
+	copy(out, s)
+	return out
+}

@@ -1,0 +1,114 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/decimal128"
+)
+
+// value is one SQL value held outside Arrow, in the field its type uses: integers,
+// booleans, dates and timestamps in i, DOUBLE in f, STRING in s, DECIMAL in d. It is
+// comparable, so it can key a map.
+type value struct {
+	null bool
+	i    int64
+	f    float64
+	s    string
+	d    decimal128.Num
+}
+
+// reader returns a function reading row i of arr as a value, chosen once per array.
+func reader(arr arrow.Array) (func(i int) value, error) {
+	nulls := arr.NullN() > 0
+	wrap := func(get func(i int) value) func(int) value {
+		if !nulls {
+			return get
+		}
+		return func(i int) value {
+			if arr.IsNull(i) {
+				return value{null: true}
+			}
+			return get(i)
+		}
+	}
+	switch a := arr.(type) {
+	case *array.Int64:
+		v := a.Int64Values()
+		return wrap(func(i int) value { return value{i: v[i]} }), nil
+	case *array.Int32:
+		v := a.Int32Values()
+		return wrap(func(i int) value { return value{i: int64(v[i])} }), nil
+	case *array.Float64:
+		v := a.Float64Values()
+		return wrap(func(i int) value { return value{f: v[i]} }), nil
+	case *array.String:
+		return wrap(func(i int) value { return value{s: a.Value(i)} }), nil
+	case *array.Boolean:
+		return wrap(func(i int) value {
+			if a.Value(i) {
+				return value{i: 1}
+			}
+			return value{}
+		}), nil
+	case *array.Timestamp:
+		v := a.TimestampValues()
+		return wrap(func(i int) value { return value{i: int64(v[i])} }), nil
+	case *array.Date32:
+		v := a.Date32Values()
+		return wrap(func(i int) value { return value{i: int64(v[i])} }), nil
+	case *array.Duration:
+		v := a.DurationValues()
+		return wrap(func(i int) value { return value{i: int64(v[i])} }), nil
+	case *array.Decimal128:
+		v := a.Values()
+		return wrap(func(i int) value { return value{d: v[i]} }), nil
+	case *array.Null:
+		return func(int) value { return value{null: true} }, nil
+	}
+	return nil, fmt.Errorf("aggregation over %s is not supported", arr.DataType())
+}
+
+// appendValue appends v to a builder of the type v was read from.
+func appendValue(b array.Builder, v value) {
+	if v.null {
+		b.AppendNull()
+		return
+	}
+	switch b := b.(type) {
+	case *array.Int64Builder:
+		b.Append(v.i)
+	case *array.Int32Builder:
+		b.Append(int32(v.i))
+	case *array.Float64Builder:
+		b.Append(v.f)
+	case *array.StringBuilder:
+		b.Append(v.s)
+	case *array.BooleanBuilder:
+		b.Append(v.i != 0)
+	case *array.TimestampBuilder:
+		b.Append(arrow.Timestamp(v.i))
+	case *array.Date32Builder:
+		b.Append(arrow.Date32(v.i))
+	case *array.DurationBuilder:
+		b.Append(arrow.Duration(v.i))
+	case *array.Decimal128Builder:
+		b.Append(v.d)
+	default:
+		b.AppendNull()
+	}
+}
+
+// less orders two non-null values of the same SQL type.
+func less(kind arrow.Type) func(a, b value) bool {
+	switch kind {
+	case arrow.FLOAT64:
+		return func(a, b value) bool { return a.f < b.f }
+	case arrow.STRING:
+		return func(a, b value) bool { return a.s < b.s }
+	case arrow.DECIMAL128:
+		return func(a, b value) bool { return a.d.Less(b.d) }
+	}
+	return func(a, b value) bool { return a.i < b.i }
+}

@@ -1,0 +1,363 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/parser"
+)
+
+// Planner turns statements into plans against a catalog.
+type Planner struct {
+	Catalog *Catalog
+}
+
+// PlanQuery plans a SELECT.
+func (p *Planner) PlanQuery(q *parser.Query) (Node, error) {
+	n, _, err := p.query(q, 0)
+	if err != nil {
+		return nil, err
+	}
+	return rewrite(n), nil
+}
+
+// PlanInsert plans INSERT INTO: the query, cast to the sink's columns, into a Sink.
+func (p *Planner) PlanInsert(s *parser.InsertStmt) (Node, error) {
+	t, ok := p.Catalog.Table(s.Table)
+	if !ok {
+		if _, isView := p.Catalog.View(s.Table); isView {
+			return nil, errorf(s, "cannot INSERT INTO view %s", s.Table)
+		}
+		return nil, errorf(s, "unknown table `%s`%s", s.Table, suggest(s.Table, p.Catalog.Names()))
+	}
+	n, _, err := p.query(s.Query, 0)
+	if err != nil {
+		return nil, err
+	}
+	target := t.PhysicalSchema()
+	// With a column list, the query fills those columns and the rest are NULL.
+	source := make([]int, len(target))
+	for i := range source {
+		source[i] = i
+	}
+	if len(s.Columns) > 0 {
+		for i := range source {
+			source[i] = -1
+		}
+		for j, c := range s.Columns {
+			i := target.Index(c)
+			if i < 0 {
+				return nil, errorf(s, "table %s has no column `%s`%s", t.Name, c, suggest(c, schemaNames(target)))
+			}
+			source[i] = j
+		}
+		if len(s.Columns) != len(n.Schema()) {
+			return nil, errorf(s.Query, "INSERT INTO %s names %d columns but the query produces %d", t.Name, len(s.Columns), len(n.Schema()))
+		}
+	} else if len(target) != len(n.Schema()) {
+		return nil, errorf(s.Query, "INSERT INTO %s expects %d columns %s but the query produces %d %s", t.Name, len(target), target, len(n.Schema()), n.Schema())
+	}
+	in := n.Schema()
+	proj := &Project{Input: n}
+	for i, col := range target {
+		var e Expr = &Literal{T: col.Type.Nullable()}
+		if j := source[i]; j >= 0 {
+			from := in[j].Type
+			if _, ok := commonType(from, col.Type); !ok && !(from.Kind == String && col.Type.Kind == String) {
+				return nil, errorf(s.Query, "column %s of %s is %s but the query produces %s", col.Name, t.Name, col.Type, from)
+			}
+			e = castTo(&ColumnRef{Index: j, Name: in[j].Name, T: from}, col.Type)
+		}
+		proj.Exprs = append(proj.Exprs, e)
+		proj.Names = append(proj.Names, col.Name)
+	}
+	return rewrite(&Sink{Input: proj, Table: t}), nil
+}
+
+// query plans a SELECT block, returning its plan and the scope its output is visible as.
+func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
+	if depth > 32 {
+		return nil, nil, errorf(q, "views and subqueries are nested too deeply (or a view refers to itself)")
+	}
+	input, sc, err := p.from(q.From, depth)
+	if err != nil {
+		return nil, nil, err
+	}
+	b := &exprBinder{sc: sc}
+	if q.Where != nil {
+		cond, err := b.bind(q.Where)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cond, err = b.expect(q.Where, cond, TypeBoolean); err != nil {
+			return nil, nil, errorf(q.Where, "WHERE needs a BOOLEAN condition, got %s", cond.Type().Nullable())
+		}
+		input = &Filter{Input: input, Cond: cond}
+	}
+	items, err := expandStars(q.Items, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	hasAgg := len(q.GroupBy) > 0 || q.Having != nil
+	for _, it := range items {
+		hasAgg = hasAgg || containsAgg(it.Expr)
+	}
+	var out Node
+	if hasAgg {
+		out, err = p.aggregate(q, items, input, b)
+	} else {
+		out, err = project(items, input, b)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if q.Distinct {
+		keys := make([]int, len(out.Schema()))
+		for i := range keys {
+			keys[i] = i
+		}
+		out = &Aggregate{Input: out, Keys: keys, Names: schemaNames(out.Schema())}
+	}
+	return out, newScope("", out.Schema()), nil
+}
+
+func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
+	switch t := t.(type) {
+	case nil:
+		return &Values{Rows: 1}, &scope{}, nil
+	case *parser.TableName:
+		alias := t.Alias
+		if alias == "" {
+			alias = t.Name
+		}
+		if tbl, ok := p.Catalog.Table(t.Name); ok {
+			n := scanWithComputed(tbl)
+			return n, newScope(alias, n.Schema()), nil
+		}
+		if v, ok := p.Catalog.View(t.Name); ok {
+			n, _, err := p.query(v.Query, depth+1)
+			if err != nil {
+				return nil, nil, errorf(t, "view %s: %v", v.Name, err)
+			}
+			if len(v.Columns) > 0 {
+				n = rename(n, v.Columns)
+			}
+			return n, newScope(alias, n.Schema()), nil
+		}
+		return nil, nil, errorf(t, "unknown table `%s`%s", t.Name, suggest(t.Name, p.Catalog.Names()))
+	case *parser.SubqueryTable:
+		n, _, err := p.query(t.Query, depth+1)
+		if err != nil {
+			return nil, nil, err
+		}
+		return n, newScope(t.Alias, n.Schema()), nil
+	}
+	return nil, nil, errorf(t, "unsupported FROM clause %s", t)
+}
+
+// scanWithComputed reads a table and adds its computed columns.
+func scanWithComputed(t *Table) Node {
+	scan := &Scan{Table: t}
+	computed := false
+	for _, c := range t.Columns {
+		computed = computed || c.Computed != nil
+	}
+	if !computed {
+		return scan
+	}
+	phys := scan.Schema()
+	proj := &Project{Input: scan}
+	for _, c := range t.Columns {
+		e := c.Computed
+		if e == nil {
+			i := phys.Index(c.Name)
+			e = &ColumnRef{Index: i, Name: c.Name, T: c.Type}
+		}
+		proj.Exprs = append(proj.Exprs, e)
+		proj.Names = append(proj.Names, c.Name)
+	}
+	return proj
+}
+
+func rename(n Node, names []string) Node {
+	s := n.Schema()
+	proj := &Project{Input: n, Names: names}
+	for i, c := range s {
+		proj.Exprs = append(proj.Exprs, &ColumnRef{Index: i, Name: c.Name, T: c.Type})
+	}
+	return proj
+}
+
+func schemaNames(s Schema) []string {
+	names := make([]string, len(s))
+	for i, c := range s {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// expandStars replaces * and t.* with the columns they name.
+func expandStars(items []*parser.SelectItem, sc *scope) ([]*parser.SelectItem, error) {
+	var out []*parser.SelectItem
+	for _, it := range items {
+		if !it.Star {
+			out = append(out, it)
+			continue
+		}
+		found := false
+		for _, c := range sc.cols {
+			if it.Qualifier != "" && !equalFold(c.qual, it.Qualifier) {
+				continue
+			}
+			found = true
+			parts := []string{c.name}
+			if c.qual != "" {
+				parts = []string{c.qual, c.name}
+			}
+			out = append(out, &parser.SelectItem{Pos: it.Pos, Expr: &parser.Ident{Pos: it.Pos, Parts: parts}})
+		}
+		if !found {
+			if it.Qualifier != "" {
+				return nil, errorf(it, "unknown table or alias `%s`", it.Qualifier)
+			}
+			return nil, errorf(it, "SELECT * needs a FROM clause")
+		}
+	}
+	return out, nil
+}
+
+// itemName is the output name of a select item: its alias, its column name, or EXPR$i.
+func itemName(it *parser.SelectItem, i int) string {
+	if it.Alias != "" {
+		return it.Alias
+	}
+	if id, ok := it.Expr.(*parser.Ident); ok {
+		return id.Parts[len(id.Parts)-1]
+	}
+	return fmt.Sprintf("EXPR$%d", i)
+}
+
+func project(items []*parser.SelectItem, input Node, b *exprBinder) (Node, error) {
+	proj := &Project{Input: input}
+	for i, it := range items {
+		e, err := b.bind(it.Expr)
+		if err != nil {
+			return nil, err
+		}
+		proj.Exprs = append(proj.Exprs, e)
+		proj.Names = append(proj.Names, itemName(it, i))
+	}
+	if err := uniqueNames(items, proj.Names); err != nil {
+		return nil, err
+	}
+	return proj, nil
+}
+
+func uniqueNames(items []*parser.SelectItem, names []string) error {
+	seen := map[string]bool{}
+	for i, n := range names {
+		k := strings.ToLower(n)
+		if seen[k] {
+			return errorf(items[i], "duplicate column name `%s` in SELECT; give it an alias", n)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// aggregate plans a grouped SELECT: Project(keys, aggregate arguments) →
+// Aggregate → Filter(HAVING) → Project(select list).
+func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input Node, b *exprBinder) (Node, error) {
+	ab := &aggBinding{input: b}
+	for _, g := range q.GroupBy {
+		if containsAgg(g) {
+			return nil, errorf(g, "aggregate functions are not allowed in GROUP BY")
+		}
+		k, err := b.bind(g)
+		if err != nil {
+			return nil, err
+		}
+		ab.groupSQL = append(ab.groupSQL, g.String())
+		ab.keys = append(ab.keys, k)
+	}
+	post := &exprBinder{agg: ab}
+	var outExprs []Expr
+	var outNames []string
+	for i, it := range items {
+		e, err := post.bind(it.Expr)
+		if err != nil {
+			return nil, err
+		}
+		outExprs = append(outExprs, e)
+		outNames = append(outNames, itemName(it, i))
+	}
+	if err := uniqueNames(items, outNames); err != nil {
+		return nil, err
+	}
+	var having Expr
+	if q.Having != nil {
+		h, err := post.bind(q.Having)
+		if err != nil {
+			return nil, err
+		}
+		if having, err = post.expect(q.Having, h, TypeBoolean); err != nil {
+			return nil, errorf(q.Having, "HAVING needs a BOOLEAN condition, got %s", h.Type().Nullable())
+		}
+	}
+	// Name the aggregate outputs after the select items that are exactly them.
+	for i, e := range outExprs {
+		if c, ok := e.(*ColumnRef); ok && c.Index >= len(ab.keys) && strings.HasPrefix(ab.aggs[c.Index-len(ab.keys)].name, "EXPR$") {
+			ab.aggs[c.Index-len(ab.keys)].name = outNames[i]
+		}
+	}
+	pre := &Project{Input: input}
+	agg := &Aggregate{}
+	for i, k := range ab.keys {
+		pre.Exprs = append(pre.Exprs, k)
+		pre.Names = append(pre.Names, ab.keyName(i))
+		agg.Keys = append(agg.Keys, i)
+		agg.Names = append(agg.Names, ab.keyName(i))
+	}
+	for _, a := range ab.aggs {
+		call := AggCall{Fn: a.fn, Arg: -1, Distinct: a.distinct, T: a.t}
+		if a.arg != nil {
+			call.Arg = len(pre.Exprs)
+			pre.Exprs = append(pre.Exprs, a.arg)
+			pre.Names = append(pre.Names, fmt.Sprintf("$arg%d", len(pre.Exprs)-1))
+		}
+		agg.Aggs = append(agg.Aggs, call)
+		agg.Names = append(agg.Names, a.name)
+	}
+	agg.Input = pre
+	var n Node = agg
+	if having != nil {
+		n = &Filter{Input: n, Cond: refreshRefs(having, agg.Schema())}
+	}
+	for i := range outExprs {
+		outExprs[i] = refreshRefs(outExprs[i], agg.Schema())
+	}
+	return &Project{Input: n, Exprs: outExprs, Names: outNames}, nil
+}
+
+// refreshRefs renames column references after the aggregate's output names settled.
+func refreshRefs(e Expr, s Schema) Expr {
+	switch e := e.(type) {
+	case *ColumnRef:
+		return &ColumnRef{Index: e.Index, Name: s[e.Index].Name, T: e.T}
+	case *Call:
+		args := make([]Expr, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = refreshRefs(a, s)
+		}
+		return &Call{Fn: e.Fn, Args: args, T: e.T}
+	case *Cast:
+		return &Cast{X: refreshRefs(e.X, s), T: e.T, Try: e.Try}
+	case *Case:
+		c := &Case{Else: refreshRefs(e.Else, s), T: e.T}
+		for _, w := range e.Whens {
+			c.Whens = append(c.Whens, When{Cond: refreshRefs(w.Cond, s), Result: refreshRefs(w.Result, s)})
+		}
+		return c
+	}
+	return e
+}

@@ -1,0 +1,636 @@
+package planner
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/parser"
+)
+
+// scope is the set of columns an expression can name: the input schema, each column
+// with the table alias it came from.
+type scope struct {
+	cols []scopeCol
+}
+
+type scopeCol struct {
+	qual string
+	name string
+	typ  Type
+}
+
+func newScope(qual string, s Schema) *scope {
+	sc := &scope{}
+	for _, c := range s {
+		sc.cols = append(sc.cols, scopeCol{qual: qual, name: c.Name, typ: c.Type})
+	}
+	return sc
+}
+
+func (sc *scope) names() []string {
+	n := make([]string, len(sc.cols))
+	for i, c := range sc.cols {
+		n[i] = c.name
+	}
+	return n
+}
+
+func (sc *scope) resolve(id *parser.Ident) (*ColumnRef, error) {
+	var qual, name string
+	switch len(id.Parts) {
+	case 1:
+		name = id.Parts[0]
+	case 2:
+		qual, name = id.Parts[0], id.Parts[1]
+	default:
+		return nil, errorf(id, "column reference %s has too many parts", id)
+	}
+	found := -1
+	for i, c := range sc.cols {
+		if !equalFold(c.name, name) || (qual != "" && !equalFold(c.qual, qual)) {
+			continue
+		}
+		if found >= 0 {
+			return nil, errorf(id, "column `%s` is ambiguous", name)
+		}
+		found = i
+	}
+	if found < 0 {
+		if qual != "" {
+			known := false
+			for _, c := range sc.cols {
+				known = known || equalFold(c.qual, qual)
+			}
+			if !known {
+				return nil, errorf(id, "unknown table or alias `%s`", qual)
+			}
+		}
+		return nil, errorf(id, "unknown column `%s`%s", name, suggest(name, sc.names()))
+	}
+	c := sc.cols[found]
+	return &ColumnRef{Index: found, Name: c.name, T: c.typ}, nil
+}
+
+// exprBinder resolves and type-checks scalar expressions over a scope. With agg set, it
+// binds expressions above a GROUP BY: group expressions and aggregate calls become
+// references to the aggregate's output.
+type exprBinder struct {
+	sc  *scope
+	agg *aggBinding
+}
+
+var aggFuncs = map[string]AggFunc{"COUNT": AggCount, "SUM": AggSum, "AVG": AggAvg, "MIN": AggMin, "MAX": AggMax}
+
+func isAggCall(e parser.Expr) bool {
+	f, ok := e.(*parser.FuncCall)
+	if !ok {
+		return false
+	}
+	_, ok = aggFuncs[f.Name]
+	return ok
+}
+
+func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
+	if b.agg != nil {
+		if ref, ok, err := b.agg.lookup(e); ok || err != nil {
+			return ref, err
+		}
+	} else if isAggCall(e) {
+		return nil, errorf(e, "aggregate function %s is not allowed here", e.(*parser.FuncCall).Name)
+	}
+	switch e := e.(type) {
+	case *parser.Ident:
+		if b.agg != nil {
+			return nil, errorf(e, "column `%s` must appear in GROUP BY or be used in an aggregate function", e)
+		}
+		return b.sc.resolve(e)
+	case *parser.NumberLit:
+		return numberLiteral(e)
+	case *parser.StringLit:
+		return &Literal{Value: e.Value, T: Type{Kind: String, NotNull: true}}, nil
+	case *parser.BoolLit:
+		return &Literal{Value: e.Value, T: Type{Kind: Boolean, NotNull: true}}, nil
+	case *parser.NullLit:
+		return &Literal{T: TypeNull}, nil
+	case *parser.IntervalLit:
+		return intervalLiteral(e)
+	case *parser.TypedLit:
+		return typedLiteral(e)
+	case *parser.UnaryExpr:
+		return b.unary(e)
+	case *parser.BinaryExpr:
+		return b.binary(e)
+	case *parser.IsExpr:
+		x, err := b.bind(e.X)
+		if err != nil {
+			return nil, err
+		}
+		fn := map[string][2]Func{"NULL": {FnIsNull, FnIsNotNull}, "TRUE": {FnIsTrue, FnIsNotTrue}, "FALSE": {FnIsFalse, FnIsNotFalse}}[e.What]
+		if e.What != "NULL" {
+			if x, err = b.expect(e.X, x, TypeBoolean); err != nil {
+				return nil, err
+			}
+		}
+		f := fn[0]
+		if e.Not {
+			f = fn[1]
+		}
+		return &Call{Fn: f, Args: []Expr{x}, T: Type{Kind: Boolean, NotNull: true}}, nil
+	case *parser.BetweenExpr:
+		return b.between(e)
+	case *parser.InExpr:
+		return b.in(e)
+	case *parser.LikeExpr:
+		return b.like(e)
+	case *parser.CaseExpr:
+		return b.caseExpr(e)
+	case *parser.CastExpr:
+		x, err := b.bind(e.X)
+		if err != nil {
+			return nil, err
+		}
+		t, err := BindType(e.Type)
+		if err != nil {
+			return nil, err
+		}
+		if !canCast(x.Type(), t) {
+			return nil, errorf(e, "cannot cast %s to %s", x.Type().Nullable(), t)
+		}
+		if l, ok := x.(*Literal); ok && l.Value == nil {
+			return &Literal{T: t.Nullable()}, nil
+		}
+		return &Cast{X: x, T: t.Nullable(), Try: e.Try}, nil
+	case *parser.ExtractExpr:
+		x, err := b.bind(e.X)
+		if err != nil {
+			return nil, err
+		}
+		if !x.Type().IsTemporal() {
+			return nil, errorf(e, "EXTRACT needs a TIMESTAMP or DATE, got %s", x.Type().Nullable())
+		}
+		switch e.Unit {
+		case "YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND", "DOW", "DOY", "EPOCH":
+		default:
+			return nil, errorf(e, "unknown EXTRACT unit %s", e.Unit)
+		}
+		unit := &Literal{Value: e.Unit, T: Type{Kind: String, NotNull: true}}
+		return &Call{Fn: FnExtract, Args: []Expr{unit, x}, T: Type{Kind: BigInt, NotNull: x.Type().NotNull}}, nil
+	case *parser.FuncCall:
+		return b.call(e)
+	}
+	return nil, errorf(e, "unsupported expression %s", e)
+}
+
+func (b *exprBinder) bindAll(es []parser.Expr) ([]Expr, error) {
+	out := make([]Expr, len(es))
+	for i, e := range es {
+		x, err := b.bind(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+// expect checks that x (bound from n) can be used as a t, casting a NULL literal.
+func (b *exprBinder) expect(n interface {
+	positioned
+	String() string
+}, x Expr, t Type) (Expr, error) {
+	xt := x.Type()
+	if xt.Kind == Null {
+		return castTo(x, t), nil
+	}
+	if xt.Kind != t.Kind {
+		if t.IsNumeric() && xt.IsNumeric() {
+			return castTo(x, t), nil
+		}
+		return nil, errorf(n, "expected %s, got %s in %s", t, xt.Nullable(), n)
+	}
+	return x, nil
+}
+
+func numberLiteral(e *parser.NumberLit) (Expr, error) {
+	text := e.Text
+	if !strings.ContainsAny(text, ".eE") {
+		v, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			// Too big for BIGINT: a DECIMAL, as Flink types it.
+			if len(text) > 38 {
+				return nil, errorf(e, "numeric literal %s is out of range", text)
+			}
+			return &Literal{Value: text, T: Type{Kind: Decimal, Precision: len(text), NotNull: true}}, nil
+		}
+		if v >= math.MinInt32 && v <= math.MaxInt32 {
+			return &Literal{Value: int32(v), T: Type{Kind: Int, NotNull: true}}, nil
+		}
+		return &Literal{Value: v, T: Type{Kind: BigInt, NotNull: true}}, nil
+	}
+	if strings.ContainsAny(text, "eE") {
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return nil, errorf(e, "invalid number %s", text)
+		}
+		return &Literal{Value: v, T: Type{Kind: Double, NotNull: true}}, nil
+	}
+	// An exact decimal literal: DECIMAL(p, s) as Flink types 1.5.
+	intPart, frac, _ := strings.Cut(text, ".")
+	intPart = strings.TrimLeft(intPart, "0")
+	p, s := len(intPart)+len(frac), len(frac)
+	if p == 0 {
+		p = 1
+	}
+	if p < s {
+		p = s
+	}
+	if p > 38 {
+		return nil, errorf(e, "numeric literal %s has more than 38 digits", text)
+	}
+	if strings.HasPrefix(text, ".") {
+		text = "0" + text
+	}
+	return &Literal{Value: text, T: Type{Kind: Decimal, Precision: p, Scale: s, NotNull: true}}, nil
+}
+
+var unitMillis = map[string]int64{"DAY": 86400000, "HOUR": 3600000, "MINUTE": 60000, "SECOND": 1000, "MILLISECOND": 1}
+
+func intervalLiteral(e *parser.IntervalLit) (Expr, error) {
+	v := strings.TrimSpace(e.Value)
+	neg := strings.HasPrefix(v, "-")
+	v = strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+")
+	bad := func() (Expr, error) {
+		return nil, errorf(e, "invalid interval literal '%s' %s", e.Value, e.Unit)
+	}
+	sign := int64(1)
+	if neg {
+		sign = -1
+	}
+	if e.Unit == "YEAR" || e.Unit == "MONTH" {
+		var months int64
+		switch {
+		case e.Unit == "YEAR" && e.ToUnit == "MONTH":
+			y, m, ok := strings.Cut(v, "-")
+			yi, err1 := strconv.ParseInt(y, 10, 32)
+			mi, err2 := strconv.ParseInt(m, 10, 32)
+			if !ok || err1 != nil || err2 != nil {
+				return bad()
+			}
+			months = yi*12 + mi
+		case e.ToUnit == "":
+			n, err := strconv.ParseInt(v, 10, 32)
+			if err != nil {
+				return bad()
+			}
+			months = n
+			if e.Unit == "YEAR" {
+				months *= 12
+			}
+		default:
+			return bad()
+		}
+		return &Literal{Value: int32(sign * months), T: Type{Kind: IntervalYearMonth, NotNull: true}}, nil
+	}
+	unit, ok := unitMillis[e.Unit]
+	if !ok {
+		return bad()
+	}
+	var ms int64
+	if e.ToUnit == "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return bad()
+		}
+		ms = int64(math.Round(f * float64(unit)))
+	} else {
+		// 'D HH:MM:SS.fff' style: split on space and colon from the leading unit down.
+		units := []string{"DAY", "HOUR", "MINUTE", "SECOND"}
+		start := -1
+		for i, u := range units {
+			if u == e.Unit {
+				start = i
+			}
+		}
+		parts := strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ':' })
+		if start < 0 || len(parts) == 0 || start+len(parts) > len(units) || units[start+len(parts)-1] != e.ToUnit {
+			return bad()
+		}
+		for i, part := range parts {
+			f, err := strconv.ParseFloat(part, 64)
+			if err != nil {
+				return bad()
+			}
+			ms += int64(math.Round(f * float64(unitMillis[units[start+i]])))
+		}
+	}
+	return &Literal{Value: sign * ms, T: Type{Kind: IntervalDayTime, NotNull: true}}, nil
+}
+
+func typedLiteral(e *parser.TypedLit) (Expr, error) {
+	switch e.Type {
+	case "DATE":
+		t, err := time.Parse("2006-01-02", strings.TrimSpace(e.Value))
+		if err != nil {
+			return nil, errorf(e, "invalid DATE literal '%s', expected yyyy-MM-dd", e.Value)
+		}
+		return &Literal{Value: int32(t.Unix() / 86400), T: Type{Kind: Date, NotNull: true}}, nil
+	case "TIMESTAMP":
+		ms, ok := ParseTimestamp(e.Value)
+		if !ok {
+			return nil, errorf(e, "invalid TIMESTAMP literal '%s', expected yyyy-MM-dd HH:mm:ss[.SSS]", e.Value)
+		}
+		return &Literal{Value: ms, T: Type{Kind: Timestamp, Precision: 3, NotNull: true}}, nil
+	}
+	return nil, errorf(e, "unsupported literal type %s", e.Type)
+}
+
+// ParseTimestamp parses yyyy-MM-dd[ HH:mm[:ss[.fff]]] (or with a 'T') into epoch
+// milliseconds of the wall clock read as UTC.
+func ParseTimestamp(s string) (int64, bool) {
+	s = strings.Replace(strings.TrimSpace(s), "T", " ", 1)
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UnixMilli(), true
+		}
+	}
+	return 0, false
+}
+
+func (b *exprBinder) unary(e *parser.UnaryExpr) (Expr, error) {
+	x, err := b.bind(e.X)
+	if err != nil {
+		return nil, err
+	}
+	switch e.Op {
+	case "NOT":
+		if x, err = b.expect(e.X, x, TypeBoolean); err != nil {
+			return nil, err
+		}
+		return &Call{Fn: FnNot, Args: []Expr{x}, T: x.Type()}, nil
+	case "+":
+		return x, nil
+	}
+	t := x.Type()
+	if !t.IsNumeric() && t.Kind != IntervalDayTime && t.Kind != IntervalYearMonth {
+		return nil, errorf(e, "cannot negate %s", t.Nullable())
+	}
+	if l, ok := x.(*Literal); ok {
+		if neg, ok := negateLiteral(l); ok {
+			return neg, nil
+		}
+	}
+	return &Call{Fn: FnNeg, Args: []Expr{x}, T: t}, nil
+}
+
+func negateLiteral(l *Literal) (*Literal, bool) {
+	switch v := l.Value.(type) {
+	case int32:
+		if v != math.MinInt32 {
+			return &Literal{Value: -v, T: l.T}, true
+		}
+	case int64:
+		if v != math.MinInt64 {
+			return &Literal{Value: -v, T: l.T}, true
+		}
+	case float64:
+		return &Literal{Value: -v, T: l.T}, true
+	case string:
+		if l.T.Kind == Decimal {
+			if strings.HasPrefix(v, "-") {
+				return &Literal{Value: v[1:], T: l.T}, true
+			}
+			return &Literal{Value: "-" + v, T: l.T}, true
+		}
+	}
+	return nil, false
+}
+
+var comparisonFuncs = map[string]Func{"=": FnEq, "<>": FnNe, "<": FnLt, "<=": FnLe, ">": FnGt, ">=": FnGe}
+var arithmeticFuncs = map[string]Func{"+": FnAdd, "-": FnSub, "*": FnMul, "/": FnDiv, "%": FnMod}
+
+func (b *exprBinder) binary(e *parser.BinaryExpr) (Expr, error) {
+	l, err := b.bind(e.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bind(e.Right)
+	if err != nil {
+		return nil, err
+	}
+	notNull := l.Type().NotNull && r.Type().NotNull
+	switch e.Op {
+	case "AND", "OR":
+		if l, err = b.expect(e.Left, l, TypeBoolean); err != nil {
+			return nil, err
+		}
+		if r, err = b.expect(e.Right, r, TypeBoolean); err != nil {
+			return nil, err
+		}
+		fn := FnAnd
+		if e.Op == "OR" {
+			fn = FnOr
+		}
+		return &Call{Fn: fn, Args: []Expr{l, r}, T: Type{Kind: Boolean, NotNull: notNull}}, nil
+	case "||":
+		return concat(e, []Expr{l, r})
+	}
+	if fn, ok := comparisonFuncs[e.Op]; ok {
+		return compare(e, fn, l, r)
+	}
+	fn := arithmeticFuncs[e.Op]
+	lt, rt := l.Type(), r.Type()
+	// Timestamp arithmetic with intervals.
+	if (lt.Kind == Timestamp || lt.Kind == TimestampLTZ) && (rt.Kind == IntervalDayTime || rt.Kind == IntervalYearMonth) && (fn == FnAdd || fn == FnSub) {
+		return &Call{Fn: fn, Args: []Expr{l, r}, T: Type{Kind: lt.Kind, Precision: 3, NotNull: notNull}}, nil
+	}
+	if (rt.Kind == Timestamp || rt.Kind == TimestampLTZ) && (lt.Kind == IntervalDayTime || lt.Kind == IntervalYearMonth) && fn == FnAdd {
+		return &Call{Fn: fn, Args: []Expr{r, l}, T: Type{Kind: rt.Kind, Precision: 3, NotNull: notNull}}, nil
+	}
+	if lt.Kind == Null {
+		lt = rt
+	}
+	if rt.Kind == Null {
+		rt = lt
+	}
+	t, ok := arithmeticType(fn, lt, rt)
+	if !ok {
+		return nil, errorf(e, "%s", mismatch(e.Op, l.Type(), r.Type()))
+	}
+	if t.Kind != Decimal {
+		l, r = castTo(l, t), castTo(r, t)
+	} else {
+		l, r = castTo(l, decimalOf(lt)), castTo(r, decimalOf(rt))
+		if lt.Kind == Null {
+			l = castTo(l, decimalOf(rt))
+		}
+	}
+	t.NotNull = notNull && fn != FnDiv && fn != FnMod
+	return &Call{Fn: fn, Args: []Expr{l, r}, T: t}, nil
+}
+
+func compare(n positioned, fn Func, l, r Expr) (Expr, error) {
+	t, ok := commonType(l.Type(), r.Type())
+	if !ok {
+		return nil, errorf(n, "cannot compare %s and %s", l.Type().Nullable(), r.Type().Nullable())
+	}
+	if t.Kind == Null {
+		t = TypeBoolean
+	}
+	notNull := l.Type().NotNull && r.Type().NotNull
+	return &Call{Fn: fn, Args: []Expr{castTo(l, t), castTo(r, t)}, T: Type{Kind: Boolean, NotNull: notNull}}, nil
+}
+
+func concat(n positioned, args []Expr) (Expr, error) {
+	notNull := true
+	for i, a := range args {
+		if a.Type().Kind != String {
+			if !canCast(a.Type(), TypeString) {
+				return nil, errorf(n, "cannot concatenate %s", a.Type().Nullable())
+			}
+			args[i] = castTo(a, TypeString)
+		}
+		notNull = notNull && a.Type().NotNull
+	}
+	return &Call{Fn: FnConcat, Args: args, T: Type{Kind: String, NotNull: notNull}}, nil
+}
+
+func (b *exprBinder) between(e *parser.BetweenExpr) (Expr, error) {
+	x, err := b.bind(e.X)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := b.bind(e.Low)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := b.bind(e.High)
+	if err != nil {
+		return nil, err
+	}
+	ge, err := compare(e, FnGe, x, lo)
+	if err != nil {
+		return nil, err
+	}
+	le, err := compare(e, FnLe, x, hi)
+	if err != nil {
+		return nil, err
+	}
+	var out Expr = &Call{Fn: FnAnd, Args: []Expr{ge, le}, T: Type{Kind: Boolean, NotNull: ge.Type().NotNull && le.Type().NotNull}}
+	if e.Not {
+		out = &Call{Fn: FnNot, Args: []Expr{out}, T: out.Type()}
+	}
+	return out, nil
+}
+
+func (b *exprBinder) in(e *parser.InExpr) (Expr, error) {
+	x, err := b.bind(e.X)
+	if err != nil {
+		return nil, err
+	}
+	list, err := b.bindAll(e.List)
+	if err != nil {
+		return nil, err
+	}
+	t := x.Type()
+	for i, item := range list {
+		var ok bool
+		if t, ok = commonType(t, item.Type()); !ok {
+			return nil, errorf(e.List[i], "IN list item of type %s does not match %s", item.Type().Nullable(), x.Type().Nullable())
+		}
+	}
+	args := []Expr{castTo(x, t)}
+	for _, item := range list {
+		args = append(args, castTo(item, t))
+	}
+	var out Expr = &Call{Fn: FnIn, Args: args, T: TypeBoolean}
+	if e.Not {
+		out = &Call{Fn: FnNot, Args: []Expr{out}, T: TypeBoolean}
+	}
+	return out, nil
+}
+
+func (b *exprBinder) like(e *parser.LikeExpr) (Expr, error) {
+	x, err := b.bind(e.X)
+	if err != nil {
+		return nil, err
+	}
+	p, err := b.bind(e.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	if x, err = b.expect(e.X, x, TypeString); err != nil {
+		return nil, err
+	}
+	if p, err = b.expect(e.Pattern, p, TypeString); err != nil {
+		return nil, err
+	}
+	args := []Expr{x, p}
+	if e.Escape != "" {
+		if len([]rune(e.Escape)) != 1 {
+			return nil, errorf(e, "LIKE escape must be a single character, got '%s'", e.Escape)
+		}
+		args = append(args, &Literal{Value: e.Escape, T: TypeString})
+	}
+	var out Expr = &Call{Fn: FnLike, Args: args, T: Type{Kind: Boolean, NotNull: x.Type().NotNull && p.Type().NotNull}}
+	if e.Not {
+		out = &Call{Fn: FnNot, Args: []Expr{out}, T: out.Type()}
+	}
+	return out, nil
+}
+
+func (b *exprBinder) caseExpr(e *parser.CaseExpr) (Expr, error) {
+	var operand Expr
+	if e.Operand != nil {
+		var err error
+		if operand, err = b.bind(e.Operand); err != nil {
+			return nil, err
+		}
+	}
+	c := &Case{}
+	t := TypeNull
+	for _, w := range e.Whens {
+		cond, err := b.bind(w.Cond)
+		if err != nil {
+			return nil, err
+		}
+		if operand != nil {
+			if cond, err = compare(w, FnEq, operand, cond); err != nil {
+				return nil, err
+			}
+		} else if cond, err = b.expect(w.Cond, cond, TypeBoolean); err != nil {
+			return nil, err
+		}
+		res, err := b.bind(w.Result)
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if t, ok = commonType(t, res.Type()); !ok {
+			return nil, errorf(w.Result, "CASE branches have types %s and %s", t, res.Type().Nullable())
+		}
+		c.Whens = append(c.Whens, When{Cond: cond, Result: res})
+	}
+	c.Else = &Literal{T: TypeNull}
+	if e.Else != nil {
+		els, err := b.bind(e.Else)
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if t, ok = commonType(t, els.Type()); !ok {
+			return nil, errorf(e.Else, "CASE branches have types %s and %s", t, els.Type().Nullable())
+		}
+		c.Else = els
+	}
+	if t.Kind == Null {
+		t = TypeString
+	}
+	c.T = t
+	for i := range c.Whens {
+		c.Whens[i].Result = castTo(c.Whens[i].Result, t)
+	}
+	c.Else = castTo(c.Else, t)
+	return c, nil
+}

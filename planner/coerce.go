@@ -1,0 +1,121 @@
+package planner
+
+import "fmt"
+
+// decimalOf returns the DECIMAL type that holds every value of an exact numeric type.
+func decimalOf(t Type) Type {
+	switch t.Kind {
+	case Int:
+		return DecimalType(10, 0)
+	case BigInt:
+		return DecimalType(19, 0)
+	}
+	return t
+}
+
+// commonType is the type two operands meet at for comparison, CASE, COALESCE and IN.
+func commonType(a, b Type) (Type, bool) {
+	a, b = a.Nullable(), b.Nullable()
+	if a.Kind == String && b.Kind == String {
+		return TypeString, true
+	}
+	if a == b {
+		return a, true
+	}
+	if a.Kind == Null {
+		return b, true
+	}
+	if b.Kind == Null {
+		return a, true
+	}
+	if a.IsNumeric() && b.IsNumeric() {
+		switch {
+		case a.Kind == Double || b.Kind == Double:
+			return TypeDouble, true
+		case a.Kind == Decimal || b.Kind == Decimal:
+			da, db := decimalOf(a), decimalOf(b)
+			s := max(da.Scale, db.Scale)
+			p := min(38, max(da.Precision-da.Scale, db.Precision-db.Scale)+s)
+			return DecimalType(p, s), true
+		case a.Kind == BigInt || b.Kind == BigInt:
+			return TypeBigInt, true
+		}
+		return TypeInt, true
+	}
+	if (a.Kind == Timestamp && b.Kind == Date) || (a.Kind == Date && b.Kind == Timestamp) {
+		return TypeTS, true
+	}
+	if a.Kind == b.Kind { // TIMESTAMP precisions, VARCHAR lengths
+		return a, true
+	}
+	return Type{}, false
+}
+
+// castTo returns e converted to t, or e itself when it already has t's type.
+func castTo(e Expr, t Type) Expr {
+	et := e.Type()
+	if et.Nullable() == t.Nullable() || (et.Kind == String && t.Kind == String) {
+		return e
+	}
+	if l, ok := e.(*Literal); ok && l.Value == nil {
+		return &Literal{T: t.Nullable()}
+	}
+	return &Cast{X: e, T: t.Nullable()}
+}
+
+// arithmeticType is the result of a + - * / % b, or false when the types don't mix.
+func arithmeticType(fn Func, a, b Type) (Type, bool) {
+	a, b = a.Nullable(), b.Nullable()
+	if !a.IsNumeric() || !b.IsNumeric() {
+		return Type{}, false
+	}
+	if a.Kind == Double || b.Kind == Double {
+		return TypeDouble, true
+	}
+	if a.Kind != Decimal && b.Kind != Decimal {
+		if a.Kind == BigInt || b.Kind == BigInt {
+			return TypeBigInt, true
+		}
+		return TypeInt, true
+	}
+	da, db := decimalOf(a), decimalOf(b)
+	p1, s1, p2, s2 := da.Precision, da.Scale, db.Precision, db.Scale
+	var p, s int
+	switch fn {
+	case FnAdd, FnSub:
+		s = max(s1, s2)
+		p = max(p1-s1, p2-s2) + s + 1
+	case FnMul:
+		p, s = p1+p2, s1+s2
+	case FnDiv:
+		s = max(6, s1+p2+1)
+		p = p1 - s1 + s2 + s
+	case FnMod:
+		s = max(s1, s2)
+		p = min(p1-s1, p2-s2) + s
+	}
+	if p > 38 {
+		s = max(min(s, 6), s-(p-38))
+		p = 38
+	}
+	return DecimalType(p, s), true
+}
+
+func mismatch(op string, a, b Type) string {
+	return fmt.Sprintf("cannot apply '%s' to %s and %s", op, a.Nullable(), b.Nullable())
+}
+
+// canCast reports whether CAST(from AS to) is allowed.
+func canCast(from, to Type) bool {
+	if from.Kind == Null || from.Kind == to.Kind || from.Kind == String || to.Kind == String {
+		return true
+	}
+	num := func(t Type) bool { return t.IsNumeric() || t.Kind == Boolean }
+	if num(from) && num(to) {
+		return true
+	}
+	if from.IsTemporal() && to.IsTemporal() {
+		return true
+	}
+	return false
+}

@@ -1,0 +1,157 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/streamsql/streamsql/parser"
+)
+
+// BindType resolves a written type.
+func BindType(t *parser.TypeName) (Type, error) {
+	param := func(i, def int) int {
+		if i < len(t.Params) {
+			return t.Params[i]
+		}
+		return def
+	}
+	var out Type
+	switch t.Name {
+	case "BOOLEAN":
+		out = TypeBoolean
+	case "INT":
+		out = TypeInt
+	case "BIGINT":
+		out = TypeBigInt
+	case "DOUBLE":
+		out = TypeDouble
+	case "DECIMAL":
+		p, s := param(0, 10), param(1, 0)
+		if p < 1 || p > 38 || s < 0 || s > p {
+			return Type{}, errorf(t, "DECIMAL(%d, %d) is out of range: precision must be 1 to 38 and scale 0 to precision", p, s)
+		}
+		out = DecimalType(p, s)
+	case "STRING":
+		out = TypeString
+	case "VARCHAR":
+		n := param(0, 0)
+		if n < 0 {
+			return Type{}, errorf(t, "VARCHAR length must be positive")
+		}
+		out = Type{Kind: String, Length: n}
+	case "TIMESTAMP", "TIMESTAMP_LTZ":
+		p := param(0, 3)
+		if p < 0 || p > 9 {
+			return Type{}, errorf(t, "%s precision must be 0 to 9", t.Name)
+		}
+		// Values are kept at millisecond precision.
+		out = Type{Kind: Timestamp, Precision: 3}
+		if t.Name == "TIMESTAMP_LTZ" {
+			out.Kind = TimestampLTZ
+		}
+	case "DATE":
+		out = TypeDate
+	default:
+		return Type{}, errorf(t, "unknown type %s", t.Name)
+	}
+	out.NotNull = t.NotNull
+	return out, nil
+}
+
+// BindTable resolves CREATE TABLE into a table: types, computed columns, the watermark
+// and the primary key.
+func BindTable(s *parser.CreateTableStmt) (*Table, error) {
+	t := &Table{Name: s.Name, Options: map[string]string{}, Temporary: s.Temporary}
+	seen := map[string]bool{}
+	var phys Schema
+	for _, c := range s.Columns {
+		if seen[strings.ToLower(c.Name)] {
+			return nil, errorf(c, "duplicate column `%s`", c.Name)
+		}
+		seen[strings.ToLower(c.Name)] = true
+		if c.Type != nil {
+			typ, err := BindType(c.Type)
+			if err != nil {
+				return nil, err
+			}
+			phys = append(phys, Column{Name: c.Name, Type: typ})
+			t.Columns = append(t.Columns, TableColumn{Name: c.Name, Type: typ})
+		}
+	}
+	// Computed columns see the physical columns.
+	b := &exprBinder{sc: newScope(s.Name, phys)}
+	var cols []TableColumn
+	physIdx := 0
+	for _, c := range s.Columns {
+		if c.Type != nil {
+			cols = append(cols, t.Columns[physIdx])
+			physIdx++
+			continue
+		}
+		e, err := b.bind(c.Computed)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, TableColumn{Name: c.Name, Type: e.Type(), Computed: e, ComputedSQL: c.Computed.String()})
+	}
+	t.Columns = cols
+	if s.Watermark != nil {
+		full := t.Schema()
+		i := full.Index(s.Watermark.Column)
+		if i < 0 {
+			return nil, errorf(s.Watermark, "WATERMARK FOR unknown column `%s`%s", s.Watermark.Column, suggest(s.Watermark.Column, schemaNames(full)))
+		}
+		if k := full[i].Type.Kind; k != Timestamp && k != TimestampLTZ {
+			return nil, errorf(s.Watermark, "WATERMARK FOR column %s needs a TIMESTAMP(3) or TIMESTAMP_LTZ(3), got %s", full[i].Name, full[i].Type)
+		}
+		e, err := (&exprBinder{sc: newScope(s.Name, full)}).bind(s.Watermark.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type().Kind != full[i].Type.Kind {
+			return nil, errorf(s.Watermark.Expr, "watermark expression must be a %s, got %s", full[i].Type.Nullable(), e.Type().Nullable())
+		}
+		t.Watermark = &Watermark{Column: full[i].Name, Expr: e, SQL: s.Watermark.Expr.String()}
+	}
+	for _, k := range s.PrimaryKey {
+		i := t.Schema().Index(k)
+		if i < 0 {
+			return nil, errorf(s, "PRIMARY KEY names unknown column `%s`", k)
+		}
+		if t.Columns[i].Computed != nil {
+			return nil, errorf(s, "PRIMARY KEY column `%s` must be a physical column", k)
+		}
+		// Flink makes primary key columns NOT NULL.
+		t.Columns[i].Type.NotNull = true
+		t.PrimaryKey = append(t.PrimaryKey, t.Columns[i].Name)
+	}
+	for _, o := range s.Options {
+		if _, dup := t.Options[o.Key]; dup {
+			return nil, errorf(o, "option '%s' is given twice", o.Key)
+		}
+		t.Options[o.Key] = o.Value
+	}
+	if t.Options["connector"] == "" {
+		return nil, errorf(s, "table %s needs a 'connector' option in its WITH clause", s.Name)
+	}
+	return t, nil
+}
+
+// BindView plans a view's query once to check it and learn its schema.
+func (p *Planner) BindView(s *parser.CreateViewStmt) (*View, error) {
+	n, err := p.PlanQuery(s.Query)
+	if err != nil {
+		return nil, err
+	}
+	schema := n.Schema()
+	if len(s.Columns) > 0 {
+		if len(s.Columns) != len(schema) {
+			return nil, errorf(s, "view %s names %d columns but its query produces %d", s.Name, len(s.Columns), len(schema))
+		}
+		renamed := make(Schema, len(schema))
+		for i, c := range schema {
+			renamed[i] = Column{Name: s.Columns[i], Type: c.Type}
+		}
+		schema = renamed
+	}
+	return &View{Name: s.Name, Columns: s.Columns, Query: s.Query, Schema: schema, Temporary: s.Temporary}, nil
+}

@@ -1,0 +1,202 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Node is an immutable plan node. Plans are trees for now: every node has its inputs as
+// Children.
+type Node interface {
+	Schema() Schema
+	Children() []Node
+	// Updating reports whether the node's output holds retractions (-U, -D), not only inserts.
+	Updating() bool
+	// Describe is the node's one-line description, without children.
+	Describe() string
+}
+
+// Scan reads a table's source. Its schema is the table's physical columns.
+type Scan struct {
+	Table *Table
+}
+
+// Values produces fixed rows: a SELECT without FROM reads one empty row.
+type Values struct {
+	Rows int
+}
+
+// Filter keeps the rows where Cond is TRUE.
+type Filter struct {
+	Input Node
+	Cond  Expr
+}
+
+// Project computes one column per expression.
+type Project struct {
+	Input Node
+	Exprs []Expr
+	Names []string
+}
+
+// Aggregate groups its input by the Keys columns and computes Aggs per group. Its output
+// is the keys followed by the aggregates, an updating result.
+type Aggregate struct {
+	Input Node
+	Keys  []int
+	Aggs  []AggCall
+	Names []string // output names: keys, then aggregates
+}
+
+// AggFunc names an aggregate function.
+type AggFunc string
+
+// The aggregate functions.
+const (
+	AggCount AggFunc = "COUNT"
+	AggSum   AggFunc = "SUM"
+	AggAvg   AggFunc = "AVG"
+	AggMin   AggFunc = "MIN"
+	AggMax   AggFunc = "MAX"
+)
+
+// AggCall is one aggregate: Fn over input column Arg (-1 for COUNT(*)).
+type AggCall struct {
+	Fn       AggFunc
+	Arg      int
+	Distinct bool
+	T        Type // result type
+}
+
+// Sink writes its input into a table's connector (INSERT INTO).
+type Sink struct {
+	Input Node
+	Table *Table
+}
+
+func (n *Scan) Schema() Schema   { return n.Table.PhysicalSchema() }
+func (n *Values) Schema() Schema { return nil }
+func (n *Filter) Schema() Schema { return n.Input.Schema() }
+func (n *Sink) Schema() Schema   { return n.Input.Schema() }
+
+func (n *Project) Schema() Schema {
+	s := make(Schema, len(n.Exprs))
+	for i, e := range n.Exprs {
+		s[i] = Column{Name: n.Names[i], Type: e.Type()}
+	}
+	return s
+}
+
+func (n *Aggregate) Schema() Schema {
+	in := n.Input.Schema()
+	s := make(Schema, 0, len(n.Keys)+len(n.Aggs))
+	for i, k := range n.Keys {
+		s = append(s, Column{Name: n.Names[i], Type: in[k].Type})
+	}
+	for i, a := range n.Aggs {
+		s = append(s, Column{Name: n.Names[len(n.Keys)+i], Type: a.T})
+	}
+	return s
+}
+
+func (n *Scan) Children() []Node      { return nil }
+func (n *Values) Children() []Node    { return nil }
+func (n *Filter) Children() []Node    { return []Node{n.Input} }
+func (n *Project) Children() []Node   { return []Node{n.Input} }
+func (n *Aggregate) Children() []Node { return []Node{n.Input} }
+func (n *Sink) Children() []Node      { return []Node{n.Input} }
+
+func (n *Scan) Updating() bool      { return false }
+func (n *Values) Updating() bool    { return false }
+func (n *Filter) Updating() bool    { return n.Input.Updating() }
+func (n *Project) Updating() bool   { return n.Input.Updating() }
+func (n *Aggregate) Updating() bool { return true }
+func (n *Sink) Updating() bool      { return n.Input.Updating() }
+
+func (n *Scan) Describe() string {
+	return fmt.Sprintf("TableSourceScan(table=[%s], connector=[%s])", n.Table.Name, n.Table.Connector())
+}
+
+func (n *Values) Describe() string { return fmt.Sprintf("Values(rows=[%d])", n.Rows) }
+
+func (n *Filter) Describe() string {
+	return fmt.Sprintf("Filter(where=[%s])", exprSQL(n.Cond, n.Input.Schema()))
+}
+
+func (n *Project) Describe() string {
+	in := n.Input.Schema()
+	items := make([]string, len(n.Exprs))
+	for i, e := range n.Exprs {
+		s := exprSQL(e, in)
+		if s != n.Names[i] {
+			s += " AS " + n.Names[i]
+		}
+		items[i] = s
+	}
+	return fmt.Sprintf("Project(select=[%s])", strings.Join(items, ", "))
+}
+
+func (n *Aggregate) Describe() string {
+	in := n.Input.Schema()
+	keys := make([]string, len(n.Keys))
+	for i, k := range n.Keys {
+		keys[i] = in[k].Name
+	}
+	aggs := make([]string, len(n.Aggs))
+	for i, a := range n.Aggs {
+		arg := "*"
+		if a.Arg >= 0 {
+			arg = in[a.Arg].Name
+		}
+		if a.Distinct {
+			arg = "DISTINCT " + arg
+		}
+		aggs[i] = fmt.Sprintf("%s(%s) AS %s", a.Fn, arg, n.Names[len(n.Keys)+i])
+	}
+	if len(keys) == 0 {
+		return fmt.Sprintf("GroupAggregate(select=[%s])", strings.Join(aggs, ", "))
+	}
+	return fmt.Sprintf("GroupAggregate(groupBy=[%s], select=[%s])", strings.Join(keys, ", "), strings.Join(append(keys, aggs...), ", "))
+}
+
+func (n *Sink) Describe() string {
+	return fmt.Sprintf("Sink(table=[%s], connector=[%s])", n.Table.Name, n.Table.Connector())
+}
+
+// exprSQL prints e with column names instead of positions.
+func exprSQL(e Expr, in Schema) string {
+	s := e.String()
+	// ColumnRef prints as $i:name; EXPLAIN shows the name only.
+	for i := len(in) - 1; i >= 0; i-- {
+		s = strings.ReplaceAll(s, fmt.Sprintf("$%d:%s", i, in[i].Name), in[i].Name)
+	}
+	return s
+}
+
+// Explain prints the plan as an indented tree, one operator a line with its changelog
+// mode, parallelism and output schema.
+func Explain(root Node, parallelism int) string {
+	var b strings.Builder
+	var walk func(n Node, prefix string, first bool)
+	walk = func(n Node, prefix string, first bool) {
+		mode := "insert-only"
+		if n.Updating() {
+			mode = "updating"
+		}
+		lead := prefix
+		if !first {
+			lead += "+- "
+		}
+		fmt.Fprintf(&b, "%s%s\n", lead, n.Describe())
+		pad := prefix
+		if !first {
+			pad += "   "
+		}
+		fmt.Fprintf(&b, "%s   changelog=[%s], parallelism=[%d], schema=%s\n", pad, mode, parallelism, n.Schema())
+		for _, c := range n.Children() {
+			walk(c, pad, false)
+		}
+	}
+	walk(root, "", true)
+	return b.String()
+}

@@ -1,0 +1,92 @@
+package planner
+
+// rewrites are applied bottom-up, in order, to every node of a plan.
+var rewrites = []func(Node) Node{
+	mergeProjects,
+	removeIdentityProject,
+}
+
+func rewrite(n Node) Node {
+	switch x := n.(type) {
+	case *Filter:
+		n = &Filter{Input: rewrite(x.Input), Cond: x.Cond}
+	case *Project:
+		n = &Project{Input: rewrite(x.Input), Exprs: x.Exprs, Names: x.Names}
+	case *Aggregate:
+		c := *x
+		c.Input = rewrite(x.Input)
+		n = &c
+	case *Sink:
+		n = &Sink{Input: rewrite(x.Input), Table: x.Table}
+	}
+	for _, r := range rewrites {
+		n = r(n)
+	}
+	return n
+}
+
+// mergeProjects folds a projection into the one below it when the lower one only picks
+// columns or constants, so no computation is duplicated.
+func mergeProjects(n Node) Node {
+	outer, ok := n.(*Project)
+	if !ok {
+		return n
+	}
+	inner, ok := outer.Input.(*Project)
+	if !ok {
+		return n
+	}
+	for _, e := range inner.Exprs {
+		switch e.(type) {
+		case *ColumnRef, *Literal:
+		default:
+			return n
+		}
+	}
+	exprs := make([]Expr, len(outer.Exprs))
+	for i, e := range outer.Exprs {
+		exprs[i] = substitute(e, inner.Exprs)
+	}
+	return &Project{Input: inner.Input, Exprs: exprs, Names: outer.Names}
+}
+
+func substitute(e Expr, with []Expr) Expr {
+	switch e := e.(type) {
+	case *ColumnRef:
+		return with[e.Index]
+	case *Call:
+		args := make([]Expr, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = substitute(a, with)
+		}
+		return &Call{Fn: e.Fn, Args: args, T: e.T}
+	case *Cast:
+		return &Cast{X: substitute(e.X, with), T: e.T, Try: e.Try}
+	case *Case:
+		c := &Case{Else: substitute(e.Else, with), T: e.T}
+		for _, w := range e.Whens {
+			c.Whens = append(c.Whens, When{Cond: substitute(w.Cond, with), Result: substitute(w.Result, with)})
+		}
+		return c
+	}
+	return e
+}
+
+// removeIdentityProject drops a projection that passes its input through unchanged.
+func removeIdentityProject(n Node) Node {
+	p, ok := n.(*Project)
+	if !ok {
+		return n
+	}
+	in := p.Input.Schema()
+	if len(p.Exprs) != len(in) {
+		return n
+	}
+	for i, e := range p.Exprs {
+		c, ok := e.(*ColumnRef)
+		if !ok || c.Index != i || p.Names[i] != in[i].Name || c.T != in[i].Type {
+			return n
+		}
+	}
+	return p.Input
+}
