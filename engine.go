@@ -48,9 +48,6 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.Format == "" {
 		cfg.Format = "table"
 	}
-	if !contains(Formats, cfg.Format) {
-		return nil, fmt.Errorf("unknown format %q (use %s)", cfg.Format, strings.Join(Formats, ", "))
-	}
 	if cfg.Mem == nil {
 		cfg.Mem = memory.NewGoAllocator()
 	}
@@ -65,7 +62,16 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, catalog: planner.NewCatalog(), settings: map[string]string{}}
 	s.jobCtx, s.cancelJobs = context.WithCancel(context.Background())
-	return s, nil
+	return s, s.SetFormat(cfg.Format)
+}
+
+// SetFormat changes how SELECT results print.
+func (s *Session) SetFormat(format string) error {
+	if !contains(Formats, format) {
+		return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(Formats, ", "))
+	}
+	s.cfg.Format = format
+	return nil
 }
 
 // Exec parses sql and executes its statements in order. SELECT runs in the foreground

@@ -1,0 +1,59 @@
+package streamsql
+
+import (
+	"go/build"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestDependencies enforces the import direction between the project's packages.
+func TestDependencies(t *testing.T) {
+	const mod = "github.com/streamsql/streamsql"
+	rules := []struct {
+		pkg       string
+		forbidden []string
+	}{
+		{"parser", []string{mod + "/"}},
+		{"planner", []string{mod + "/exec", mod + "/cmd", mod + "/state", mod + "/checkpoint", "go.etcd.io/bbolt"}},
+		{"exec", []string{mod + "/cmd", "go.etcd.io/bbolt"}},
+		{"exec/expr", []string{mod + "/cmd", mod + "/exec/ops", mod + "/exec/connector"}},
+		{"exec/ops", []string{mod + "/cmd", mod + "/exec/connector"}},
+		{"exec/format", []string{mod + "/cmd", mod + "/exec/ops", mod + "/exec/connector"}},
+		{"exec/connector", []string{mod + "/cmd", mod + "/exec/ops"}},
+	}
+	for _, r := range rules {
+		p, err := build.Import(mod+"/"+r.pkg, ".", 0)
+		if err != nil {
+			t.Fatalf("%s: %v", r.pkg, err)
+		}
+		for _, imp := range p.Imports {
+			for _, f := range r.forbidden {
+				if strings.HasPrefix(imp, f) && imp != mod+"/"+r.pkg {
+					t.Errorf("%s imports %s, which it must not", r.pkg, imp)
+				}
+			}
+		}
+	}
+}
+
+// TestArchitectureNamesPackages checks that every directory ARCHITECTURE.md names exists.
+func TestArchitectureNamesPackages(t *testing.T) {
+	data, err := os.ReadFile("ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Table rows: | box | `package` | job |
+	row := regexp.MustCompile("(?m)^\\| [^|]+ \\| `([^`]+)`")
+	matches := row.FindAllStringSubmatch(string(data), -1)
+	if len(matches) < 5 {
+		t.Fatalf("found only %d packages in ARCHITECTURE.md", len(matches))
+	}
+	for _, m := range matches {
+		pkg := m[1]
+		if fi, err := os.Stat(pkg); err != nil || !fi.IsDir() {
+			t.Errorf("ARCHITECTURE.md names %s, which is not a directory of the repository", pkg)
+		}
+	}
+}
