@@ -23,13 +23,16 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "bench" {
+		return bench(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("streamsql", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	file := fs.String("f", "", "run the statements of `FILE`")
 	inline := fs.String("e", "", "run the statements of `SQL`")
 	format := fs.String("format", "", "how SELECT results print: table, csv, json or changelog (default: table on a terminal, csv otherwise)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog]\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
+		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog]\n       streamsql bench [-rows N]\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
