@@ -2,6 +2,29 @@ package parser
 
 import "github.com/alecthomas/participle/v2/lexer"
 
+// Normalisation. The parser keeps what the planner needs and drops spelling:
+//
+//   - Keywords, type names, function names, interval and EXTRACT units and operators are upper
+//     case. Identifiers keep their case as written; a `quoted` identifier is stored unquoted
+//     and verbatim (a doubled backtick inside stands for one). String literals are stored
+//     unquoted ('' is ').
+//   - Parentheses leave no node. A NumberLit is never negative: -1 is UnaryExpr{"-", 1}.
+//   - != is <>. SELECT ALL is SELECT. An alias without AS is the same as with AS.
+//   - Types: INTEGER is INT; FLOAT and DOUBLE PRECISION are DOUBLE; DEC and NUMERIC are
+//     DECIMAL; CHAR(n) is VARCHAR(n); TIMESTAMP(p) WITH LOCAL TIME ZONE is TIMESTAMP_LTZ(p);
+//     TIMESTAMP WITHOUT TIME ZONE is TIMESTAMP; an explicit NULL (nullable) is dropped.
+//   - SUBSTRING(s FROM a [FOR b]) is SUBSTRING(s, a[, b]); POSITION(a IN b) is POSITION(a, b);
+//     TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) is TRIM|LTRIM|RTRIM(s[, chars]);
+//     CURRENT_TIMESTAMP, CURRENT_DATE, CURRENT_TIME, LOCALTIMESTAMP and LOCALTIME, with or
+//     without (), are a FuncCall without arguments.
+//   - A column's PRIMARY KEY NOT ENFORCED becomes CreateTableStmt.PrimaryKey; column and
+//     table COMMENTs are dropped.
+//   - EXPLAIN PLAN FOR is EXPLAIN; DESC is DESCRIBE; SET with an unquoted key or value keeps
+//     its text with whitespace removed.
+//
+// Positions: a node's Pos is where its text starts, so a BinaryExpr, IsExpr, BetweenExpr,
+// InExpr or LikeExpr is at its left operand, and a QueryStmt is at its first '(' if any.
+
 // Pos is a node's position in the SQL text (1-based line and column).
 type Pos = lexer.Position
 

@@ -1,0 +1,307 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/format"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// Errors callers can tell apart with errors.Is.
+var (
+	// ErrUnknownConnector: the 'connector' option names no connector, or one that
+	// cannot be used in this direction (a sink read as a source).
+	ErrUnknownConnector = errors.New("unknown connector")
+	// ErrInvalidOption: an option is unknown, missing or has a bad value.
+	ErrInvalidOption = errors.New("invalid option")
+)
+
+// Connectors lists the supported connectors.
+var connectors = []string{"datagen", "filesystem", "socket", "print", "blackhole"}
+
+// DefaultBatchSize is the number of rows a source puts in a batch when the spec does
+// not say.
+const DefaultBatchSize = 1024
+
+// pollInterval is how long a Reader waits for data before it returns an empty batch.
+const pollInterval = 50 * time.Millisecond
+
+// SourceSpec is what OpenSource needs to open a table's source.
+type SourceSpec struct {
+	Table     *planner.Table   // name and options; the source reads Table.PhysicalSchema()
+	Mem       memory.Allocator // nil means memory.DefaultAllocator
+	Location  *time.Location   // session time zone; nil means UTC
+	BatchSize int              // rows per batch, a target; 0 means DefaultBatchSize
+	// Now is the clock of datagen's timestamps (without a seed) and of its pacing;
+	// nil means time.Now.
+	Now func() time.Time
+}
+
+// SinkSpec is what OpenSink needs to open a table's sink.
+type SinkSpec struct {
+	Table    *planner.Table
+	Schema   planner.Schema   // the rows the sink receives
+	Mem      memory.Allocator // nil means memory.DefaultAllocator
+	Location *time.Location   // session time zone; nil means UTC
+	Stdout   io.Writer        // where print writes; nil means os.Stdout
+	Stderr   io.Writer        // where print writes with 'standard-error' = 'true'; nil means os.Stderr
+}
+
+// Sink is what OpenSink returns: an operator that is also a Finisher (called at the end
+// of bounded input: the sink flushes and commits what it wrote) and a Closer.
+type Sink interface {
+	exec.Operator
+	exec.Finisher
+	exec.Closer
+}
+
+// OpenSource opens the source of spec.Table, as its 'connector' option says.
+func OpenSource(ctx context.Context, spec SourceSpec) (exec.Reader, error) {
+	if spec.Table == nil {
+		return nil, errors.New("connector: no table to read")
+	}
+	if spec.Mem == nil {
+		spec.Mem = memory.DefaultAllocator
+	}
+	if spec.Location == nil {
+		spec.Location = time.UTC
+	}
+	if spec.BatchSize <= 0 {
+		spec.BatchSize = DefaultBatchSize
+	}
+	if spec.Now == nil {
+		spec.Now = time.Now
+	}
+	t := spec.Table
+	switch c := t.Connector(); c {
+	case "datagen":
+		return openDatagen(spec)
+	case "filesystem":
+		return openFileSource(spec)
+	case "socket":
+		return openSocket(ctx, spec)
+	case "print", "blackhole":
+		return nil, tableErr(t, ErrUnknownConnector, "connector '%s' is a sink; it cannot be read (sources: datagen, filesystem, socket)", c)
+	default:
+		return nil, unknownConnector(t)
+	}
+}
+
+// OpenSink opens the sink of spec.Table, as its 'connector' option says.
+func OpenSink(ctx context.Context, spec SinkSpec) (Sink, error) {
+	if spec.Table == nil {
+		return nil, errors.New("connector: no table to write")
+	}
+	if spec.Mem == nil {
+		spec.Mem = memory.DefaultAllocator
+	}
+	if spec.Location == nil {
+		spec.Location = time.UTC
+	}
+	if spec.Stdout == nil {
+		spec.Stdout = os.Stdout
+	}
+	if spec.Stderr == nil {
+		spec.Stderr = os.Stderr
+	}
+	if len(spec.Schema) == 0 {
+		spec.Schema = spec.Table.PhysicalSchema()
+	}
+	t := spec.Table
+	switch c := t.Connector(); c {
+	case "print":
+		return openPrint(spec)
+	case "blackhole":
+		return openBlackhole(spec)
+	case "filesystem":
+		return openFileSink(spec)
+	case "datagen", "socket":
+		return nil, tableErr(t, ErrUnknownConnector, "connector '%s' is a source; it cannot be written (sinks: print, blackhole, filesystem)", c)
+	default:
+		return nil, unknownConnector(t)
+	}
+}
+
+func unknownConnector(t *planner.Table) error {
+	c, ok := t.Option("connector")
+	if !ok {
+		return tableErr(t, ErrInvalidOption, "option 'connector' is required (supported: %s)", strings.Join(connectors, ", "))
+	}
+	return tableErr(t, ErrUnknownConnector, "unknown connector %q (supported: %s)", c, strings.Join(connectors, ", "))
+}
+
+// tableError is an error about a table: "table <name>: <msg>".
+type tableError struct {
+	table string
+	msg   string
+	kind  error // a sentinel of this package, or a wrapped cause
+}
+
+func (e *tableError) Error() string { return "table " + e.table + ": " + e.msg }
+func (e *tableError) Unwrap() error { return e.kind }
+
+func tableErr(t *planner.Table, kind error, f string, args ...any) error {
+	return &tableError{table: t.Name, msg: fmt.Sprintf(f, args...), kind: kind}
+}
+
+// wrapErr prefixes err with the table's name, keeping it for errors.Is and errors.As.
+func wrapErr(t *planner.Table, err error) error {
+	return &tableError{table: t.Name, msg: err.Error(), kind: err}
+}
+
+// options reads and checks a table's WITH options for one connector.
+type options struct {
+	t         *planner.Table
+	connector string
+	allowed   []string // keys without a pattern; '#' in a key stands for a field name
+}
+
+// newOptions checks that every option key of t is allowed: one of keys, a key of the
+// table's format (when withFormat), or one accepted by extra.
+func newOptions(t *planner.Table, keys []string, withFormat bool, extra func(key string) bool) (*options, error) {
+	o := &options{t: t, connector: t.Connector()}
+	o.allowed = append(append(o.allowed, "connector"), keys...)
+	if withFormat {
+		o.allowed = append(o.allowed, "format")
+		f, ok := t.Option("format")
+		if !ok {
+			return nil, tableErr(t, ErrInvalidOption, "option 'format' is required (supported: %s)", strings.Join(format.Formats(), ", "))
+		}
+		fkeys, ok := format.OptionKeys(strings.ToLower(f))
+		if !ok {
+			return nil, tableErr(t, ErrInvalidOption, "unknown format %q (supported: %s)", f, strings.Join(format.Formats(), ", "))
+		}
+		o.allowed = append(o.allowed, fkeys...)
+	}
+	sort.Strings(o.allowed)
+	for _, k := range t.OptionKeys() {
+		if contains(o.allowed, k) || (extra != nil && extra(k)) {
+			continue
+		}
+		return nil, tableErr(t, ErrInvalidOption, "unsupported option '%s' for connector '%s' (supported: %s)",
+			k, o.connector, strings.Join(o.allowed, ", "))
+	}
+	return o, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *options) err(f string, args ...any) error {
+	return tableErr(o.t, ErrInvalidOption, f, args...)
+}
+
+func (o *options) format() string { return strings.ToLower(o.t.Options["format"]) }
+
+func (o *options) required(key string) (string, error) {
+	v, ok := o.t.Option(key)
+	if !ok || strings.TrimSpace(v) == "" {
+		return "", o.err("option '%s' is required", key)
+	}
+	return v, nil
+}
+
+// int64Opt reads an integer option in [min, max].
+func (o *options) int64Opt(key string, def, min, max int64) (int64, error) {
+	v, ok := o.t.Option(key)
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n < min || n > max {
+		return 0, o.err("option '%s' must be an integer from %d to %d, got %q", key, min, max, v)
+	}
+	return n, nil
+}
+
+func (o *options) boolOpt(key string, def bool) (bool, error) {
+	v, ok := o.t.Option(key)
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, o.err("option '%s' must be true or false, got %q", key, v)
+}
+
+// durationOpt reads a duration option in Flink's form ('5s', '100 ms', '1 min', '2h';
+// a bare number is milliseconds).
+func (o *options) durationOpt(key string, def time.Duration) (time.Duration, error) {
+	v, ok := o.t.Option(key)
+	if !ok {
+		return def, nil
+	}
+	d, err := ParseDuration(v)
+	if err != nil {
+		return 0, o.err("option '%s': %v", key, err)
+	}
+	return d, nil
+}
+
+// ParseDuration reads a duration as Flink's TimeUtils does: a non-negative number and
+// a unit (ns, us, ms, s, min, h, d and their long forms; 'm' is minutes), spaces
+// allowed between; a bare number is milliseconds.
+func ParseDuration(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("invalid duration %q", s)
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q", s)
+	}
+	unit := strings.ToLower(strings.TrimSpace(t[i:]))
+	var u time.Duration
+	switch unit {
+	case "", "ms", "milli", "millis", "millisecond", "milliseconds":
+		u = time.Millisecond
+	case "ns", "nano", "nanos", "nanosecond", "nanoseconds":
+		u = time.Nanosecond
+	case "us", "µs", "micro", "micros", "microsecond", "microseconds":
+		u = time.Microsecond
+	case "s", "sec", "secs", "second", "seconds":
+		u = time.Second
+	case "m", "min", "mins", "minute", "minutes":
+		u = time.Minute
+	case "h", "hour", "hours":
+		u = time.Hour
+	case "d", "day", "days":
+		u = 24 * time.Hour
+	default:
+		return 0, fmt.Errorf("invalid duration %q: unknown unit %q", s, unit)
+	}
+	if n > int64(1<<63-1)/int64(u) {
+		return 0, fmt.Errorf("duration %q is too long", s)
+	}
+	return time.Duration(n) * u, nil
+}
+
+// formatOptions returns the table's options for the format's parser: the format keys,
+// which the format reads from the map; everything else is ignored there.
+func formatErr(o *options, err error) error {
+	return o.err("%v", err)
+}

@@ -1,0 +1,732 @@
+package connector
+
+import (
+	"context"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/decimal128"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/format"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// DatagenReader is the datagen source (Flink's options): random or sequence values for
+// each column, paced to 'rows-per-second', bounded by 'number-of-rows' and by the end
+// of any sequence.
+//
+// Each column draws from its own generators, seeded from 'seed' and the column's
+// position, so the same seed gives the same rows whatever the batch sizes; without a
+// seed the rows differ on every run. With a seed, timestamps and dates count back from
+// the fixed time 2020-01-01 00:00:00 instead of now.
+type DatagenReader struct {
+	table  string
+	rb     *array.RecordBuilder
+	fields []fieldGen
+	batch  int
+	limit  int64 // rows to produce in all; -1 when unbounded
+	pos    int64 // rows produced so far
+	pace   *tokenBucket
+	now    func() time.Time
+	loc    *time.Location
+	seeded bool
+}
+
+var (
+	_ exec.Reader = (*DatagenReader)(nil)
+	_ exec.Closer = (*DatagenReader)(nil)
+)
+
+var datagenKeys = []string{"number-of-rows", "rows-per-second", "seed"}
+
+var datagenFieldKeys = []string{"end", "kind", "length", "max", "max-past", "min", "null-rate", "start"}
+
+// maxBatchBytes bounds the string bytes of a datagen batch.
+const maxBatchBytes = 32 << 20
+
+// seededBase is the time that timestamps count back from when a seed is set.
+var seededBase = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func openDatagen(spec SourceSpec) (*DatagenReader, error) {
+	t := spec.Table
+	schema := t.PhysicalSchema()
+	isFieldKey := func(k string) bool {
+		if !strings.HasPrefix(k, "fields.") {
+			return false
+		}
+		i := strings.LastIndexByte(k, '.')
+		return i > len("fields.") && contains(datagenFieldKeys, k[i+1:])
+	}
+	patterns := make([]string, 0, len(datagenFieldKeys))
+	for _, k := range datagenFieldKeys {
+		patterns = append(patterns, "fields.#."+k)
+	}
+	o, err := newOptions(t, append(append([]string{}, datagenKeys...), patterns...), false, isFieldKey)
+	if err != nil {
+		return nil, err
+	}
+	// Every fields.<name>.<key> must name a physical column.
+	for _, k := range t.OptionKeys() {
+		if isFieldKey(k) {
+			name := k[len("fields."):strings.LastIndexByte(k, '.')]
+			if fieldIndex(schema, name) < 0 {
+				return nil, o.err("option '%s' names no physical column %s", k, name)
+			}
+		}
+	}
+	rps, err := o.int64Opt("rows-per-second", 10000, 1, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := o.int64Opt("number-of-rows", -1, 0, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	var seed uint64
+	_, seeded := t.Option("seed")
+	if seeded {
+		s, err := o.int64Opt("seed", 0, math.MinInt64, math.MaxInt64)
+		if err != nil {
+			return nil, err
+		}
+		seed = uint64(s)
+	} else {
+		seed = rand.Uint64()
+	}
+	d := &DatagenReader{
+		table:  t.Name,
+		batch:  spec.BatchSize,
+		limit:  limit,
+		now:    spec.Now,
+		loc:    spec.Location,
+		seeded: seeded,
+		pace:   newTokenBucket(float64(rps), spec.BatchSize, spec.Now),
+	}
+	for i, c := range schema {
+		g, n, err := newFieldGen(o, c, i, seed)
+		if err != nil {
+			return nil, err
+		}
+		if n >= 0 && (d.limit < 0 || n < d.limit) {
+			d.limit = n // a sequence ends the source when it is exhausted, as in Flink
+		}
+		d.fields = append(d.fields, g)
+	}
+	// Keep a batch of long random strings within maxBatchBytes.
+	rowBytes := 0
+	for _, g := range d.fields {
+		if s, ok := g.(*randomString); ok {
+			rowBytes += s.length
+		}
+	}
+	if rowBytes > 0 && d.batch*rowBytes > maxBatchBytes {
+		d.batch = max(1, maxBatchBytes/rowBytes)
+	}
+	d.rb = array.NewRecordBuilder(spec.Mem, exec.ArrowSchema(schema))
+	return d, nil
+}
+
+func fieldIndex(s planner.Schema, name string) int {
+	for i, c := range s {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Position returns the number of rows produced so far: a sequence's next value is its
+// start plus the position.
+func (d *DatagenReader) Position() int64 { return d.pos }
+
+// Next generates the next batch; see exec.Reader.
+func (d *DatagenReader) Next(ctx context.Context) (exec.Batch, error) {
+	if d.rb == nil {
+		return exec.Batch{}, errClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return exec.Batch{}, err
+	}
+	n := int64(d.batch)
+	if d.limit >= 0 {
+		if d.limit-d.pos < n {
+			n = d.limit - d.pos
+		}
+		if n <= 0 {
+			return exec.Batch{}, io.EOF
+		}
+	}
+	got, err := d.pace.take(ctx, int(n))
+	if err != nil || got == 0 {
+		return exec.Batch{}, err
+	}
+	base := d.baseTimes()
+	for i, g := range d.fields {
+		g.append(d.rb.Field(i), d.pos, got, base)
+	}
+	d.pos += int64(got)
+	return exec.Batch{Rec: d.rb.NewRecord()}, nil
+}
+
+// Close frees the builders.
+func (d *DatagenReader) Close() error {
+	if d.rb != nil {
+		d.rb.Release()
+		d.rb = nil
+	}
+	return nil
+}
+
+// baseTimes is the time random timestamps and dates count back from, in each encoding.
+type baseTimes struct {
+	wall    int64 // TIMESTAMP: the wall clock in the session zone, as UTC millis
+	instant int64 // TIMESTAMP_LTZ: epoch millis
+	days    int64 // DATE: the session zone's date, days since the epoch
+}
+
+func (d *DatagenReader) baseTimes() baseTimes {
+	var wall time.Time
+	if d.seeded {
+		wall = seededBase
+	} else {
+		wall = d.now().In(d.loc)
+		wall = time.Date(wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second(), wall.Nanosecond(), time.UTC)
+	}
+	b := baseTimes{wall: wall.UnixMilli()}
+	// The instant whose wall clock in the session zone is wall.
+	b.instant = time.Date(wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second(), wall.Nanosecond(), d.loc).UnixMilli()
+	b.days = floorDiv(b.wall, 86400000)
+	return b
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// fieldGen appends the values of one column for the rows at positions pos..pos+n-1.
+type fieldGen interface {
+	append(b array.Builder, pos int64, n int, base baseTimes)
+}
+
+// splitmix64 spreads a seed into well-mixed state for PCG.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+func newRand(seed uint64, stream uint64) *rand.Rand {
+	a := splitmix64(seed ^ splitmix64(stream))
+	return rand.New(rand.NewPCG(a, splitmix64(a)))
+}
+
+// nulls decides which rows of a column are NULL, from its own generator so that the
+// values drawn do not depend on it.
+type nulls struct {
+	rate  float64
+	rng   *rand.Rand
+	valid []bool
+}
+
+// fill returns the validity of the next n rows, or nil when none can be NULL.
+func (z *nulls) fill(n int) []bool {
+	if z.rate <= 0 {
+		return nil
+	}
+	if cap(z.valid) < n {
+		z.valid = make([]bool, n)
+	}
+	z.valid = z.valid[:n]
+	for i := range z.valid {
+		z.valid[i] = z.rng.Float64() >= z.rate
+	}
+	return z.valid
+}
+
+func newFieldGen(o *options, c planner.Column, col int, seed uint64) (fieldGen, int64, error) {
+	prefix := "fields." + c.Name + "."
+	has := func(k string) bool { _, ok := o.t.Option(prefix + k); return ok }
+	kind := "random"
+	if v, ok := o.t.Option(prefix + "kind"); ok {
+		kind = strings.ToLower(strings.TrimSpace(v))
+	}
+	z := nulls{rng: newRand(seed, uint64(col)*2+1)}
+	if v, ok := o.t.Option(prefix + "null-rate"); ok {
+		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(r >= 0 && r <= 1) {
+			return nil, 0, o.err("option '%snull-rate' must be a number from 0 to 1, got %q", prefix, v)
+		}
+		if r > 0 && c.Type.NotNull {
+			return nil, 0, o.err("option '%snull-rate' is set, but column %s is NOT NULL", prefix, c.Name)
+		}
+		z.rate = r
+	}
+	rng := newRand(seed, uint64(col)*2)
+	typ := c.Type.Nullable()
+	only := func(kind string, allowed ...string) error {
+		for _, k := range datagenFieldKeys {
+			if k != "kind" && k != "null-rate" && has(k) && !contains(allowed, k) {
+				return o.err("option '%s%s' does not apply to %s field %s of type %s", prefix, k, kind, c.Name, typ)
+			}
+		}
+		return nil
+	}
+	switch kind {
+	case "sequence":
+		if err := only("a sequence", "start", "end"); err != nil {
+			return nil, 0, err
+		}
+		return newSequence(o, c, prefix, z)
+	case "random":
+	default:
+		return nil, 0, o.err("option '%skind' must be 'random' or 'sequence', got %q", prefix, kind)
+	}
+	switch c.Type.Kind {
+	case planner.Int, planner.BigInt:
+		if err := only("a random", "min", "max"); err != nil {
+			return nil, 0, err
+		}
+		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+		if c.Type.Kind == planner.Int {
+			lo, hi = math.MinInt32, math.MaxInt32
+		}
+		min, err := o.int64Opt(prefix+"min", lo, lo, hi)
+		if err != nil {
+			return nil, 0, err
+		}
+		max, err := o.int64Opt(prefix+"max", hi, lo, hi)
+		if err != nil {
+			return nil, 0, err
+		}
+		if min > max {
+			return nil, 0, o.err("option '%smin' (%d) is greater than '%smax' (%d)", prefix, min, prefix, max)
+		}
+		return &randomInt{rng: rng, z: z, min: min, span: uint64(max) - uint64(min) + 1}, -1, nil
+	case planner.Double:
+		if err := only("a random", "min", "max"); err != nil {
+			return nil, 0, err
+		}
+		min, err := floatOpt(o, prefix+"min", -math.MaxFloat64)
+		if err != nil {
+			return nil, 0, err
+		}
+		max, err := floatOpt(o, prefix+"max", math.MaxFloat64)
+		if err != nil {
+			return nil, 0, err
+		}
+		if min > max {
+			return nil, 0, o.err("option '%smin' (%v) is greater than '%smax' (%v)", prefix, min, prefix, max)
+		}
+		return &randomDouble{rng: rng, z: z, min: min, max: max}, -1, nil
+	case planner.Decimal:
+		if err := only("a random", "min", "max"); err != nil {
+			return nil, 0, err
+		}
+		// Unscaled values are drawn as int64: DECIMAL(p, s) with p > 18 gets at most
+		// 18 digits unless min and max say otherwise within int64.
+		lim := int64(math.MaxInt64)
+		if c.Type.Precision <= 18 {
+			lim = int64(math.Pow10(c.Type.Precision)) - 1
+		}
+		min, err := decimalOpt(o, prefix+"min", c.Type, -lim)
+		if err != nil {
+			return nil, 0, err
+		}
+		max, err := decimalOpt(o, prefix+"max", c.Type, lim)
+		if err != nil {
+			return nil, 0, err
+		}
+		if min > max {
+			return nil, 0, o.err("option '%smin' is greater than '%smax'", prefix, prefix)
+		}
+		return &randomDecimal{randomInt: randomInt{rng: rng, z: z, min: min, span: uint64(max) - uint64(min) + 1}}, -1, nil
+	case planner.Boolean:
+		if err := only("a random"); err != nil {
+			return nil, 0, err
+		}
+		return &randomBool{rng: rng, z: z}, -1, nil
+	case planner.String:
+		if err := only("a random", "length"); err != nil {
+			return nil, 0, err
+		}
+		n, err := o.int64Opt(prefix+"length", 100, 0, 1<<20)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &randomString{rng: rng, z: z, length: int(n)}, -1, nil
+	case planner.Timestamp, planner.TimestampLTZ, planner.Date:
+		if err := only("a random", "max-past"); err != nil {
+			return nil, 0, err
+		}
+		past, err := o.durationOpt(prefix+"max-past", 0)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &randomTime{rng: rng, z: z, kind: c.Type.Kind, maxPast: past.Milliseconds()}, -1, nil
+	}
+	return nil, 0, o.err("datagen cannot generate column %s of type %s", c.Name, typ)
+}
+
+func floatOpt(o *options, key string, def float64) (float64, error) {
+	v, ok := o.t.Option(key)
+	if !ok {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, o.err("option '%s' must be a finite number, got %q", key, v)
+	}
+	return f, nil
+}
+
+// decimalOpt reads a decimal option as an unscaled int64 of the column's scale.
+func decimalOpt(o *options, key string, t planner.Type, def int64) (int64, error) {
+	v, ok := o.t.Option(key)
+	if !ok {
+		return def, nil
+	}
+	n, err := format.ParseDecimal(strings.TrimSpace(v), t.Precision, t.Scale)
+	if err != nil {
+		return 0, o.err("option '%s': %v", key, err)
+	}
+	hi, lo := n.HighBits(), n.LowBits()
+	if !(hi == 0 && lo <= math.MaxInt64) && !(hi == -1 && lo > math.MaxInt64) {
+		return 0, o.err("option '%s' is too large for datagen (at most 18 digits)", key)
+	}
+	return int64(lo), nil
+}
+
+// randomInt draws integers uniformly from [min, min+span-1]; span 0 is the full range.
+type randomInt struct {
+	rng  *rand.Rand
+	z    nulls
+	min  int64
+	span uint64
+	i64  []int64
+	i32  []int32
+}
+
+func (g *randomInt) next() int64 {
+	if g.span == 0 {
+		return int64(g.rng.Uint64())
+	}
+	return g.min + int64(g.rng.Uint64N(g.span))
+}
+
+func (g *randomInt) append(b array.Builder, _ int64, n int, _ baseTimes) {
+	valid := g.z.fill(n)
+	switch b := b.(type) {
+	case *array.Int64Builder:
+		g.i64 = resize(g.i64, n)
+		for i := range g.i64 {
+			g.i64[i] = g.next()
+		}
+		b.AppendValues(g.i64, valid)
+	case *array.Int32Builder:
+		g.i32 = resize(g.i32, n)
+		for i := range g.i32 {
+			g.i32[i] = int32(g.next())
+		}
+		b.AppendValues(g.i32, valid)
+	}
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+type randomDecimal struct {
+	randomInt
+	vals []decimal128.Num
+}
+
+func (g *randomDecimal) append(b array.Builder, _ int64, n int, _ baseTimes) {
+	valid := g.z.fill(n)
+	g.vals = resize(g.vals, n)
+	for i := range g.vals {
+		g.vals[i] = decimal128.FromI64(g.next())
+	}
+	b.(*array.Decimal128Builder).AppendValues(g.vals, valid)
+}
+
+type randomDouble struct {
+	rng      *rand.Rand
+	z        nulls
+	min, max float64
+	vals     []float64
+}
+
+func (g *randomDouble) append(b array.Builder, _ int64, n int, _ baseTimes) {
+	valid := g.z.fill(n)
+	g.vals = resize(g.vals, n)
+	span := g.max - g.min
+	for i := range g.vals {
+		r := g.rng.Float64()
+		if math.IsInf(span, 0) {
+			g.vals[i] = r*g.max + (1-r)*g.min
+		} else {
+			g.vals[i] = g.min + r*span
+		}
+	}
+	b.(*array.Float64Builder).AppendValues(g.vals, valid)
+}
+
+type randomBool struct {
+	rng   *rand.Rand
+	z     nulls
+	bits  uint64 // unused random bits, carried across batches
+	nbits int
+	vals  []bool
+}
+
+func (g *randomBool) append(b array.Builder, _ int64, n int, _ baseTimes) {
+	valid := g.z.fill(n)
+	g.vals = resize(g.vals, n)
+	for i := range g.vals {
+		if g.nbits == 0 {
+			g.bits, g.nbits = g.rng.Uint64(), 64
+		}
+		g.vals[i] = g.bits&1 == 1
+		g.bits >>= 1
+		g.nbits--
+	}
+	b.(*array.BooleanBuilder).AppendValues(g.vals, valid)
+}
+
+// randomString draws strings of lowercase hex digits, as Flink's datagen does.
+type randomString struct {
+	rng    *rand.Rand
+	z      nulls
+	length int
+	buf    []byte
+}
+
+const hexDigits = "0123456789abcdef"
+
+func (g *randomString) append(b array.Builder, _ int64, n int, _ baseTimes) {
+	valid := g.z.fill(n)
+	sb := b.(*array.StringBuilder)
+	sb.Reserve(n)
+	sb.ReserveData(n * g.length)
+	g.buf = resize(g.buf, g.length)
+	for i := 0; i < n; i++ {
+		for j := 0; j < g.length; j += 16 {
+			r := g.rng.Uint64()
+			for k := j; k < j+16 && k < g.length; k++ {
+				g.buf[k] = hexDigits[r&15]
+				r >>= 4
+			}
+		}
+		if valid != nil && !valid[i] {
+			sb.AppendNull()
+			continue
+		}
+		sb.BinaryBuilder.Append(g.buf)
+	}
+}
+
+// randomTime draws timestamps (or dates) up to maxPast milliseconds before the base.
+type randomTime struct {
+	rng     *rand.Rand
+	z       nulls
+	kind    planner.Kind
+	maxPast int64
+	ts      []arrow.Timestamp
+	dates   []arrow.Date32
+}
+
+func (g *randomTime) past() int64 {
+	if g.maxPast <= 0 {
+		return 0
+	}
+	return g.rng.Int64N(g.maxPast + 1)
+}
+
+func (g *randomTime) append(b array.Builder, _ int64, n int, base baseTimes) {
+	valid := g.z.fill(n)
+	switch g.kind {
+	case planner.Date:
+		g.dates = resize(g.dates, n)
+		for i := range g.dates {
+			g.dates[i] = arrow.Date32(base.days - g.past()/86400000)
+		}
+		b.(*array.Date32Builder).AppendValues(g.dates, valid)
+	default:
+		at := base.wall
+		if g.kind == planner.TimestampLTZ {
+			at = base.instant
+		}
+		g.ts = resize(g.ts, n)
+		for i := range g.ts {
+			g.ts[i] = arrow.Timestamp(at - g.past())
+		}
+		b.(*array.TimestampBuilder).AppendValues(g.ts, valid)
+	}
+}
+
+// sequence produces start, start+1, ..., end: the value of the row at position pos is
+// start+pos, so a restored position continues the sequence.
+type sequence struct {
+	z     nulls
+	kind  planner.Kind
+	start int64
+	scale decimal128.Num // DECIMAL: 10^scale
+	i64   []int64
+	i32   []int32
+	f64   []float64
+	dec   []decimal128.Num
+	str   []byte
+}
+
+func newSequence(o *options, c planner.Column, prefix string, z nulls) (fieldGen, int64, error) {
+	switch c.Type.Kind {
+	case planner.Int, planner.BigInt, planner.Double, planner.Decimal, planner.String:
+	default:
+		return nil, 0, o.err("datagen field %s of type %s cannot be a sequence (sequences are INT, BIGINT, DOUBLE, DECIMAL or STRING)", c.Name, c.Type.Nullable())
+	}
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if c.Type.Kind == planner.Int {
+		lo, hi = math.MinInt32, math.MaxInt32
+	}
+	if c.Type.Kind == planner.Decimal && c.Type.Precision-c.Type.Scale < 19 {
+		hi = int64(math.Pow10(c.Type.Precision-c.Type.Scale)) - 1
+		lo = -hi
+	}
+	if _, err := o.required(prefix + "start"); err != nil {
+		return nil, 0, o.err("option '%sstart' is required for a sequence", prefix)
+	}
+	if _, err := o.required(prefix + "end"); err != nil {
+		return nil, 0, o.err("option '%send' is required for a sequence", prefix)
+	}
+	start, err := o.int64Opt(prefix+"start", 0, lo, hi)
+	if err != nil {
+		return nil, 0, err
+	}
+	end, err := o.int64Opt(prefix+"end", 0, lo, hi)
+	if err != nil {
+		return nil, 0, err
+	}
+	if start > end {
+		return nil, 0, o.err("option '%sstart' (%d) is greater than '%send' (%d)", prefix, start, prefix, end)
+	}
+	count := int64(uint64(end) - uint64(start) + 1)
+	if count <= 0 { // the full int64 range: more rows than can be counted
+		count = math.MaxInt64
+	}
+	g := &sequence{z: z, kind: c.Type.Kind, start: start}
+	if c.Type.Kind == planner.Decimal {
+		g.scale = decimal128.GetScaleMultiplier(c.Type.Scale)
+	}
+	return g, count, nil
+}
+
+func (g *sequence) append(b array.Builder, pos int64, n int, _ baseTimes) {
+	valid := g.z.fill(n)
+	first := g.start + pos
+	switch b := b.(type) {
+	case *array.Int64Builder:
+		g.i64 = resize(g.i64, n)
+		for i := range g.i64 {
+			g.i64[i] = first + int64(i)
+		}
+		b.AppendValues(g.i64, valid)
+	case *array.Int32Builder:
+		g.i32 = resize(g.i32, n)
+		for i := range g.i32 {
+			g.i32[i] = int32(first + int64(i))
+		}
+		b.AppendValues(g.i32, valid)
+	case *array.Float64Builder:
+		g.f64 = resize(g.f64, n)
+		for i := range g.f64 {
+			g.f64[i] = float64(first + int64(i))
+		}
+		b.AppendValues(g.f64, valid)
+	case *array.Decimal128Builder:
+		g.dec = resize(g.dec, n)
+		for i := range g.dec {
+			g.dec[i] = decimal128.FromI64(first + int64(i)).Mul(g.scale)
+		}
+		b.AppendValues(g.dec, valid)
+	case *array.StringBuilder:
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			if valid != nil && !valid[i] {
+				b.AppendNull()
+				continue
+			}
+			g.str = strconv.AppendInt(g.str[:0], first+int64(i), 10)
+			b.BinaryBuilder.Append(g.str)
+		}
+	}
+}
+
+// tokenBucket paces a source to rate rows a second without sleeping per row: tokens
+// accrue continuously up to a burst of at most one batch (or 50 ms of rows), and a
+// caller that finds too few waits for at most one poll interval.
+type tokenBucket struct {
+	rate   float64
+	burst  float64
+	tokens float64
+	last   time.Time
+	now    func() time.Time
+}
+
+func newTokenBucket(rate float64, batch int, now func() time.Time) *tokenBucket {
+	burst := math.Min(float64(batch), rate*pollInterval.Seconds())
+	if burst < 1 {
+		burst = 1
+	}
+	return &tokenBucket{rate: rate, burst: burst, tokens: burst, last: now(), now: now}
+}
+
+func (b *tokenBucket) refill() {
+	t := b.now()
+	if dt := t.Sub(b.last).Seconds(); dt > 0 {
+		b.tokens = math.Min(b.burst, b.tokens+dt*b.rate)
+	}
+	b.last = t
+}
+
+// take returns how many of want rows may be produced now, waiting up to a poll interval
+// for at least one (or for a full burst, when want is larger).
+func (b *tokenBucket) take(ctx context.Context, want int) (int, error) {
+	b.refill()
+	goal := math.Min(float64(want), b.burst)
+	if b.tokens < goal {
+		wait := time.Duration((goal - b.tokens) / b.rate * float64(time.Second))
+		if wait > pollInterval {
+			wait = pollInterval
+		}
+		if wait > 0 {
+			timer := time.NewTimer(wait)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				return 0, ctx.Err()
+			}
+		}
+		b.refill()
+	}
+	n := int(math.Min(float64(want), b.tokens))
+	if n < 0 {
+		n = 0
+	}
+	b.tokens -= float64(n)
+	return n, nil
+}

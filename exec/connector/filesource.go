@@ -1,0 +1,316 @@
+package connector
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/format"
+)
+
+const (
+	readSize      = 1 << 20  // bytes asked of each read
+	maxRecordSize = 64 << 20 // a longer record is an error (an unterminated quote, or no line breaks)
+)
+
+var errClosed = errors.New("connector: reader is closed")
+
+// FileReader is the filesystem source: it reads the lines of a file, or of every
+// regular file of a directory in name order (names starting with '.' or '_' are
+// hidden and skipped), and decodes them with the table's format. It is bounded unless
+// 'source.monitor-interval' is set: then it keeps listing the directory at that
+// interval and reads each new file once. A file must be complete when it appears
+// (written elsewhere and moved in, or written under a hidden name and renamed, as the
+// filesystem sink does); data appended to a file already read is not seen.
+type FileReader struct {
+	table   string
+	path    string
+	dir     bool
+	monitor time.Duration // 0: bounded
+	dec     format.Decoder
+	batch   int
+	now     func() time.Time
+
+	pending  []string        // files listed and not yet read, in order
+	seen     map[string]bool // files listed so far
+	lastList time.Time
+
+	f      *os.File
+	pos    FilePosition
+	buf    []byte
+	start  int  // buf[start:end] is read and not yet decoded
+	end    int  //
+	eof    bool // the current file has no more bytes
+	closed bool
+}
+
+// FilePosition is where a FileReader is: the file it reads, the byte offset of the
+// next record in it and the number of lines before that record.
+type FilePosition struct {
+	Path   string
+	Offset int64
+	Line   int64
+}
+
+var (
+	_ exec.Reader      = (*FileReader)(nil)
+	_ exec.SkipCounter = (*FileReader)(nil)
+)
+
+func openFileSource(spec SourceSpec) (*FileReader, error) {
+	t := spec.Table
+	o, err := newOptions(t, []string{"path", "source.monitor-interval"}, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	path, err := o.required("path")
+	if err != nil {
+		return nil, err
+	}
+	monitor, err := o.durationOpt("source.monitor-interval", 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, wrapErr(t, err)
+	}
+	dec, err := format.NewDecoder(o.format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	if err != nil {
+		return nil, formatErr(o, err)
+	}
+	r := &FileReader{
+		table:   t.Name,
+		path:    path,
+		dir:     st.IsDir(),
+		monitor: monitor,
+		dec:     dec,
+		batch:   spec.BatchSize,
+		now:     spec.Now,
+		seen:    map[string]bool{},
+		buf:     make([]byte, readSize),
+	}
+	if err := r.list(); err != nil {
+		dec.Release()
+		return nil, err
+	}
+	return r, nil
+}
+
+// list adds the files not seen before to pending.
+func (r *FileReader) list() error {
+	r.lastList = r.now()
+	var found []string
+	if !r.dir {
+		found = []string{r.path}
+	} else {
+		entries, err := os.ReadDir(r.path)
+		if err != nil {
+			return r.err(err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+				continue
+			}
+			p := filepath.Join(r.path, name)
+			if !e.Type().IsRegular() {
+				// Follow symbolic links to regular files; skip directories and the rest.
+				st, err := os.Stat(p)
+				if err != nil || !st.Mode().IsRegular() {
+					continue
+				}
+			}
+			found = append(found, p)
+		}
+	}
+	sort.Strings(found)
+	for _, p := range found {
+		if !r.seen[p] {
+			r.seen[p] = true
+			r.pending = append(r.pending, p)
+		}
+	}
+	return nil
+}
+
+func (r *FileReader) err(err error) error {
+	return fmt.Errorf("table %s: %w", r.table, err)
+}
+
+// Position returns where the reader is in the file it reads.
+func (r *FileReader) Position() FilePosition { return r.pos }
+
+// Skipped returns how many malformed records were skipped (with the format's
+// ignore-parse-errors option).
+func (r *FileReader) Skipped() int64 { return r.dec.Skipped() }
+
+// Next returns the next batch of up to the batch size rows; see exec.Reader.
+func (r *FileReader) Next(ctx context.Context) (exec.Batch, error) {
+	if r.closed {
+		return exec.Batch{}, errClosed
+	}
+	for r.dec.Rows() < r.batch {
+		if err := ctx.Err(); err != nil {
+			return exec.Batch{}, err
+		}
+		if r.f == nil {
+			if len(r.pending) == 0 {
+				if r.dec.Rows() > 0 {
+					break
+				}
+				if r.monitor == 0 {
+					return exec.Batch{}, io.EOF
+				}
+				if err := r.poll(ctx); err != nil {
+					return exec.Batch{}, err
+				}
+				if len(r.pending) == 0 {
+					return exec.Batch{}, nil
+				}
+			}
+			if err := r.open(); err != nil {
+				return exec.Batch{}, err
+			}
+		}
+		if err := r.decode(); err != nil {
+			return exec.Batch{}, err
+		}
+	}
+	return exec.Batch{Rec: r.dec.Flush()}, nil
+}
+
+// poll lists the directory again once the monitor interval has passed since the last
+// listing, waiting at most one poll interval for that.
+func (r *FileReader) poll(ctx context.Context) error {
+	wait := r.monitor - r.now().Sub(r.lastList)
+	if wait > 0 {
+		if wait > pollInterval {
+			wait = pollInterval
+		}
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if r.now().Sub(r.lastList) < r.monitor {
+			return nil
+		}
+	}
+	return r.list()
+}
+
+func (r *FileReader) open() error {
+	p := r.pending[0]
+	r.pending = r.pending[1:]
+	f, err := os.Open(p)
+	if err != nil {
+		return r.err(err)
+	}
+	r.f = f
+	r.pos = FilePosition{Path: p}
+	r.start, r.end, r.eof = 0, 0, false
+	return nil
+}
+
+// decode decodes records of the current file until the batch is full or the file ends.
+func (r *FileReader) decode() error {
+	for r.dec.Rows() < r.batch {
+		avail := r.buf[r.start:r.end]
+		n := r.dec.RecordEnd(avail)
+		if n >= 0 {
+			if err := r.record(avail[:n], n+1); err != nil {
+				return err
+			}
+			continue
+		}
+		if !r.eof {
+			if err := r.fill(); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(avail) == 0 {
+			return r.closeFile()
+		}
+		// The last record lacks a line break.
+		if err := r.record(avail, len(avail)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record decodes one record that takes consumed bytes of the file.
+func (r *FileReader) record(rec []byte, consumed int) error {
+	if err := r.dec.Decode(rec, r.pos.Line+1); err != nil {
+		return fmt.Errorf("table %s: %s: %w", r.table, r.pos.Path, err)
+	}
+	r.pos.Line += 1 + int64(bytes.Count(rec, newline))
+	r.pos.Offset += int64(consumed)
+	r.start += consumed
+	return nil
+}
+
+var newline = []byte{'\n'}
+
+// fill reads more of the current file into buf, keeping the undecoded bytes.
+func (r *FileReader) fill() error {
+	if r.start > 0 {
+		r.end = copy(r.buf, r.buf[r.start:r.end])
+		r.start = 0
+	}
+	if r.end == len(r.buf) {
+		if len(r.buf) >= maxRecordSize {
+			return fmt.Errorf("table %s: %s: line %d: record longer than %d bytes", r.table, r.pos.Path, r.pos.Line+1, maxRecordSize)
+		}
+		r.buf = append(r.buf, make([]byte, len(r.buf))...)
+	}
+	n, err := r.f.Read(r.buf[r.end:])
+	r.end += n
+	if err == io.EOF {
+		r.eof = true
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("table %s: %w", r.table, err)
+	}
+	return nil
+}
+
+func (r *FileReader) closeFile() error {
+	err := r.f.Close()
+	r.f = nil
+	if err != nil {
+		return r.err(err)
+	}
+	return nil
+}
+
+// Close closes the current file and frees the decoder; rows not returned are dropped.
+func (r *FileReader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	var err error
+	if r.f != nil {
+		err = r.f.Close()
+		r.f = nil
+	}
+	if rec := r.dec.Flush(); rec != nil {
+		rec.Release()
+	}
+	r.dec.Release()
+	return err
+}

@@ -1,0 +1,266 @@
+package connector
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/format"
+)
+
+const (
+	socketChunk       = 64 << 10
+	socketDialTimeout = 10 * time.Second
+)
+
+// SocketReader is the socket source of Flink's examples: a TCP client of
+// hostname:port that splits what it receives on 'byte-delimiter' (default 10, a line
+// feed) and decodes each record with the table's format. It is unbounded and ends
+// (io.EOF) when the server closes the connection. A goroutine owned by the reader reads
+// the connection; Close stops it and waits for it.
+type SocketReader struct {
+	table string
+	addr  string
+	conn  net.Conn
+	dec   format.Decoder
+	delim byte
+	batch int
+
+	chunks chan socketChunkMsg
+	free   chan []byte
+	done   chan struct{}
+	wg     sync.WaitGroup
+
+	buf       []byte // received and not yet decoded
+	line      int64  // records so far
+	eof       bool   // the connection ended
+	closeOnce sync.Once
+	closed    bool
+}
+
+type socketChunkMsg struct {
+	data []byte
+	err  error
+}
+
+var (
+	_ exec.Reader      = (*SocketReader)(nil)
+	_ exec.SkipCounter = (*SocketReader)(nil)
+)
+
+func openSocket(ctx context.Context, spec SourceSpec) (*SocketReader, error) {
+	t := spec.Table
+	o, err := newOptions(t, []string{"byte-delimiter", "hostname", "port"}, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	host, err := o.required("hostname")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := o.required("port"); err != nil {
+		return nil, err
+	}
+	port, err := o.int64Opt("port", 0, 1, 65535)
+	if err != nil {
+		return nil, err
+	}
+	delim := byte('\n')
+	if v, ok := t.Option("byte-delimiter"); ok {
+		// Flink's option is the byte's value (10); a single non-digit character is
+		// taken as itself.
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 && n <= math.MaxUint8 {
+			delim = byte(n)
+		} else if len(v) == 1 && (v[0] < '0' || v[0] > '9') {
+			delim = v[0]
+		} else {
+			return nil, o.err("option 'byte-delimiter' must be a byte value from 0 to 255, got %q", v)
+		}
+	}
+	dec, err := format.NewDecoder(o.format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	if err != nil {
+		return nil, formatErr(o, err)
+	}
+	addr := net.JoinHostPort(strings.TrimSpace(host), strconv.FormatInt(port, 10))
+	dialer := net.Dialer{Timeout: socketDialTimeout}
+	conn, err := dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		dec.Release()
+		return nil, fmt.Errorf("table %s: cannot connect to %s: %w", t.Name, addr, err)
+	}
+	r := &SocketReader{
+		table:  t.Name,
+		addr:   addr,
+		conn:   conn,
+		dec:    dec,
+		delim:  delim,
+		batch:  spec.BatchSize,
+		chunks: make(chan socketChunkMsg, 4),
+		free:   make(chan []byte, 6),
+		done:   make(chan struct{}),
+	}
+	r.wg.Add(1)
+	go r.read()
+	return r, nil
+}
+
+// read runs in the reader's goroutine: it reads the connection into chunks until the
+// connection fails or ends, or Close is called.
+func (r *SocketReader) read() {
+	defer r.wg.Done()
+	for {
+		var b []byte
+		select {
+		case b = <-r.free:
+		default:
+			b = make([]byte, socketChunk)
+		}
+		n, err := r.conn.Read(b[:cap(b)])
+		if n > 0 {
+			select {
+			case r.chunks <- socketChunkMsg{data: b[:n]}:
+			case <-r.done:
+				return
+			}
+		}
+		if err != nil {
+			select {
+			case r.chunks <- socketChunkMsg{err: err}:
+			case <-r.done:
+			}
+			return
+		}
+	}
+}
+
+// Skipped returns how many malformed records were skipped.
+func (r *SocketReader) Skipped() int64 { return r.dec.Skipped() }
+
+// Next returns the records received so far, waiting up to a poll interval for some;
+// see exec.Reader.
+func (r *SocketReader) Next(ctx context.Context) (exec.Batch, error) {
+	if r.closed {
+		return exec.Batch{}, errClosed
+	}
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		if err := r.decode(); err != nil {
+			return exec.Batch{}, err
+		}
+		if r.dec.Rows() >= r.batch {
+			break
+		}
+		if r.eof {
+			if len(r.buf) > 0 {
+				// The last record lacks a delimiter.
+				if err := r.record(r.buf); err != nil {
+					return exec.Batch{}, err
+				}
+				r.buf = r.buf[:0]
+			}
+			if r.dec.Rows() == 0 {
+				return exec.Batch{}, io.EOF
+			}
+			break
+		}
+		// Take what has arrived without waiting; wait only when nothing is decoded.
+		var msg socketChunkMsg
+		select {
+		case msg = <-r.chunks:
+		default:
+			if r.dec.Rows() > 0 {
+				return exec.Batch{Rec: r.dec.Flush()}, nil
+			}
+			if timer == nil {
+				timer = time.NewTimer(pollInterval)
+			}
+			select {
+			case msg = <-r.chunks:
+			case <-timer.C:
+				return exec.Batch{}, nil
+			case <-ctx.Done():
+				return exec.Batch{}, ctx.Err()
+			}
+		}
+		if err := r.receive(msg); err != nil {
+			return exec.Batch{}, err
+		}
+	}
+	return exec.Batch{Rec: r.dec.Flush()}, nil
+}
+
+func (r *SocketReader) receive(msg socketChunkMsg) error {
+	if msg.err != nil {
+		if errors.Is(msg.err, io.EOF) {
+			r.eof = true
+			return nil
+		}
+		return fmt.Errorf("table %s: socket %s: %w", r.table, r.addr, msg.err)
+	}
+	r.buf = append(r.buf, msg.data...)
+	select {
+	case r.free <- msg.data[:0]:
+	default:
+	}
+	return nil
+}
+
+// decode decodes the complete records in buf until the batch is full.
+func (r *SocketReader) decode() error {
+	start := 0
+	for r.dec.Rows() < r.batch {
+		n := bytes.IndexByte(r.buf[start:], r.delim)
+		if n < 0 {
+			break
+		}
+		if err := r.record(r.buf[start : start+n]); err != nil {
+			return err
+		}
+		start += n + 1
+	}
+	if start > 0 {
+		r.buf = r.buf[:copy(r.buf, r.buf[start:])]
+	}
+	if len(r.buf) > maxRecordSize {
+		return fmt.Errorf("table %s: socket %s: record %d longer than %d bytes", r.table, r.addr, r.line+1, maxRecordSize)
+	}
+	return nil
+}
+
+func (r *SocketReader) record(rec []byte) error {
+	r.line++
+	if err := r.dec.Decode(rec, r.line); err != nil {
+		return fmt.Errorf("table %s: socket %s: %w", r.table, r.addr, err)
+	}
+	return nil
+}
+
+// Close closes the connection, stops the reading goroutine and waits for it.
+func (r *SocketReader) Close() error {
+	var err error
+	r.closeOnce.Do(func() {
+		r.closed = true
+		close(r.done)
+		err = r.conn.Close()
+		r.wg.Wait()
+		if rec := r.dec.Flush(); rec != nil {
+			rec.Release()
+		}
+		r.dec.Release()
+	})
+	return err
+}

@@ -1,0 +1,151 @@
+package connector
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serve accepts one connection on a fresh listener and hands it to talk.
+func serve(t *testing.T, talk func(c net.Conn)) (host, port string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		talk(c)
+	}()
+	host, port, _ = net.SplitHostPort(ln.Addr().String())
+	return host, port
+}
+
+func socketTable(host, port string, extra ...string) map[string]string {
+	opts := map[string]string{"connector": "socket", "hostname": host, "port": port, "format": "csv"}
+	for i := 0; i+1 < len(extra); i += 2 {
+		opts[extra[i]] = extra[i+1]
+	}
+	return opts
+}
+
+func TestSocketSourceReadsUntilServerCloses(t *testing.T) {
+	mem := checkedMem(t)
+	host, port := serve(t, func(c net.Conn) {
+		c.Write([]byte("sensor_1,35.8,3\nsens"))
+		time.Sleep(30 * time.Millisecond) // a record split across reads
+		c.Write([]byte("or_2,1,1\r\nlast,0,0"))
+	})
+	r := openSource(t, mem, table("sensors", sensors, socketTable(host, port)), 1024)
+	defer r.Close()
+	rows, _, err := drain(t, r, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "+I[sensor_1, 35.8, 3]\n+I[sensor_2, 1.0, 1]\n+I[last, 0.0, 0]\n"; rows != want {
+		t.Errorf("rows:\n%s\nwant:\n%s", rows, want)
+	}
+}
+
+func TestSocketSourceJSONWithDelimiter(t *testing.T) {
+	mem := checkedMem(t)
+	host, port := serve(t, func(c net.Conn) {
+		c.Write([]byte(`{"id":"a","cnt":1};{"id":"b","cnt":2};`))
+	})
+	r := openSource(t, mem, table("sensors", sensors, socketTable(host, port, "format", "json", "byte-delimiter", "59")), 1)
+	defer r.Close()
+	rows, batches, err := drain(t, r, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "+I[a, null, 1]\n+I[b, null, 2]\n"; rows != want || batches != 2 {
+		t.Errorf("rows (%d batches):\n%s\nwant:\n%s", batches, rows, want)
+	}
+}
+
+func TestSocketSourceBadRecordAndSkip(t *testing.T) {
+	mem := checkedMem(t)
+	host, port := serve(t, func(c net.Conn) { c.Write([]byte("a,1,1\nb,oops,2\nc,3,3\n")) })
+	r := openSource(t, mem, table("sensors", sensors, socketTable(host, port)), 1024)
+	_, _, err := drain(t, r, 1000)
+	r.Close()
+	want := "table sensors: socket " + net.JoinHostPort(host, port) + `: line 2: cannot parse "oops" as DOUBLE for column temperature: "b,oops,2"`
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
+	}
+
+	host, port = serve(t, func(c net.Conn) { c.Write([]byte("a,1,1\nb,oops,2\nc,3,3\n")) })
+	r = openSource(t, mem, table("sensors", sensors, socketTable(host, port, "csv.ignore-parse-errors", "true")), 1024)
+	defer r.Close()
+	rows, _, err := drain(t, r, 1000)
+	if err != nil || rows != "+I[a, 1.0, 1]\n+I[c, 3.0, 3]\n" {
+		t.Errorf("rows %q, %v", rows, err)
+	}
+	if n := r.(*SocketReader).Skipped(); n != 1 {
+		t.Errorf("skipped %d", n)
+	}
+}
+
+func TestSocketSourceIdleAndClose(t *testing.T) {
+	mem := checkedMem(t)
+	release := make(chan struct{})
+	host, port := serve(t, func(c net.Conn) {
+		c.Write([]byte("a,1,1\n"))
+		<-release // keep the connection open until the test ends
+	})
+	defer close(release)
+	r := openSource(t, mem, table("sensors", sensors, socketTable(host, port)), 1024)
+	ctx := context.Background()
+	got := 0
+	deadline := time.Now().Add(5 * time.Second)
+	for got == 0 && time.Now().Before(deadline) {
+		b, err := r.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += b.Len()
+		b.Release()
+	}
+	if got != 1 {
+		t.Fatalf("%d rows", got)
+	}
+	start := time.Now()
+	b, err := r.Next(ctx)
+	if err != nil || b.Rec != nil {
+		t.Fatalf("idle: %v %v", b.Rec, err)
+	}
+	if el := time.Since(start); el < 40*time.Millisecond || el > time.Second {
+		t.Errorf("idle poll took %v", el)
+	}
+	done := make(chan error)
+	go func() { done <- r.Close() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not stop the reading goroutine")
+	}
+	if _, err := r.Next(ctx); err == nil {
+		t.Error("Next after Close succeeded")
+	}
+}
+
+func TestSocketSourceConnectionRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	_, err = OpenSource(context.Background(), SourceSpec{Table: table("sensors", sensors, socketTable("127.0.0.1", port))})
+	if err == nil || !strings.HasPrefix(err.Error(), "table sensors: cannot connect to 127.0.0.1:"+port+": ") {
+		t.Errorf("error: %v", err)
+	}
+}

@@ -1,0 +1,343 @@
+package expr
+
+import (
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// Lazy evaluation. A subexpression that may fail (mayFail) under CASE, COALESCE, AND or OR
+// is evaluated only on the rows that reach it: its input columns are gathered with Take
+// into a smaller batch, and its result is compact (one value per reaching row). Other
+// subexpressions are evaluated over the whole batch, which costs no gather, and indexed by
+// row. assemble then builds the result from the parts.
+
+// lazyArg is a compiled subexpression with what lazy evaluation needs.
+type lazyArg struct {
+	nd   node
+	fail bool  // may fail: evaluate on reaching rows only
+	cols []int // input columns it reads
+}
+
+func (cp *compiler) lazyArg(e planner.Expr) (lazyArg, error) {
+	nd, err := cp.compile(e)
+	if err != nil {
+		return lazyArg{}, err
+	}
+	return lazyArg{nd: nd, fail: mayFail(e), cols: colsOf(e)}, nil
+}
+
+// evalPart evaluates a on rows (ascending) of b; compact reports a result indexed by the
+// position in rows rather than by row.
+func (a *lazyArg) evalPart(c *ctx, b *batch, rows []int32) (d datum, compact bool, err error) {
+	if d, ok := isConst(a.nd); ok {
+		return d, false, nil
+	}
+	if !a.fail || len(rows) == b.n {
+		d, err = a.nd.eval(c, b)
+		return d, false, err
+	}
+	d, err = evalOn(c, a.nd, b, rows, a.cols)
+	return d, true, err
+}
+
+// evalOn evaluates nd on the given rows of b only.
+func evalOn(c *ctx, nd node, b *batch, rows []int32, cols []int) (datum, error) {
+	sub := batch{cols: make([]arrow.Array, len(b.cols)), n: len(rows)}
+	for _, ci := range cols {
+		if ci < len(b.cols) && b.cols[ci] != nil {
+			sub.cols[ci] = Take(c.mem, b.cols[ci], rows)
+		}
+	}
+	d, err := nd.eval(c, &sub)
+	for _, a := range sub.cols {
+		if a != nil {
+			a.Release()
+		}
+	}
+	return d, err
+}
+
+// allRows returns 0..n-1 from buf, which callers must not modify.
+func allRows(buf *[]int32, n int) []int32 {
+	if len(*buf) < n {
+		*buf = make([]int32, n)
+		for i := range *buf {
+			(*buf)[i] = int32(i)
+		}
+	}
+	return (*buf)[:n]
+}
+
+// split partitions rows by whether d (a BOOLEAN, or any type when nonNull is set) is TRUE
+// (non-NULL) there.
+func split(d datum, compact bool, rows []int32, nonNull bool) (yes, no []int32) {
+	if d.arr == nil {
+		if (nonNull && !d.null) || (!nonNull && !d.null && d.b) {
+			return rows, nil
+		}
+		return nil, rows
+	}
+	var vbits, valid []byte
+	var voff int
+	if nonNull {
+		valid, voff = validity(d.arr)
+		if d.arr.DataType().ID() == arrow.NULL {
+			return nil, rows
+		}
+	} else {
+		vbits, valid = boolBits(d.arr)
+	}
+	yes = make([]int32, 0, len(rows))
+	no = make([]int32, 0, len(rows))
+	for j, r := range rows {
+		i := int(r)
+		if compact {
+			i = j
+		}
+		ok := valid == nil || bitAt(valid, voff+i)
+		if ok && vbits != nil {
+			ok = bitAt(vbits, i)
+		}
+		if ok {
+			yes = append(yes, r)
+		} else {
+			no = append(no, r)
+		}
+	}
+	return yes, no
+}
+
+// part supplies the result of rows (ascending) from d.
+type part struct {
+	d       datum
+	rows    []int32
+	compact bool
+}
+
+// assemble builds an n-row result of type t from parts covering disjoint rows (rows no part
+// covers are NULL), releasing the parts.
+func assemble(c *ctx, t planner.Type, dt arrow.DataType, n int, parts []part) (datum, error) {
+	defer func() {
+		for i := range parts {
+			parts[i].d.release()
+		}
+	}()
+	if len(parts) == 1 && len(parts[0].rows) == n {
+		d := parts[0].d
+		parts[0].d = datum{}
+		return d, nil
+	}
+	switch physOf(t) {
+	case physNull:
+		return nullDatum(), nil
+	case physBool:
+		return assembleBool(c.mem, n, parts), nil
+	case physI32:
+		return assembleFixed[int32](c.mem, dt, n, parts), nil
+	case physI64:
+		return assembleFixed[int64](c.mem, dt, n, parts), nil
+	case physF64:
+		return assembleFixed[float64](c.mem, dt, n, parts), nil
+	case physDec:
+		return assembleFixed[dec](c.mem, dt, n, parts), nil
+	}
+	return assembleString(c.mem, n, parts), nil
+}
+
+func isNullArr(a arrow.Array) bool { return a.DataType().ID() == arrow.NULL }
+
+func assembleFixed[T fixed](mem memory.Allocator, dt arrow.DataType, n int, parts []part) datum {
+	vbuf, valid := allocBits(mem, n)
+	buf, out := allocFixed[T](mem, n)
+	clear(out)
+	for _, p := range parts {
+		if p.d.arr == nil || isNullArr(p.d.arr) {
+			if p.d.arr != nil || p.d.null {
+				continue
+			}
+			s := scalarAs[T](p.d)
+			for _, r := range p.rows {
+				out[r] = s
+				setBit(valid, int(r))
+			}
+			continue
+		}
+		src := vals[T](p.d.arr)
+		bm, off := validity(p.d.arr)
+		for j, r := range p.rows {
+			i := int(r)
+			if p.compact {
+				i = j
+			}
+			if bm == nil || bitAt(bm, off+i) {
+				out[r] = src[i]
+				setBit(valid, int(r))
+			}
+		}
+	}
+	return arrDatum(newArray(dt, n, vbuf, buf, array.UnknownNullCount), true)
+}
+
+func assembleBool(mem memory.Allocator, n int, parts []part) datum {
+	vbuf, valid := allocBits(mem, n)
+	buf, out := allocBits(mem, n)
+	for _, p := range parts {
+		if p.d.arr == nil || isNullArr(p.d.arr) {
+			if p.d.arr != nil || p.d.null {
+				continue
+			}
+			for _, r := range p.rows {
+				setBit(valid, int(r))
+				if p.d.b {
+					setBit(out, int(r))
+				}
+			}
+			continue
+		}
+		src, bm := boolBits(p.d.arr)
+		for j, r := range p.rows {
+			i := int(r)
+			if p.compact {
+				i = j
+			}
+			if bm == nil || bitAt(bm, i) {
+				setBit(valid, int(r))
+				if bitAt(src, i) {
+					setBit(out, int(r))
+				}
+			}
+		}
+	}
+	return arrDatum(newArray(boolType, n, vbuf, buf, array.UnknownNullCount), true)
+}
+
+func assembleString(mem memory.Allocator, n int, parts []part) datum {
+	// Which part and which index of it supply each row.
+	from := make([]int32, n)
+	idx := make([]int32, n)
+	for i := range from {
+		from[i] = -1
+	}
+	cols := make([]strCol, len(parts))
+	hint := 0
+	for k, p := range parts {
+		if p.d.arr != nil && isNullArr(p.d.arr) {
+			continue
+		}
+		cols[k] = strColOf(p.d)
+		for j, r := range p.rows {
+			from[r] = int32(k)
+			idx[r] = r
+			if p.compact {
+				idx[r] = int32(j)
+			}
+		}
+		hint += dataLen(p.d, len(p.rows))
+	}
+	vbuf, valid := allocBits(mem, n)
+	sb := newStrBuilder(mem, n, hint)
+	for r := 0; r < n; r++ {
+		if k := from[r]; k >= 0 {
+			d := parts[k].d
+			i := int(idx[r])
+			if (d.arr == nil && !d.null) || (d.arr != nil && d.arr.IsValid(i)) {
+				sb.appendString(cols[k].at(i))
+				setBit(valid, r)
+			}
+		}
+		sb.endRow(r)
+	}
+	return arrDatum(sb.finish(vbuf), true)
+}
+
+// caseNode is a searched CASE: WHEN i is evaluated on the rows no earlier WHEN took, and each
+// result on the rows whose WHEN took them.
+type caseNode struct {
+	conds, results []lazyArg
+	els            lazyArg
+	t              planner.Type
+	dt             arrow.DataType
+	all            []int32
+}
+
+func (cp *compiler) compileCase(e *planner.Case) (node, error) {
+	nd := &caseNode{t: e.T, dt: exec.ArrowType(e.T)}
+	check := func(r planner.Expr) error {
+		rt := r.Type()
+		if rt.Kind != planner.Null && (physOf(rt) != physOf(e.T) || (rt.Kind == planner.Decimal && rt.Scale != e.T.Scale)) {
+			return newError(ErrUnsupported, "CASE result %s is %s, want %s", r, rt, e.T)
+		}
+		return nil
+	}
+	for _, w := range e.Whens {
+		if k := w.Cond.Type().Kind; k != planner.Boolean && k != planner.Null {
+			return nil, newError(ErrUnsupported, "CASE condition %s is %s, want BOOLEAN", w.Cond, w.Cond.Type())
+		}
+		if err := check(w.Result); err != nil {
+			return nil, err
+		}
+		cond, err := cp.lazyArg(w.Cond)
+		if err != nil {
+			return nil, err
+		}
+		res, err := cp.lazyArg(w.Result)
+		if err != nil {
+			return nil, err
+		}
+		nd.conds = append(nd.conds, cond)
+		nd.results = append(nd.results, res)
+	}
+	nd.els = lazyArg{nd: &constNode{d: nullDatum()}}
+	if e.Else != nil {
+		if err := check(e.Else); err != nil {
+			return nil, err
+		}
+		els, err := cp.lazyArg(e.Else)
+		if err != nil {
+			return nil, err
+		}
+		nd.els = els
+	}
+	return nd, nil
+}
+
+func (nd *caseNode) eval(c *ctx, b *batch) (datum, error) {
+	remaining := allRows(&nd.all, b.n)
+	var parts []part
+	fail := func(err error) (datum, error) {
+		for i := range parts {
+			parts[i].d.release()
+		}
+		return datum{}, err
+	}
+	for k := range nd.conds {
+		if len(remaining) == 0 {
+			break
+		}
+		cond, compact, err := nd.conds[k].evalPart(c, b, remaining)
+		if err != nil {
+			return fail(err)
+		}
+		taken, rest := split(cond, compact, remaining, false)
+		cond.release()
+		if len(taken) > 0 {
+			res, compact, err := nd.results[k].evalPart(c, b, taken)
+			if err != nil {
+				return fail(err)
+			}
+			parts = append(parts, part{d: res, rows: taken, compact: compact})
+		}
+		remaining = rest
+	}
+	if len(remaining) > 0 {
+		res, compact, err := nd.els.evalPart(c, b, remaining)
+		if err != nil {
+			return fail(err)
+		}
+		parts = append(parts, part{d: res, rows: remaining, compact: compact})
+	}
+	return assemble(c, nd.t, nd.dt, b.n, parts)
+}

@@ -1,0 +1,497 @@
+package expr
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// Env is what evaluation needs beyond the input: the session time zone and the clock.
+// A nil Env, Location or Now means UTC and time.Now.
+type Env struct {
+	Location *time.Location
+	Now      func() time.Time
+}
+
+// Evaluator computes an expression for every row of a record.
+type Evaluator interface {
+	// Eval returns an array of rec.NumRows() values, owned by the caller (who releases it).
+	Eval(rec arrow.Record) (arrow.Array, error)
+}
+
+// ctx is the per-evaluator state kernels see.
+type ctx struct {
+	mem    memory.Allocator
+	loc    *time.Location
+	clock  func() time.Time
+	nowMs  int64
+	nowSet bool
+}
+
+// begin starts one Eval or Select call: CURRENT_TIMESTAMP is read at most once per call.
+func (c *ctx) begin() { c.nowSet = false }
+
+func (c *ctx) now() int64 {
+	if !c.nowSet {
+		c.nowMs = c.clock().UnixMilli()
+		c.nowSet = true
+	}
+	return c.nowMs
+}
+
+func newCtx(mem memory.Allocator, env *Env) *ctx {
+	c := &ctx{mem: mem, loc: time.UTC, clock: time.Now}
+	if env != nil {
+		if env.Location != nil {
+			c.loc = env.Location
+		}
+		if env.Now != nil {
+			c.clock = env.Now
+		}
+	}
+	return c
+}
+
+// batch is the input of a node: the columns of a record, or of the subset of its rows that
+// reach a lazily evaluated branch (nil where the branch does not read the column).
+type batch struct {
+	cols []arrow.Array
+	n    int
+}
+
+// node is a compiled expression: one eval per batch, never per row.
+type node interface {
+	eval(c *ctx, b *batch) (datum, error)
+}
+
+// kernelFn computes a function over n rows of its arguments, which are arrays of n values or
+// scalars (never all scalars: callNode folds those). It may take over an owned argument by
+// zeroing its slot.
+type kernelFn func(c *ctx, n int, args []datum) (datum, error)
+
+type evaluator struct {
+	root node
+	t    planner.Type
+	dt   arrow.DataType
+	c    *ctx
+}
+
+// Compile compiles a bound expression into an Evaluator whose arrays are allocated from mem.
+func Compile(e planner.Expr, mem memory.Allocator, env *Env) (Evaluator, error) {
+	cp := &compiler{c: newCtx(mem, env)}
+	root, err := cp.compile(e)
+	if err != nil {
+		return nil, err
+	}
+	return &evaluator{root: root, t: e.Type(), dt: exec.ArrowType(e.Type()), c: cp.c}, nil
+}
+
+func (ev *evaluator) Eval(rec arrow.Record) (arrow.Array, error) {
+	b := batch{cols: rec.Columns(), n: int(rec.NumRows())}
+	ev.c.begin()
+	d, err := ev.root.eval(ev.c, &b)
+	if err != nil {
+		return nil, err
+	}
+	if d.arr != nil {
+		return d.arr, nil
+	}
+	return broadcast(ev.c.mem, ev.t, ev.dt, d, b.n), nil
+}
+
+// colNode reads an input column, zero copy.
+type colNode struct {
+	idx   int
+	name  string
+	t     planner.Type
+	id    arrow.Type
+	scale int32
+}
+
+func (nd *colNode) eval(c *ctx, b *batch) (datum, error) {
+	if nd.idx < 0 || nd.idx >= len(b.cols) || b.cols[nd.idx] == nil {
+		return datum{}, newError(ErrUnsupported, "column %d (%s) is not in the input", nd.idx, nd.name)
+	}
+	a := b.cols[nd.idx]
+	if a.Len() != b.n {
+		return datum{}, newError(ErrUnsupported, "column %s has %d rows, want %d", nd.name, a.Len(), b.n)
+	}
+	id := a.DataType().ID()
+	if id == arrow.NULL && nd.id != arrow.NULL {
+		return nullDatum(), nil
+	}
+	if id != nd.id {
+		return datum{}, newError(ErrUnsupported, "column %s is %s, want %s", nd.name, a.DataType(), nd.t)
+	}
+	if id == arrow.DECIMAL128 && a.DataType().(*arrow.Decimal128Type).Scale != nd.scale {
+		return datum{}, newError(ErrUnsupported, "column %s is %s, want %s", nd.name, a.DataType(), nd.t)
+	}
+	a.Retain()
+	return arrDatum(a, false), nil
+}
+
+// constNode is a literal or a folded constant.
+type constNode struct{ d datum }
+
+func (nd *constNode) eval(*ctx, *batch) (datum, error) { return nd.d, nil }
+
+// nowNode is CURRENT_TIMESTAMP.
+type nowNode struct{}
+
+func (nowNode) eval(c *ctx, _ *batch) (datum, error) { return datum{i: c.now()}, nil }
+
+// callNode applies a kernel to its evaluated arguments.
+type callNode struct {
+	name   string
+	args   []node
+	argT   []planner.Type
+	t      planner.Type
+	dt     arrow.DataType
+	strict bool // NULL when any argument is NULL
+	fn     kernelFn
+	buf    []datum
+}
+
+func (nd *callNode) eval(c *ctx, b *batch) (datum, error) {
+	args := nd.buf[:0]
+	allScalar, anyNull := true, false
+	for _, a := range nd.args {
+		d, err := a.eval(c, b)
+		if err != nil {
+			releaseAll(args)
+			return datum{}, err
+		}
+		args = append(args, d)
+		if d.arr != nil {
+			allScalar = false
+		} else if d.null {
+			anyNull = true
+		}
+	}
+	nd.buf = args
+	defer releaseAll(args)
+	if nd.strict && anyNull {
+		return nullDatum(), nil
+	}
+	if allScalar {
+		return nd.evalScalars(c, args)
+	}
+	return nd.fn(c, b.n, args)
+}
+
+// evalScalars runs the kernel over one-row arrays and returns the result as a scalar.
+func (nd *callNode) evalScalars(c *ctx, args []datum) (datum, error) {
+	for i := range args {
+		args[i] = arrDatum(broadcast(c.mem, nd.argT[i], exec.ArrowType(nd.argT[i]), args[i], 1), false)
+	}
+	d, err := nd.fn(c, 1, args)
+	if err != nil || d.arr == nil {
+		return d, err
+	}
+	s := scalarAt(d.arr, 0)
+	d.release()
+	return s, nil
+}
+
+// compiler turns planner expressions into nodes, folding constant subtrees.
+type compiler struct{ c *ctx }
+
+func (cp *compiler) compile(e planner.Expr) (node, error) {
+	nd, err := cp.compileNode(e)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := nd.(*constNode); !ok && isConstExpr(e) {
+		nd = cp.fold(nd)
+	}
+	return nd, nil
+}
+
+// isConstExpr reports whether e reads no column and no clock.
+func isConstExpr(e planner.Expr) bool {
+	switch e := e.(type) {
+	case *planner.Literal:
+		return true
+	case *planner.Cast:
+		return isConstExpr(e.X)
+	case *planner.Case:
+		for _, w := range e.Whens {
+			if !isConstExpr(w.Cond) || !isConstExpr(w.Result) {
+				return false
+			}
+		}
+		return e.Else == nil || isConstExpr(e.Else)
+	case *planner.Call:
+		if e.Fn == planner.FnCurrentTS {
+			return false
+		}
+		for _, a := range e.Args {
+			if !isConstExpr(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (cp *compiler) compileNode(e planner.Expr) (node, error) {
+	switch e := e.(type) {
+	case *planner.ColumnRef:
+		dt := exec.ArrowType(e.T)
+		nd := &colNode{idx: e.Index, name: e.Name, t: e.T, id: dt.ID()}
+		if e.T.Kind == planner.Decimal {
+			nd.scale = int32(e.T.Scale)
+		}
+		return nd, nil
+	case *planner.Literal:
+		d, err := literalDatum(e)
+		if err != nil {
+			return nil, err
+		}
+		return &constNode{d: d}, nil
+	case *planner.Cast:
+		x, err := cp.compile(e.X)
+		if err != nil {
+			return nil, err
+		}
+		k, err := castKernel(e.X.Type(), e.T, e.Try)
+		if err != nil {
+			return nil, err
+		}
+		return cp.call("CAST", []node{x}, []planner.Type{e.X.Type()}, e.T, true, k)
+	case *planner.Case:
+		return cp.compileCase(e)
+	case *planner.Call:
+		return cp.compileCall(e)
+	case nil:
+		return nil, newError(ErrUnsupported, "missing expression")
+	}
+	return nil, newError(ErrUnsupported, "unsupported expression %T", e)
+}
+
+func (cp *compiler) compileArgs(es []planner.Expr) ([]node, []planner.Type, error) {
+	nodes := make([]node, len(es))
+	types := make([]planner.Type, len(es))
+	for i, a := range es {
+		nd, err := cp.compile(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		nodes[i], types[i] = nd, a.Type()
+	}
+	return nodes, types, nil
+}
+
+// call builds a callNode.
+func (cp *compiler) call(name string, args []node, argT []planner.Type, t planner.Type, strict bool, fn kernelFn) (node, error) {
+	return &callNode{name: name, args: args, argT: argT, t: t, dt: exec.ArrowType(t), strict: strict, fn: fn}, nil
+}
+
+// fold evaluates a constant node once; a failing constant, such as 1/0, is kept as it is and
+// fails only if a row reaches it.
+func (cp *compiler) fold(nd node) node {
+	cp.c.begin()
+	d, err := nd.eval(cp.c, &batch{n: 1})
+	if err != nil {
+		return nd
+	}
+	if d.arr != nil {
+		if d.arr.Len() != 1 {
+			d.release()
+			return nd
+		}
+		s := scalarAt(d.arr, 0)
+		d.release()
+		d = s
+	}
+	return &constNode{d: d}
+}
+
+func isConst(nd node) (datum, bool) {
+	if c, ok := nd.(*constNode); ok {
+		return c.d, true
+	}
+	return datum{}, false
+}
+
+func arity(e *planner.Call, min, max int) error {
+	if len(e.Args) < min || len(e.Args) > max {
+		return newError(ErrUnsupported, "%s takes %s arguments, got %d", e.Fn, arityText(min, max), len(e.Args))
+	}
+	return nil
+}
+
+func arityText(min, max int) string {
+	switch {
+	case min == max:
+		return fmt.Sprint(min)
+	case max > 1000:
+		return fmt.Sprintf("at least %d", min)
+	}
+	return fmt.Sprintf("%d to %d", min, max)
+}
+
+func (cp *compiler) compileCall(e *planner.Call) (node, error) {
+	const many = 1 << 20
+	var err error
+	switch e.Fn {
+	case planner.FnAnd, planner.FnOr:
+		err = arity(e, 1, many)
+	case planner.FnCoalesce, planner.FnConcat:
+		err = arity(e, 1, many)
+	case planner.FnIn:
+		err = arity(e, 2, many)
+	case planner.FnCurrentTS:
+		err = arity(e, 0, 0)
+	case planner.FnNeg, planner.FnNot, planner.FnIsNull, planner.FnIsNotNull, planner.FnIsTrue,
+		planner.FnIsNotTrue, planner.FnIsFalse, planner.FnIsNotFalse, planner.FnUpper,
+		planner.FnLower, planner.FnCharLength, planner.FnAbs, planner.FnFloor, planner.FnCeil,
+		planner.FnSqrt:
+		err = arity(e, 1, 1)
+	case planner.FnSubstring, planner.FnReplace, planner.FnLike:
+		err = arity(e, 2, 3)
+	case planner.FnTrim, planner.FnLTrim, planner.FnRTrim, planner.FnRound, planner.FnToTimestamp,
+		planner.FnToTimestampLTZ:
+		err = arity(e, 1, 2)
+	default:
+		err = arity(e, 2, 2)
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch e.Fn {
+	case planner.FnAnd, planner.FnOr:
+		return cp.compileLogic(e)
+	case planner.FnCoalesce:
+		return cp.compileCoalesce(e)
+	case planner.FnIn:
+		return cp.compileIn(e)
+	case planner.FnCurrentTS:
+		return nowNode{}, nil
+	}
+	args, argT, err := cp.compileArgs(e.Args)
+	if err != nil {
+		return nil, err
+	}
+	fn, strict, err := cp.kernelFor(e, args, argT)
+	if err != nil {
+		return nil, err
+	}
+	return cp.call(string(e.Fn), args, argT, e.T, strict, fn)
+}
+
+// kernelFor picks the kernel of a call whose arguments are evaluated eagerly.
+func (cp *compiler) kernelFor(e *planner.Call, args []node, argT []planner.Type) (kernelFn, bool, error) {
+	switch e.Fn {
+	case planner.FnAdd, planner.FnSub, planner.FnMul, planner.FnDiv, planner.FnMod:
+		fn, err := arithKernel(e.Fn, argT[0], argT[1], e.T)
+		return fn, true, err
+	case planner.FnNeg:
+		fn, err := negKernel(argT[0], e.T)
+		return fn, true, err
+	case planner.FnEq, planner.FnNe, planner.FnLt, planner.FnLe, planner.FnGt, planner.FnGe:
+		fn, err := cmpKernel(e.Fn, argT[0], argT[1])
+		return fn, true, err
+	case planner.FnNot:
+		if argT[0].Kind != planner.Boolean && argT[0].Kind != planner.Null {
+			return nil, false, newError(ErrUnsupported, "NOT takes a BOOLEAN, got %s", argT[0])
+		}
+		return notKernel, true, nil
+	case planner.FnIsNull, planner.FnIsNotNull, planner.FnIsTrue, planner.FnIsNotTrue,
+		planner.FnIsFalse, planner.FnIsNotFalse:
+		fn, err := isKernel(e.Fn, argT[0])
+		return fn, false, err
+	case planner.FnNullIf:
+		fn, err := nullIfKernel(argT[0], argT[1], e.T)
+		return fn, false, err
+	case planner.FnLike:
+		fn, err := likeKernel(args, argT)
+		return fn, true, err
+	case planner.FnConcat, planner.FnUpper, planner.FnLower, planner.FnSubstring,
+		planner.FnCharLength, planner.FnTrim, planner.FnLTrim, planner.FnRTrim,
+		planner.FnReplace, planner.FnPosition:
+		fn, err := stringKernel(e.Fn, argT)
+		return fn, true, err
+	case planner.FnAbs, planner.FnRound, planner.FnFloor, planner.FnCeil, planner.FnPower,
+		planner.FnSqrt:
+		fn, err := mathKernel(e.Fn, argT, e.T)
+		return fn, true, err
+	case planner.FnToTimestamp, planner.FnToTimestampLTZ, planner.FnDateFormat, planner.FnExtract:
+		return timeKernel(e.Fn, args, argT, e.T)
+	}
+	return nil, false, newError(ErrUnsupported, "unsupported function %s", e.Fn)
+}
+
+// mayFail reports whether evaluating e can return an error for some row; such
+// subexpressions of CASE, COALESCE, AND and OR are evaluated only on the rows that reach them.
+func mayFail(e planner.Expr) bool {
+	switch e := e.(type) {
+	case *planner.Cast:
+		return (!e.Try && castMayFail(e.X.Type(), e.T)) || mayFail(e.X)
+	case *planner.Case:
+		for _, w := range e.Whens {
+			if mayFail(w.Cond) || mayFail(w.Result) {
+				return true
+			}
+		}
+		return e.Else != nil && mayFail(e.Else)
+	case *planner.Call:
+		for _, a := range e.Args {
+			if mayFail(a) {
+				return true
+			}
+		}
+		if len(e.Args) == 0 {
+			return false
+		}
+		k := e.Args[0].Type().Kind
+		switch e.Fn {
+		case planner.FnDiv, planner.FnMod:
+			return k != planner.Double
+		case planner.FnAdd, planner.FnSub, planner.FnMul, planner.FnNeg, planner.FnAbs,
+			planner.FnRound, planner.FnFloor, planner.FnCeil:
+			return k == planner.Decimal
+		case planner.FnLike:
+			_, lit := e.Args[1].(*planner.Literal)
+			return len(e.Args) == 3 && !lit
+		}
+	}
+	return false
+}
+
+// colsOf lists the input columns e reads.
+func colsOf(e planner.Expr) []int {
+	seen := map[int]bool{}
+	var out []int
+	var walk func(planner.Expr)
+	walk = func(e planner.Expr) {
+		switch e := e.(type) {
+		case *planner.ColumnRef:
+			if !seen[e.Index] {
+				seen[e.Index] = true
+				out = append(out, e.Index)
+			}
+		case *planner.Cast:
+			walk(e.X)
+		case *planner.Case:
+			for _, w := range e.Whens {
+				walk(w.Cond)
+				walk(w.Result)
+			}
+			if e.Else != nil {
+				walk(e.Else)
+			}
+		case *planner.Call:
+			for _, a := range e.Args {
+				walk(a)
+			}
+		}
+	}
+	walk(e)
+	return out
+}

@@ -1,0 +1,164 @@
+package expr
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+)
+
+// Take returns a new array holding arr's values at sel, in order (owned by the caller).
+// A run of consecutive indices is a zero-copy slice; fixed-width values are gathered with a
+// typed loop, strings as offsets plus one copy of their bytes. Indices must be in range. It
+// supports the Null, Boolean, fixed-width, String and Binary layouts (every type
+// exec.ArrowType produces) and panics on others.
+func Take(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
+	n := len(sel)
+	if n > 0 && contiguous(sel) {
+		return array.NewSlice(arr, int64(sel[0]), int64(sel[0])+int64(n))
+	}
+	dt := arr.DataType()
+	switch dt.ID() {
+	case arrow.NULL:
+		return array.NewNull(n)
+	case arrow.BOOL:
+		return takeBool(mem, arr, sel)
+	case arrow.STRING, arrow.BINARY:
+		return takeBinary(mem, arr, sel)
+	}
+	fw, ok := dt.(arrow.FixedWidthDataType)
+	if !ok {
+		panic(fmt.Sprintf("expr.Take: unsupported type %s", dt))
+	}
+	vbuf := takeValidity(mem, arr, sel)
+	var buf *memory.Buffer
+	switch fw.BitWidth() {
+	case 8:
+		buf = takeFixed[uint8](mem, arr, sel)
+	case 16:
+		buf = takeFixed[uint16](mem, arr, sel)
+	case 32:
+		buf = takeFixed[uint32](mem, arr, sel)
+	case 64:
+		buf = takeFixed[uint64](mem, arr, sel)
+	case 128:
+		buf = takeFixed[[2]uint64](mem, arr, sel)
+	case 256:
+		buf = takeFixed[[4]uint64](mem, arr, sel)
+	default:
+		panic(fmt.Sprintf("expr.Take: unsupported type %s", dt))
+	}
+	return newArray(dt, n, vbuf, buf, array.UnknownNullCount)
+}
+
+// TakeRecord applies Take to every column.
+func TakeRecord(mem memory.Allocator, rec arrow.Record, sel []int32) arrow.Record {
+	cols := make([]arrow.Array, rec.NumCols())
+	for i := range cols {
+		cols[i] = Take(mem, rec.Column(i), sel)
+	}
+	out := array.NewRecord(rec.Schema(), cols, int64(len(sel)))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+func contiguous(sel []int32) bool {
+	first := sel[0]
+	if int(sel[len(sel)-1]-first) != len(sel)-1 {
+		return false
+	}
+	for i, v := range sel {
+		if v != first+int32(i) {
+			return false
+		}
+	}
+	return true
+}
+
+func takeFixed[T any](mem memory.Allocator, arr arrow.Array, sel []int32) *memory.Buffer {
+	src := vals[T](arr)
+	buf, out := allocFixed[T](mem, len(sel))
+	out = out[:len(sel)]
+	for i, j := range sel {
+		out[i] = src[j]
+	}
+	return buf
+}
+
+// takeValidity gathers the validity bits at sel, or returns nil when arr has no nulls.
+func takeValidity(mem memory.Allocator, arr arrow.Array, sel []int32) *memory.Buffer {
+	bm, off := validity(arr)
+	if bm == nil {
+		return nil
+	}
+	buf, out := allocBits(mem, len(sel))
+	gatherBits(out, bm, off, sel)
+	return buf
+}
+
+// gatherBits sets bit i of out to bit off+sel[i] of src (out zeroed).
+func gatherBits(out, src []byte, off int, sel []int32) {
+	n := len(sel)
+	for base := 0; base < n; base += 8 {
+		var w byte
+		for j, k := range sel[base:min(base+8, n)] {
+			p := off + int(k)
+			w |= (src[p>>3] >> (p & 7) & 1) << j
+		}
+		out[base>>3] = w
+	}
+}
+
+func takeBool(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
+	vbuf := takeValidity(mem, arr, sel)
+	buf, out := allocBits(mem, len(sel))
+	data := arr.Data()
+	gatherBits(out, data.Buffers()[1].Bytes(), data.Offset(), sel)
+	return newArray(arr.DataType(), len(sel), vbuf, buf, array.UnknownNullCount)
+}
+
+func takeBinary(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
+	n := len(sel)
+	vbuf := takeValidity(mem, arr, sel)
+	data := arr.Data()
+	offBuf, offs := allocFixed[int32](mem, n+1)
+	var src []int32
+	var bytes []byte
+	if arr.Len() > 0 {
+		raw := data.Buffers()[1].Bytes()
+		full := arrow.Int32Traits.CastFromBytes(raw)
+		src = full[data.Offset() : data.Offset()+arr.Len()+1]
+		if b := data.Buffers()[2]; b != nil {
+			bytes = b.Bytes()
+		}
+	}
+	total := 0
+	for _, j := range sel {
+		total += int(src[j+1] - src[j])
+	}
+	dataBuf := memory.NewResizableBuffer(mem)
+	dataBuf.Resize(total)
+	dst := dataBuf.Bytes()
+	pos := int32(0)
+	offs[0] = 0
+	for i, j := range sel {
+		a, b := src[j], src[j+1]
+		pos += int32(copy(dst[pos:], bytes[a:b]))
+		offs[i+1] = pos
+	}
+	out := array.NewData(arr.DataType(), n, []*memory.Buffer{vbuf, offBuf, dataBuf}, nil, array.UnknownNullCount, 0)
+	if vbuf == nil {
+		out.SetNullN(0)
+	}
+	res := array.MakeFromData(out)
+	out.Release()
+	if vbuf != nil {
+		vbuf.Release()
+	}
+	offBuf.Release()
+	dataBuf.Release()
+	return res
+}

@@ -1,0 +1,112 @@
+package format
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+)
+
+const benchBatch = 1024
+
+// benchDecode decodes lines in batches of benchBatch rows; one op is one batch.
+func benchDecode(b *testing.B, dec Decoder, lines [][]byte) {
+	var size int64
+	for _, l := range lines[:benchBatch] {
+		size += int64(len(l)) + 1
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	rows := 0
+	for n := 0; n < b.N; n++ {
+		for i, l := range lines[:benchBatch] {
+			if err := dec.Decode(l, int64(i+1)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rec := dec.Flush()
+		rows += int(rec.NumRows())
+		rec.Release()
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func BenchmarkCSVDecode(b *testing.B) {
+	schema := planner.Schema{
+		{Name: "id", Type: planner.TypeString},
+		{Name: "seq", Type: planner.TypeBigInt},
+		{Name: "temperature", Type: planner.TypeDouble},
+		{Name: "ts", Type: planner.TypeTS},
+		{Name: "cnt", Type: planner.TypeInt},
+	}
+	lines := make([][]byte, benchBatch)
+	for i := range lines {
+		lines[i] = []byte(fmt.Sprintf("sensor_%d,%d,%d.%d,2019-01-17 09:%02d:%02d.%03d,%d",
+			i%100, 1547718199000+int64(i), 20+i%15, i%10, i%60, (i*7)%60, i%1000, i%7))
+	}
+	mem := memory.NewGoAllocator()
+	dec, err := NewCSVDecoder(schema, mem, DefaultCSVOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dec.Release()
+	benchDecode(b, dec, lines)
+}
+
+func BenchmarkJSONDecode(b *testing.B) {
+	schema := planner.Schema{
+		{Name: "id", Type: planner.TypeString},
+		{Name: "ts", Type: planner.TypeBigInt},
+		{Name: "temperature", Type: planner.TypeDouble},
+	}
+	lines := make([][]byte, benchBatch)
+	for i := range lines {
+		lines[i] = []byte(fmt.Sprintf(`{"id":"sensor_%d","ts":%d,"temperature":%d.%d}`, i%100, 1547718199+i, 20+i%15, i%10))
+	}
+	mem := memory.NewGoAllocator()
+	dec, err := NewJSONDecoder(schema, mem, JSONOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dec.Release()
+	benchDecode(b, dec, lines)
+}
+
+func BenchmarkCSVEncode(b *testing.B) {
+	schema := planner.Schema{
+		{Name: "id", Type: planner.TypeString},
+		{Name: "seq", Type: planner.TypeBigInt},
+		{Name: "temperature", Type: planner.TypeDouble},
+		{Name: "ts", Type: planner.TypeTS},
+		{Name: "cnt", Type: planner.TypeInt},
+	}
+	mem := memory.NewGoAllocator()
+	dec, err := NewCSVDecoder(schema, mem, DefaultCSVOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dec.Release()
+	for i := 0; i < benchBatch; i++ {
+		line := fmt.Sprintf("sensor_%d,%d,%d.%d,2019-01-17 09:%02d:%02d.%03d,%d",
+			i%100, 1547718199000+int64(i), 20+i%15, i%10, i%60, (i*7)%60, i%1000, i%7)
+		if err := dec.Decode([]byte(line), 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rec := dec.Flush()
+	defer rec.Release()
+	enc := NewCSVEncoder(CSVOptions{FieldDelimiter: ',', QuoteCharacter: '"', Location: time.UTC})
+	batch := exec.Batch{Rec: rec}
+	buf := AppendRows(nil, enc, batch)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		buf = AppendRows(buf[:0], enc, batch)
+	}
+	b.ReportMetric(float64(b.N*benchBatch)/b.Elapsed().Seconds(), "rows/s")
+}

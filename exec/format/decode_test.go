@@ -1,0 +1,440 @@
+package format
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// allTypes holds a column of every type the formats read.
+var allTypes = planner.Schema{
+	{Name: "b", Type: planner.TypeBoolean},
+	{Name: "i", Type: planner.TypeInt},
+	{Name: "l", Type: planner.TypeBigInt},
+	{Name: "d", Type: planner.TypeDouble},
+	{Name: "m", Type: planner.DecimalType(10, 2)},
+	{Name: "s", Type: planner.TypeString},
+	{Name: "ts", Type: planner.TypeTS},
+	{Name: "lt", Type: planner.TypeTSLTZ},
+	{Name: "dt", Type: planner.TypeDate},
+}
+
+var sensors = planner.Schema{
+	{Name: "id", Type: planner.TypeString},
+	{Name: "temperature", Type: planner.TypeDouble},
+	{Name: "cnt", Type: planner.TypeInt},
+}
+
+// render prints a record in changelog form, one row a line.
+func render(rec arrow.Record, loc *time.Location) string {
+	if rec == nil {
+		return ""
+	}
+	return string(AppendRows(nil, NewChangelogEncoder("", loc), exec.Batch{Rec: rec}))
+}
+
+// decodeLines decodes lines (numbered from 1) and returns the rendered rows and the
+// error of each bad line.
+func decodeLines(t *testing.T, dec Decoder, lines ...string) (string, []error) {
+	t.Helper()
+	var errs []error
+	for i, l := range lines {
+		if err := dec.Decode([]byte(l), int64(i+1)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	rec := dec.Flush()
+	if rec != nil {
+		defer rec.Release()
+		if err := rec.Schema().Equal(rec.Schema()); !err {
+			t.Fatal("schema")
+		}
+	}
+	return render(rec, time.UTC), errs
+}
+
+func newCSV(t *testing.T, mem memory.Allocator, schema planner.Schema, opts map[string]string) Decoder {
+	t.Helper()
+	d, err := NewDecoder("csv", schema, mem, opts, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func newJSON(t *testing.T, mem memory.Allocator, schema planner.Schema, opts map[string]string) Decoder {
+	t.Helper()
+	d, err := NewDecoder("json", schema, mem, opts, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func checkRows(t *testing.T, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("rows:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestCSVDecodeTypes(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newCSV(t, mem, allTypes, nil)
+	defer d.Release()
+	got, errs := decodeLines(t, d,
+		"true,1,2,3.5,12.5,hello,2019-01-17 09:43:19,2019-01-17T09:43:19.123,2019-01-17",
+		"FALSE, -7 ,9223372036854775807,1e10,-0.005,,1547718199000,0,1970-01-01",
+		",,,,,,,,",
+		"",
+		`True,0,0,0,0,"a ""quoted"", field",2019-01-17 09:43:19.5,2019-01-17 09:43:19Z,2000-02-29`,
+		`false,1,1,1,1,"multi
+line",2019-01-17 00:00,1,2019-01-17`,
+	)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	checkRows(t, got, `+I[true, 1, 2, 3.5, 12.50, hello, 2019-01-17 09:43:19.000, 2019-01-17 09:43:19.123, 2019-01-17]
++I[false, -7, 9223372036854775807, 1.0E10, -0.01, , 2019-01-17 09:43:19.000, 1970-01-01 00:00:00.000, 1970-01-01]
++I[null, null, null, null, null, , null, null, null]
++I[true, 0, 0, 0.0, 0.00, a "quoted", field, 2019-01-17 09:43:19.500, 2019-01-17 09:43:19.000, 2000-02-29]
++I[false, 1, 1, 1.0, 1.00, multi
+line, 2019-01-17 00:00:00.000, 1970-01-01 00:00:00.001, 2019-01-17]
+`)
+}
+
+func TestCSVOptions(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newCSV(t, mem, sensors, map[string]string{
+		"csv.field-delimiter": `\t`, "csv.quote-character": "'", "csv.allow-comments": "true",
+		"csv.null-literal": "n/a", "connector": "ignored",
+	})
+	defer d.Release()
+	got, errs := decodeLines(t, d,
+		"# a comment",
+		"sensor_1\t35.8\t3",
+		"n/a\tn/a\tn/a",
+		"'n/a'\t1\t'2'",
+		"\t\t",
+		"'it''s'\t-1.5\t0",
+	)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	checkRows(t, got, `+I[sensor_1, 35.8, 3]
++I[null, null, null]
++I[n/a, 1.0, 2]
++I[, null, null]
++I[it's, -1.5, 0]
+`)
+
+	if _, err := NewDecoder("csv", sensors, mem, map[string]string{"csv.field-delimiter": "ab"}, nil); err == nil ||
+		err.Error() != `option 'csv.field-delimiter' must be a single ASCII character other than a line break, got "ab"` {
+		t.Errorf("bad delimiter: %v", err)
+	}
+	if _, err := NewDecoder("csv", sensors, mem, map[string]string{"csv.allow-comments": "yes"}, nil); err == nil ||
+		err.Error() != `option 'csv.allow-comments' must be true or false, got "yes"` {
+		t.Errorf("bad bool: %v", err)
+	}
+	if _, err := NewDecoder("avro", sensors, mem, nil, nil); err == nil || err.Error() != `unknown format "avro" (supported: csv, json)` {
+		t.Errorf("bad format: %v", err)
+	}
+	if _, err := NewDecoder("csv", planner.Schema{{Name: "x", Type: planner.TypeInterval}}, mem, nil, nil); err == nil ||
+		err.Error() != "format csv cannot read column x of type INTERVAL DAY TO SECOND" {
+		t.Errorf("bad type: %v", err)
+	}
+}
+
+func TestCSVDisableQuote(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newCSV(t, mem, sensors, map[string]string{"csv.disable-quote-character": "true"})
+	defer d.Release()
+	got, errs := decodeLines(t, d, `"a",1,2`)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	checkRows(t, got, "+I[\"a\", 1.0, 2]\n")
+}
+
+func TestCSVErrors(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := append(planner.Schema{}, sensors...)
+	schema[2].Type.NotNull = true
+	d := newCSV(t, mem, schema, nil)
+	defer d.Release()
+	got, errs := decodeLines(t, d,
+		"sensor_1,abc,3",
+		"sensor_1,1,2,3",
+		"sensor_1,1",
+		"sensor_1,1,",
+		`"open,1,2`,
+		`"a"b,1,2`,
+		"s,1,99999999999",
+		"ok,1,1",
+		"s,1,1.5",
+	)
+	checkRows(t, got, "+I[ok, 1.0, 1]\n")
+	want := []string{
+		`line 1: cannot parse "abc" as DOUBLE for column temperature: "sensor_1,abc,3"`,
+		`line 2: expected 3 fields, found 4: "sensor_1,1,2,3"`,
+		`line 3: expected 3 fields, found 2: "sensor_1,1"`,
+		`line 4: NULL is not allowed for column cnt: "sensor_1,1,"`,
+		`line 5: unterminated quoted field starting at offset 0: "\"open,1,2"`,
+		`line 6: unexpected 'b' after a closing quote at offset 3: "\"a\"b,1,2"`,
+		`line 7: cannot parse "99999999999" as INT (out of range) for column cnt: "s,1,99999999999"`,
+		`line 9: cannot parse "1.5" as INT for column cnt: "s,1,1.5"`,
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("errors: %v", errs)
+	}
+	for i, err := range errs {
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%T is not a *ParseError", err)
+		}
+		if err.Error() != want[i] {
+			t.Errorf("error %d:\n got %s\nwant %s", i, err, want[i])
+		}
+	}
+	var pe *ParseError
+	errors.As(errs[0], &pe)
+	if pe.Line != 1 || pe.Column != "temperature" || pe.Text != "sensor_1,abc,3" || pe.Msg != `cannot parse "abc" as DOUBLE` {
+		t.Errorf("fields: %+v", pe)
+	}
+	long := &ParseError{Line: 1, Msg: "m", Text: strings.Repeat("é", 300)}
+	if s := long.Error(); !strings.HasSuffix(s, `..."`) || len(s) > 260 {
+		t.Errorf("long text not clipped: %d bytes", len(s))
+	}
+}
+
+func TestCSVIgnoreParseErrors(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newCSV(t, mem, sensors, map[string]string{"csv.ignore-parse-errors": "true"})
+	defer d.Release()
+	got, errs := decodeLines(t, d, "a,1,1", "b,x,1", "c,1", "d,2,2")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	checkRows(t, got, "+I[a, 1.0, 1]\n+I[d, 2.0, 2]\n")
+	if d.Skipped() != 2 {
+		t.Errorf("skipped %d, want 2", d.Skipped())
+	}
+}
+
+func TestCSVInvalidUTF8(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newCSV(t, mem, sensors, nil)
+	defer d.Release()
+	got, errs := decodeLines(t, d, "a\xffb,1,1")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	checkRows(t, got, "+I[a\uFFFDb, 1.0, 1]\n")
+}
+
+func TestCSVManyBatches(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newCSV(t, mem, sensors, nil)
+	defer d.Release()
+	for batch := 0; batch < 3; batch++ {
+		for i := 0; i < 1000; i++ {
+			if err := d.Decode([]byte("sensor_123456,35.8,3"), int64(i+1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d.Rows() != 1000 {
+			t.Fatalf("rows %d", d.Rows())
+		}
+		rec := d.Flush()
+		if rec.NumRows() != 1000 || d.Rows() != 0 {
+			t.Fatalf("flushed %d rows, %d left", rec.NumRows(), d.Rows())
+		}
+		rec.Release()
+	}
+	if d.Flush() != nil {
+		t.Error("empty flush returned a record")
+	}
+}
+
+func TestCSVTimestampLTZInZone(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := planner.Schema{{Name: "lt", Type: planner.TypeTSLTZ}, {Name: "ts", Type: planner.TypeTS}}
+	shanghai := time.FixedZone("UTC+8", 8*3600)
+	d, err := NewDecoder("csv", schema, mem, nil, shanghai)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release()
+	if err := d.Decode([]byte("2019-01-17 09:43:19,2019-01-17 09:43:19"), 1); err != nil {
+		t.Fatal(err)
+	}
+	rec := d.Flush()
+	defer rec.Release()
+	// LTZ is an instant: read in the session zone, printed in UTC it is 8 hours earlier;
+	// TIMESTAMP is a wall clock and does not move.
+	checkRows(t, render(rec, time.UTC), "+I[2019-01-17 01:43:19.000, 2019-01-17 09:43:19.000]\n")
+	checkRows(t, render(rec, shanghai), "+I[2019-01-17 09:43:19.000, 2019-01-17 09:43:19.000]\n")
+}
+
+func TestJSONDecodeTypes(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newJSON(t, mem, allTypes, nil)
+	defer d.Release()
+	got, errs := decodeLines(t, d,
+		`{"b":true,"i":1,"l":2,"d":3.5,"m":12.5,"s":"hello","ts":"2019-01-17 09:43:19","lt":"2019-01-17T09:43:19.123Z","dt":"2019-01-17"}`,
+		`  { "dt" : "1970-01-01", "s" : 42, "l" : "9223372036854775807", "d" : "1e10", "m" : "-0.005", "i" : " -7 ", "b" : "FALSE", "ts" : 1547718199000, "lt" : 0 }  `,
+		`{}`,
+		`{"b":null,"i":null,"l":null,"d":null,"m":null,"s":null,"ts":null,"lt":null,"dt":null}`,
+		`{"s":"esc \" \\ \/ \b\f\n\r\t \u00e9 \ud83d\ude00 \ud800 x","extra":{"a":[1,2,{"b":"}]"}],"c":null},"more":[[],{}],"n":-1.5e-3}`,
+		`{"s":{"nested":[1, "two"]},"b":false}`,
+		`{"s":"first","s":"second"}`,
+		``,
+		`   `,
+	)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	checkRows(t, got, `+I[true, 1, 2, 3.5, 12.50, hello, 2019-01-17 09:43:19.000, 2019-01-17 09:43:19.123, 2019-01-17]
++I[false, -7, 9223372036854775807, 1.0E10, -0.01, 42, 2019-01-17 09:43:19.000, 1970-01-01 00:00:00.000, 1970-01-01]
++I[null, null, null, null, null, null, null, null, null]
++I[null, null, null, null, null, null, null, null, null]
++I[null, null, null, null, null, esc " \ / `+"\b\f\n\r\t"+` é 😀 `+"\uFFFD"+` x, null, null, null]
++I[false, null, null, null, null, {"nested":[1, "two"]}, null, null, null]
++I[null, null, null, null, null, second, null, null, null]
+`)
+}
+
+func TestJSONErrors(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newJSON(t, mem, sensors, nil)
+	defer d.Release()
+	got, errs := decodeLines(t, d,
+		`{"id":"sensor_1","temperature":"abc","cnt":3}`,
+		`{"id":"sensor_1","temperature":1.5,"cnt":true}`,
+		`{"id":"sensor_1"`,
+		`{"id":"sensor_1"} x`,
+		`[1,2]`,
+		`{"id":"a\q"}`,
+		`{"id":"ok","cnt":1}`,
+		`{"x":[1,}`,
+		`{"id":"unterminated}`,
+		`{"cnt":{"a":1}}`,
+		`{"cnt":1.0}`,
+		`{"id" 1}`,
+		`{"id":nul}`,
+		`{"id":-}`,
+		`{"x":`+strings.Repeat("[", 2000)+strings.Repeat("]", 2000)+`}`,
+	)
+	checkRows(t, got, "+I[ok, null, 1]\n")
+	want := []string{
+		`line 1: cannot parse "abc" as DOUBLE for column temperature: "{\"id\":\"sensor_1\",\"temperature\":\"abc\",\"cnt\":3}"`,
+		`line 2: cannot parse "true" as INT for column cnt: "{\"id\":\"sensor_1\",\"temperature\":1.5,\"cnt\":true}"`,
+		`line 3: expected ',' or '}' at offset 16: "{\"id\":\"sensor_1\""`,
+		`line 4: unexpected data after the object at offset 18: "{\"id\":\"sensor_1\"} x"`,
+		`line 5: expected a JSON object: "[1,2]"`,
+		`line 6: invalid escape "\\q" at offset 8 for column id: "{\"id\":\"a\\q\"}"`,
+		`line 8: invalid value at offset 8: "{\"x\":[1,}"`,
+		`line 9: unterminated string starting at offset 6 for column id: "{\"id\":\"unterminated}"`,
+		`line 10: cannot parse "{\"a\":1}" as INT for column cnt: "{\"cnt\":{\"a\":1}}"`,
+		`line 11: cannot parse "1.0" as INT for column cnt: "{\"cnt\":1.0}"`,
+		`line 12: expected ':' at offset 6: "{\"id\" 1}"`,
+		`line 13: invalid literal at offset 6 for column id: "{\"id\":nul}"`,
+		`line 14: invalid number at offset 6 for column id: "{\"id\":-}"`,
+	}
+	if len(errs) != len(want)+1 {
+		t.Fatalf("errors: %v", errs)
+	}
+	for i, w := range want {
+		if errs[i].Error() != w {
+			t.Errorf("error %d:\n got %s\nwant %s", i, errs[i], w)
+		}
+	}
+	if !strings.Contains(errs[len(want)].Error(), "nesting too deep") {
+		t.Errorf("deep nesting: %v", errs[len(want)])
+	}
+}
+
+func TestJSONMissingFieldAndIgnore(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newJSON(t, mem, sensors, map[string]string{"json.fail-on-missing-field": "true"})
+	defer d.Release()
+	got, errs := decodeLines(t, d, `{"id":"a","temperature":1,"cnt":null}`, `{"id":"a","cnt":2}`)
+	checkRows(t, got, "+I[a, 1.0, null]\n")
+	if len(errs) != 1 || errs[0].Error() != `line 2: missing field for column temperature: "{\"id\":\"a\",\"cnt\":2}"` {
+		t.Errorf("errors: %v", errs)
+	}
+
+	d2 := newJSON(t, mem, sensors, map[string]string{"json.ignore-parse-errors": "true"})
+	defer d2.Release()
+	got, errs = decodeLines(t, d2, `{"id":"a"}`, `{"id":1,"cnt":"x"}`, `not json`, `{"cnt":5}`)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	checkRows(t, got, "+I[a, null, null]\n+I[null, null, 5]\n")
+	if d2.Skipped() != 2 {
+		t.Errorf("skipped %d", d2.Skipped())
+	}
+
+	if _, err := NewDecoder("json", sensors, mem, map[string]string{"json.fail-on-missing-field": "true", "json.ignore-parse-errors": "true"}, nil); err == nil {
+		t.Error("both options accepted")
+	}
+}
+
+func TestJSONFieldNamesAreCaseSensitive(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newJSON(t, mem, sensors, nil)
+	defer d.Release()
+	got, errs := decodeLines(t, d, `{"ID":"a","cnt":1,"id":"b","Cnt":2}`, `{"c\u006et":7}`)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	checkRows(t, got, "+I[b, null, 1]\n+I[null, null, 7]\n")
+}
+
+func TestRecordEnd(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	csv := newCSV(t, mem, sensors, nil)
+	defer csv.Release()
+	comments := newCSV(t, mem, sensors, map[string]string{"csv.allow-comments": "true"})
+	defer comments.Release()
+	js := newJSON(t, mem, sensors, nil)
+	defer js.Release()
+	for _, tc := range []struct {
+		dec  Decoder
+		in   string
+		want int
+	}{
+		{csv, "a,1,1\nb,2,2\n", 5},
+		{csv, "a,1,1", -1},
+		{csv, "\"a\nb\",1,1\nc", 9},
+		{csv, "\"a\"\"\n\"\"b\",1,1\n", 13},
+		{csv, "a\"b,1\n", 5},    // a quote inside a field opens nothing
+		{csv, "x,\"open\n", -1}, // the quoted field goes on
+		{csv, "x,\"\"\n", 4},    // an empty quoted field
+		{comments, "# it's \"quoted\nx\n", 14},
+		{js, `{"a":"x\ny"}` + "\n", 12},
+	} {
+		if got := tc.dec.RecordEnd([]byte(tc.in)); got != tc.want {
+			t.Errorf("RecordEnd(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}

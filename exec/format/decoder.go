@@ -1,0 +1,292 @@
+package format
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/decimal128"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// Decoder turns records, one line each, into the rows of an Arrow record of a table's
+// physical schema. Builders are kept across records and batches. A Decoder is used by
+// one goroutine.
+type Decoder interface {
+	// Decode decodes one record: a line without its terminator. Blank lines (and, in
+	// csv with csv.allow-comments, lines starting with '#') produce no row. A bad record
+	// appends nothing and returns a *ParseError naming lineNo, or, when the format
+	// ignores parse errors, is counted as skipped and returns nil.
+	Decode(line []byte, lineNo int64) error
+	// RecordEnd returns the index of the '\n' that ends the first record of buf, or -1
+	// when buf holds no complete record. In csv a line break inside a quoted field does
+	// not end a record; a record may end in "\r\n", and Decode drops the '\r'.
+	RecordEnd(buf []byte) int
+	// Rows returns the number of rows decoded since the last Flush.
+	Rows() int
+	// Flush returns the rows decoded since the last Flush as a record the caller owns
+	// and releases, or nil when there are none.
+	Flush() arrow.Record
+	// Skipped returns how many records were skipped as malformed.
+	Skipped() int64
+	// Release frees the builders; rows not flushed are dropped.
+	Release()
+}
+
+// NewDecoder returns the decoder of format ("csv" or "json") for schema, configured by
+// the format's keys in opts (Flink's WITH options, e.g. csv.field-delimiter; other keys
+// are ignored). loc is the session time zone (nil means UTC).
+func NewDecoder(format string, schema planner.Schema, mem memory.Allocator, opts map[string]string, loc *time.Location) (Decoder, error) {
+	switch format {
+	case "csv":
+		o, err := ParseCSVOptions(opts)
+		if err != nil {
+			return nil, err
+		}
+		o.Location = loc
+		return NewCSVDecoder(schema, mem, o)
+	case "json":
+		o, err := ParseJSONOptions(opts)
+		if err != nil {
+			return nil, err
+		}
+		o.Location = loc
+		return NewJSONDecoder(schema, mem, o)
+	}
+	return nil, fmt.Errorf("unknown format %q (supported: csv, json)", format)
+}
+
+// column is one output column: its type and its typed builder.
+type column struct {
+	name     string
+	kind     planner.Kind
+	typeName string // the type in messages, without NOT NULL
+	notNull  bool
+	prec     int
+	scale    int
+	ltz      bool
+
+	boolB *array.BooleanBuilder
+	i32B  *array.Int32Builder
+	i64B  *array.Int64Builder
+	f64B  *array.Float64Builder
+	decB  *array.Decimal128Builder
+	strB  *array.StringBuilder
+	tsB   *array.TimestampBuilder
+	dateB *array.Date32Builder
+}
+
+// cell holds one parsed value of the record being decoded until the whole record is
+// known to be good; only then are the cells appended to the builders.
+type cell struct {
+	null bool
+	set  bool // json: the field was present
+	i    int64
+	f    float64
+	d    decimal128.Num
+	s    []byte
+}
+
+// rowBuilder is the part of a decoder shared by the formats: columns, cells, builders
+// and the error policy.
+type rowBuilder struct {
+	format  string
+	cols    []column
+	cells   []cell
+	rb      *array.RecordBuilder
+	loc     *time.Location
+	ignore  bool
+	rows    int
+	skipped int64
+	lastStr []int // string bytes of the previous batch per column, to reserve
+}
+
+func newRowBuilder(format string, schema planner.Schema, mem memory.Allocator, loc *time.Location, ignore bool) (*rowBuilder, error) {
+	if len(schema) == 0 {
+		return nil, fmt.Errorf("format %s needs at least one column", format)
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	for _, c := range schema {
+		switch c.Type.Kind {
+		case planner.Boolean, planner.Int, planner.BigInt, planner.Double, planner.String,
+			planner.Timestamp, planner.TimestampLTZ, planner.Date:
+		case planner.Decimal:
+			if c.Type.Precision < 1 || c.Type.Precision > 38 || c.Type.Scale < 0 || c.Type.Scale > c.Type.Precision {
+				return nil, fmt.Errorf("format %s cannot read column %s of type %s", format, c.Name, c.Type.Nullable())
+			}
+		default:
+			return nil, fmt.Errorf("format %s cannot read column %s of type %s", format, c.Name, c.Type.Nullable())
+		}
+	}
+	b := &rowBuilder{
+		format:  format,
+		cols:    make([]column, len(schema)),
+		cells:   make([]cell, len(schema)),
+		rb:      array.NewRecordBuilder(mem, exec.ArrowSchema(schema)),
+		loc:     loc,
+		ignore:  ignore,
+		lastStr: make([]int, len(schema)),
+	}
+	for i, c := range schema {
+		col := &b.cols[i]
+		col.name = c.Name
+		col.kind = c.Type.Kind
+		col.typeName = c.Type.Nullable().String()
+		col.notNull = c.Type.NotNull
+		col.prec, col.scale = c.Type.Precision, c.Type.Scale
+		col.ltz = c.Type.Kind == planner.TimestampLTZ
+		switch fb := b.rb.Field(i).(type) {
+		case *array.BooleanBuilder:
+			col.boolB = fb
+		case *array.Int32Builder:
+			col.i32B = fb
+		case *array.Int64Builder:
+			col.i64B = fb
+		case *array.Float64Builder:
+			col.f64B = fb
+		case *array.Decimal128Builder:
+			col.decB = fb
+		case *array.StringBuilder:
+			col.strB = fb
+		case *array.TimestampBuilder:
+			col.tsB = fb
+		case *array.Date32Builder:
+			col.dateB = fb
+		default:
+			b.rb.Release()
+			return nil, fmt.Errorf("format %s: column %s: unexpected builder %T", format, c.Name, fb)
+		}
+	}
+	return b, nil
+}
+
+// parseText parses the text of a non-null value of column c into dst; it returns a
+// reason when the text is not a value of the column's type.
+func (c *column) parseText(dst *cell, text []byte, loc *time.Location) string {
+	dst.null = false
+	if c.kind == planner.String {
+		dst.s = text
+		return ""
+	}
+	text = trimSpace(text)
+	var r string
+	switch c.kind {
+	case planner.Boolean:
+		var v bool
+		v, r = parseBool(text)
+		dst.i = 0
+		if v {
+			dst.i = 1
+		}
+	case planner.Int:
+		dst.i, r = parseInt(text, -1<<31, 1<<31-1)
+	case planner.BigInt:
+		dst.i, r = parseInt(text, -1<<63, 1<<63-1)
+	case planner.Double:
+		dst.f, r = parseFloat(text)
+	case planner.Decimal:
+		dst.d, r = parseDecimal(text, c.prec, c.scale)
+	case planner.Timestamp, planner.TimestampLTZ:
+		dst.i, r = parseTimestamp(text, c.ltz, loc)
+	case planner.Date:
+		var d int32
+		d, r = parseDate(text)
+		dst.i = int64(d)
+	}
+	return r
+}
+
+// appendCells appends the parsed record to the builders.
+func (b *rowBuilder) appendCells() {
+	for i := range b.cols {
+		c, v := &b.cols[i], &b.cells[i]
+		if v.null {
+			b.rb.Field(i).AppendNull()
+			continue
+		}
+		switch c.kind {
+		case planner.Boolean:
+			c.boolB.Append(v.i != 0)
+		case planner.Int:
+			c.i32B.Append(int32(v.i))
+		case planner.BigInt:
+			c.i64B.Append(v.i)
+		case planner.Double:
+			c.f64B.Append(v.f)
+		case planner.Decimal:
+			c.decB.Append(v.d)
+		case planner.String:
+			c.strB.BinaryBuilder.Append(v.s)
+		case planner.Timestamp, planner.TimestampLTZ:
+			c.tsB.Append(arrow.Timestamp(v.i))
+		case planner.Date:
+			c.dateB.Append(arrow.Date32(v.i))
+		}
+	}
+	b.rows++
+}
+
+// valueError is the ParseError message for a value that does not parse.
+func (c *column) valueError(text []byte, reason string) string {
+	msg := "cannot parse " + quoteClipped(string(text)) + " as " + c.typeName
+	if reason != reasonSyntax && reason != "" {
+		msg += " (" + reason + ")"
+	}
+	return msg
+}
+
+// fail handles a bad record: counted and dropped when errors are ignored, otherwise a
+// *ParseError. col is the index of the bad column or -1.
+func (b *rowBuilder) fail(line []byte, lineNo int64, col int, msg string) error {
+	if b.ignore {
+		b.skipped++
+		return nil
+	}
+	e := &ParseError{Line: lineNo, Text: string(line), Msg: msg}
+	if col >= 0 {
+		e.Column = b.cols[col].name
+	}
+	return e
+}
+
+// Rows returns the number of rows decoded since the last Flush.
+func (b *rowBuilder) Rows() int { return b.rows }
+
+// Skipped returns how many records were skipped as malformed.
+func (b *rowBuilder) Skipped() int64 { return b.skipped }
+
+// Flush returns the decoded rows as a record, or nil when there are none.
+func (b *rowBuilder) Flush() arrow.Record {
+	if b.rows == 0 {
+		return nil
+	}
+	n := b.rows
+	for i := range b.cols {
+		if s := b.cols[i].strB; s != nil {
+			b.lastStr[i] = s.DataLen()
+		}
+	}
+	rec := b.rb.NewRecord()
+	b.rows = 0
+	// The next batch is likely the size of this one: allocate for it once.
+	b.rb.Reserve(n)
+	for i := range b.cols {
+		if s := b.cols[i].strB; s != nil {
+			s.ReserveData(b.lastStr[i])
+		}
+	}
+	return rec
+}
+
+// Release frees the builders.
+func (b *rowBuilder) Release() {
+	if b.rb != nil {
+		b.rb.Release()
+		b.rb = nil
+	}
+}

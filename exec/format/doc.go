@@ -1,0 +1,8 @@
+// Package format converts records between bytes and Arrow: it decodes lines of Flink's
+// header-less csv format and of its json format (one flat object a line) into Arrow
+// records of a table's physical schema, encodes batches as CSV lines, JSON lines and
+// Flink's changelog text (+I[a, 1]), and prints result tables the way Flink's SQL
+// client does in tableau mode. FormatValue is the one place that decides how a value
+// prints as text. Connectors and the CLI use this package; it does no I/O of its own
+// except WriteTable, and it never panics on input.
+package format

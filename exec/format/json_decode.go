@@ -1,0 +1,443 @@
+package format
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// maxJSONDepth bounds the nesting of the values of ignored fields.
+const maxJSONDepth = 1000
+
+// JSONDecoder decodes Flink's json format: one flat JSON object a line. Fields match
+// columns by name, case-sensitively; a missing field or JSON null is NULL (a missing
+// field is an error with json.fail-on-missing-field); unknown fields are skipped,
+// whatever they hold. Numeric columns take numbers or numeric strings; TIMESTAMP and
+// DATE columns take strings in the csv text forms, timestamps also epoch milliseconds;
+// STRING columns take any value (a number or a nested value as its JSON text). For a
+// duplicated field the last value wins. Invalid UTF-8 is replaced by U+FFFD.
+type JSONDecoder struct {
+	*rowBuilder
+	opts    JSONOptions
+	index   map[string]int
+	next    int      // the column expected next, for the common case of fields in order
+	keyBuf  []byte   // an unescaped field name
+	strBufs [][]byte // unescaped string values, one buffer a column
+	fixed   []byte   // the current record with invalid UTF-8 replaced
+}
+
+var _ Decoder = (*JSONDecoder)(nil)
+
+// NewJSONDecoder returns a json decoder for schema.
+func NewJSONDecoder(schema planner.Schema, mem memory.Allocator, opts JSONOptions) (*JSONDecoder, error) {
+	rb, err := newRowBuilder("json", schema, mem, opts.Location, opts.IgnoreParseErrors)
+	if err != nil {
+		return nil, err
+	}
+	d := &JSONDecoder{
+		rowBuilder: rb,
+		opts:       opts,
+		index:      make(map[string]int, len(schema)),
+		strBufs:    make([][]byte, len(schema)),
+	}
+	for i, c := range schema {
+		if _, dup := d.index[c.Name]; !dup {
+			d.index[c.Name] = i
+		}
+	}
+	return d, nil
+}
+
+// Decode decodes one record; see Decoder.
+func (d *JSONDecoder) Decode(line []byte, lineNo int64) error {
+	body := trimSpace(line)
+	if len(body) == 0 {
+		return nil
+	}
+	if !utf8.Valid(body) {
+		d.fixed = appendValidUTF8(d.fixed[:0], body)
+		body, line = d.fixed, d.fixed
+	}
+	for i := range d.cells {
+		d.cells[i].set = false
+	}
+	if col, msg := d.object(body); msg != "" {
+		return d.fail(line, lineNo, col, msg)
+	}
+	for i := range d.cols {
+		v := &d.cells[i]
+		if !v.set {
+			if d.opts.FailOnMissingField {
+				return d.fail(line, lineNo, i, "missing field")
+			}
+			v.null = true
+		}
+		if v.null && d.cols[i].notNull {
+			return d.fail(line, lineNo, i, "NULL is not allowed")
+		}
+	}
+	d.appendCells()
+	return nil
+}
+
+func skipWS(b []byte, p int) int {
+	for p < len(b) && isSpace(b[p]) {
+		p++
+	}
+	return p
+}
+
+func offsetMsg(what string, p int) string {
+	return what + " at offset " + strconv.Itoa(p)
+}
+
+// object parses the record's object into the cells. On error it returns the index of
+// the offending column (or -1) and a message.
+func (d *JSONDecoder) object(b []byte) (int, string) {
+	if b[0] != '{' {
+		return -1, "expected a JSON object"
+	}
+	p := skipWS(b, 1)
+	if p < len(b) && b[p] == '}' {
+		p++
+	} else {
+		for {
+			p = skipWS(b, p)
+			if p >= len(b) || b[p] != '"' {
+				return -1, offsetMsg("expected a field name", p)
+			}
+			d.keyBuf = d.keyBuf[:0]
+			key, np, msg := scanString(b, p, &d.keyBuf)
+			if msg != "" {
+				return -1, msg
+			}
+			p = skipWS(b, np)
+			if p >= len(b) || b[p] != ':' {
+				return -1, offsetMsg("expected ':'", p)
+			}
+			p = skipWS(b, p+1)
+			if p >= len(b) {
+				return -1, offsetMsg("expected a value", p)
+			}
+			if ci := d.lookup(key); ci >= 0 {
+				if p, msg = d.value(ci, b, p); msg != "" {
+					return ci, msg
+				}
+			} else if p, msg = skipValue(b, p, 0); msg != "" {
+				return -1, msg
+			}
+			p = skipWS(b, p)
+			if p < len(b) && b[p] == ',' {
+				p++
+				continue
+			}
+			if p < len(b) && b[p] == '}' {
+				p++
+				break
+			}
+			return -1, offsetMsg("expected ',' or '}'", p)
+		}
+	}
+	if p = skipWS(b, p); p != len(b) {
+		return -1, offsetMsg("unexpected data after the object", p)
+	}
+	return -1, ""
+}
+
+// lookup returns the column named key, or -1.
+func (d *JSONDecoder) lookup(key []byte) int {
+	if n := d.next; n < len(d.cols) && string(key) == d.cols[n].name {
+		d.next = n + 1
+		return n
+	}
+	if i, ok := d.index[string(key)]; ok {
+		d.next = i + 1
+		return i
+	}
+	return -1
+}
+
+// value parses the value at b[p] into column ci's cell.
+func (d *JSONDecoder) value(ci int, b []byte, p int) (int, string) {
+	c, v := &d.cols[ci], &d.cells[ci]
+	v.set = true
+	var text []byte
+	np := p
+	switch ch := b[p]; {
+	case ch == '"':
+		d.strBufs[ci] = d.strBufs[ci][:0]
+		var msg string
+		if text, np, msg = scanString(b, p, &d.strBufs[ci]); msg != "" {
+			return np, msg
+		}
+	case ch == 'n':
+		if !hasLiteral(b, p, "null") {
+			return p, offsetMsg("invalid literal", p)
+		}
+		v.null = true
+		return p + 4, ""
+	case ch == 't' || ch == 'f':
+		lit := "true"
+		if ch == 'f' {
+			lit = "false"
+		}
+		if !hasLiteral(b, p, lit) {
+			return p, offsetMsg("invalid literal", p)
+		}
+		np = p + len(lit)
+		text = b[p:np]
+		if c.kind != planner.Boolean && c.kind != planner.String {
+			return np, c.valueError(text, reasonSyntax)
+		}
+	case ch == '-' || (ch >= '0' && ch <= '9'):
+		var ok bool
+		if np, ok = scanNumber(b, p); !ok {
+			return np, offsetMsg("invalid number", p)
+		}
+		text = b[p:np]
+		if c.kind == planner.Boolean || c.kind == planner.Date {
+			return np, c.valueError(text, reasonSyntax)
+		}
+	case ch == '{' || ch == '[':
+		var msg string
+		if np, msg = skipValue(b, p, 0); msg != "" {
+			return np, msg
+		}
+		text = b[p:np]
+		if c.kind != planner.String {
+			return np, c.valueError(text, reasonSyntax)
+		}
+	default:
+		return p, offsetMsg("unexpected "+strconv.QuoteRune(rune(ch)), p)
+	}
+	if r := c.parseText(v, text, d.loc); r != "" {
+		return np, c.valueError(text, r)
+	}
+	return np, ""
+}
+
+func hasLiteral(b []byte, p int, lit string) bool {
+	return len(b)-p >= len(lit) && string(b[p:p+len(lit)]) == lit
+}
+
+// scanNumber returns the end of the JSON number at b[p].
+func scanNumber(b []byte, p int) (int, bool) {
+	i := p
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(b) && b[i]-'0' <= 9 {
+		i++
+	}
+	if i == start {
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		s := i
+		for i < len(b) && b[i]-'0' <= 9 {
+			i++
+		}
+		if i == s {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		s := i
+		for i < len(b) && b[i]-'0' <= 9 {
+			i++
+		}
+		if i == s {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// scanString reads the JSON string whose opening quote is at b[p]. Without escapes the
+// result is a slice of b; otherwise it is unescaped into *buf.
+func scanString(b []byte, p int, buf *[]byte) ([]byte, int, string) {
+	i := p + 1
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			return b[p+1 : i], i + 1, ""
+		case '\\':
+			return unescapeString(b, p, i, buf)
+		}
+		i++
+	}
+	return nil, i, offsetMsg("unterminated string starting", p)
+}
+
+// unescapeString continues scanString from the first backslash at b[i].
+func unescapeString(b []byte, p, i int, buf *[]byte) ([]byte, int, string) {
+	out := append((*buf)[:0], b[p+1:i]...)
+	defer func() { *buf = out }()
+	for i < len(b) {
+		c := b[i]
+		if c == '"' {
+			return out, i + 1, ""
+		}
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		if i+1 >= len(b) {
+			break
+		}
+		switch e := b[i+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(b, i+2)
+			if !ok {
+				return out, i, offsetMsg("invalid \\u escape", i)
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				// A high surrogate followed by an escaped low one is one code point;
+				// a lone surrogate becomes U+FFFD.
+				if r2, ok := hex4(b, i+2); ok && i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						out = utf8.AppendRune(out, dec)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default:
+			return out, i, offsetMsg("invalid escape "+strconv.Quote(string(b[i:i+2])), i)
+		}
+		i += 2
+	}
+	return out, i, offsetMsg("unterminated string starting", p)
+}
+
+// hex4 reads the four hex digits at b[i:i+4].
+func hex4(b []byte, i int) (rune, bool) {
+	if i < 0 || i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// skipValue returns the end of the JSON value at b[p], checking its syntax.
+func skipValue(b []byte, p, depth int) (int, string) {
+	if p >= len(b) {
+		return p, offsetMsg("expected a value", p)
+	}
+	switch c := b[p]; {
+	case c == '"':
+		i := p + 1
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				return i + 1, ""
+			case '\\':
+				i++
+			}
+			i++
+		}
+		return i, offsetMsg("unterminated string starting", p)
+	case c == '{' || c == '[':
+		if depth >= maxJSONDepth {
+			return p, offsetMsg("nesting too deep", p)
+		}
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		i := skipWS(b, p+1)
+		if i < len(b) && b[i] == closer {
+			return i + 1, ""
+		}
+		for {
+			i = skipWS(b, i)
+			var msg string
+			if c == '{' {
+				if i >= len(b) || b[i] != '"' {
+					return i, offsetMsg("expected a field name", i)
+				}
+				if i, msg = skipValue(b, i, depth+1); msg != "" {
+					return i, msg
+				}
+				i = skipWS(b, i)
+				if i >= len(b) || b[i] != ':' {
+					return i, offsetMsg("expected ':'", i)
+				}
+				i = skipWS(b, i+1)
+			}
+			if i, msg = skipValue(b, i, depth+1); msg != "" {
+				return i, msg
+			}
+			i = skipWS(b, i)
+			if i < len(b) && b[i] == ',' {
+				i++
+				continue
+			}
+			if i < len(b) && b[i] == closer {
+				return i + 1, ""
+			}
+			return i, offsetMsg("expected ',' or "+strconv.QuoteRune(rune(closer)), i)
+		}
+	case c == 't':
+		if hasLiteral(b, p, "true") {
+			return p + 4, ""
+		}
+	case c == 'f':
+		if hasLiteral(b, p, "false") {
+			return p + 5, ""
+		}
+	case c == 'n':
+		if hasLiteral(b, p, "null") {
+			return p + 4, ""
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		if i, ok := scanNumber(b, p); ok {
+			return i, ""
+		}
+		return p, offsetMsg("invalid number", p)
+	}
+	return p, offsetMsg("invalid value", p)
+}
+
+// RecordEnd returns the end of the first record of buf: its first '\n'.
+func (d *JSONDecoder) RecordEnd(buf []byte) int { return bytes.IndexByte(buf, '\n') }

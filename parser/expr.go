@@ -1,0 +1,444 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// exprParser parses a scalar expression by precedence climbing, reading participle's token
+// stream directly. It returns errors, never panics, and leaves the stream at the token it
+// could not use, so that participle knows how far it got.
+type exprParser struct {
+	lex *lexer.PeekingLexer
+	// noIn makes IN end the expression instead of starting an IN predicate. It is set for the
+	// first argument of POSITION(a IN b) and cleared inside parentheses.
+	noIn bool
+}
+
+// Binding strength of operators, loosest first.
+const (
+	precOr = iota + 1
+	precAnd
+	precNot
+	precCmp    // = <> < <= > >=, IS, BETWEEN, IN, LIKE
+	precConcat // ||
+	precAdd    // + -
+	precMul    // * / %
+	precUnary  // unary - +
+	precPrimary
+)
+
+// parseExpr is the grammar's hook for Expr fields (participle.ParseTypeWith). It returns
+// participle.NextMatch when no expression starts at the current token, so that the grammar
+// reports what it expected there.
+func parseExpr(lex *lexer.PeekingLexer) (Expr, error) {
+	p := &exprParser{lex: lex}
+	if !p.startsExpr() {
+		return nil, participle.NextMatch
+	}
+	return p.expr(precOr)
+}
+
+func (p *exprParser) peek() *lexer.Token { return p.lex.Peek() }
+func (p *exprParser) next() *lexer.Token { return p.lex.Next() }
+
+// peekAt returns the token n places after the current one.
+func (p *exprParser) peekAt(n int) *lexer.Token {
+	cp := p.lex.MakeCheckpoint()
+	defer p.lex.LoadCheckpoint(cp)
+	for range n {
+		p.lex.Next()
+	}
+	return p.lex.Peek()
+}
+
+// expect consumes the punctuation or keyword s, or fails saying it expected alts (s when
+// alts is empty).
+func (p *exprParser) expect(s string, alts ...string) error {
+	t := p.peek()
+	if isPunct(t, s) || isKeyword(t, s) || isWord(t, s) {
+		p.next()
+		return nil
+	}
+	if len(alts) == 0 {
+		alts = []string{show(s)}
+	}
+	return unexpectedOrNearMiss(t, alts)
+}
+
+// show writes a keyword bare and punctuation quoted, as error messages do.
+func show(s string) string {
+	if isKeywordText(s) {
+		return s
+	}
+	return "'" + s + "'"
+}
+
+func isKeyword(t *lexer.Token, kw string) bool {
+	return t.Type == tokKeyword && strings.EqualFold(t.Value, kw)
+}
+
+// isWord reports whether t is the non-reserved keyword w, written without quotes.
+func isWord(t *lexer.Token, w string) bool {
+	return t.Type == tokIdent && strings.EqualFold(t.Value, w)
+}
+
+func isPunct(t *lexer.Token, s string) bool { return t.Type == tokPunct && t.Value == s }
+
+func isName(t *lexer.Token) bool { return t.Type == tokIdent || t.Type == tokQuotedIdent }
+
+// startsExpr reports whether an expression can start at the current token.
+func (p *exprParser) startsExpr() bool {
+	t := p.peek()
+	switch t.Type {
+	case tokIdent, tokQuotedIdent, tokNumber, tokString:
+		return true
+	case tokPunct:
+		return t.Value == "(" || t.Value == "-" || t.Value == "+"
+	case tokKeyword:
+		switch kw := strings.ToUpper(t.Value); {
+		case kw == "NOT" || kw == "NULL" || kw == "TRUE" || kw == "FALSE" || kw == "CASE" || niladic[kw]:
+			return true
+		case keywordFuncs[kw]:
+			return isPunct(p.peekAt(1), "(")
+		}
+	}
+	return false
+}
+
+// inner parses a whole expression nested in parentheses, where IN is an operator again.
+func (p *exprParser) inner() (Expr, error) {
+	saved := p.noIn
+	p.noIn = false
+	defer func() { p.noIn = saved }()
+	return p.expr(precOr)
+}
+
+// expr parses an expression whose operators bind at least as tightly as minPrec.
+func (p *exprParser) expr(minPrec int) (Expr, error) {
+	var (
+		left Expr
+		err  error
+	)
+	if t := p.peek(); minPrec <= precNot && isKeyword(t, "NOT") {
+		p.next()
+		x, err := p.expr(precNot)
+		if err != nil {
+			return nil, err
+		}
+		left = &UnaryExpr{Pos: t.Pos, Op: "NOT", X: x}
+	} else if left, err = p.unary(); err != nil {
+		return nil, err
+	}
+	for {
+		prec := p.infixPrec()
+		if prec == 0 || prec < minPrec {
+			return left, nil
+		}
+		if left, err = p.infix(left, prec); err != nil {
+			return nil, err
+		}
+	}
+}
+
+var binaryPrec = map[string]int{
+	"OR": precOr, "AND": precAnd,
+	"=": precCmp, "<>": precCmp, "!=": precCmp, "<": precCmp, "<=": precCmp, ">": precCmp, ">=": precCmp,
+	"||": precConcat, "+": precAdd, "-": precAdd, "*": precMul, "/": precMul, "%": precMul,
+}
+
+// infixPrec returns the precedence of the operator at the current token, 0 if there is none.
+func (p *exprParser) infixPrec() int {
+	t := p.peek()
+	switch t.Type {
+	case tokPunct:
+		return binaryPrec[t.Value]
+	case tokKeyword:
+		switch kw := strings.ToUpper(t.Value); kw {
+		case "OR", "AND":
+			return binaryPrec[kw]
+		case "IS", "BETWEEN", "LIKE":
+			return precCmp
+		case "IN":
+			if !p.noIn {
+				return precCmp
+			}
+		case "NOT":
+			n := p.peekAt(1)
+			if isKeyword(n, "BETWEEN") || isKeyword(n, "LIKE") || (isKeyword(n, "IN") && !p.noIn) {
+				return precCmp
+			}
+		}
+	}
+	return 0
+}
+
+// infix parses the operator at the current token, of precedence prec, applied to left.
+func (p *exprParser) infix(left Expr, prec int) (Expr, error) {
+	t := p.next()
+	pos := left.Position()
+	op := strings.ToUpper(t.Value)
+	switch op {
+	case "IS":
+		is := &IsExpr{Pos: pos, X: left}
+		if isKeyword(p.peek(), "NOT") {
+			p.next()
+			is.Not = true
+		}
+		w := p.peek()
+		if !isKeyword(w, "NULL") && !isKeyword(w, "TRUE") && !isKeyword(w, "FALSE") {
+			if is.Not {
+				return nil, unexpected(w, "NULL", "TRUE", "FALSE")
+			}
+			return nil, unexpected(w, "NULL", "NOT", "TRUE", "FALSE")
+		}
+		p.next()
+		is.What = strings.ToUpper(w.Value)
+		return is, nil
+	case "NOT":
+		t = p.next() // BETWEEN, IN or LIKE: infixPrec checked
+		return p.predicate(left, strings.ToUpper(t.Value), true)
+	case "BETWEEN", "IN", "LIKE":
+		return p.predicate(left, op, false)
+	}
+	if op == "!=" {
+		op = "<>"
+	}
+	right, err := p.expr(prec + 1)
+	if err != nil {
+		return nil, err
+	}
+	return &BinaryExpr{Pos: pos, Op: op, Left: left, Right: right}, nil
+}
+
+// predicate parses the rest of x [NOT] BETWEEN|IN|LIKE ..., after the keyword.
+func (p *exprParser) predicate(x Expr, kw string, not bool) (Expr, error) {
+	switch kw {
+	case "BETWEEN":
+		low, err := p.expr(precConcat)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect("AND"); err != nil {
+			return nil, err
+		}
+		high, err := p.expr(precConcat)
+		if err != nil {
+			return nil, err
+		}
+		return &BetweenExpr{Pos: x.Position(), X: x, Low: low, High: high, Not: not}, nil
+	case "IN":
+		if err := p.expect("("); err != nil {
+			return nil, err
+		}
+		list, err := p.list()
+		if err != nil {
+			return nil, err
+		}
+		return &InExpr{Pos: x.Position(), X: x, List: list, Not: not}, nil
+	default: // LIKE
+		pattern, err := p.expr(precConcat)
+		if err != nil {
+			return nil, err
+		}
+		like := &LikeExpr{Pos: x.Position(), X: x, Pattern: pattern, Not: not}
+		if isWord(p.peek(), "ESCAPE") && p.peekAt(1).Type == tokString {
+			p.next()
+			t := p.next()
+			like.Escape = unquoteString(t.Value)
+			if len([]rune(like.Escape)) != 1 {
+				return nil, errorAt(t.Pos, "ESCAPE must be a single character")
+			}
+		}
+		return like, nil
+	}
+}
+
+// list parses `e, e, ...)` after an opening parenthesis.
+func (p *exprParser) list() ([]Expr, error) {
+	var list []Expr
+	for {
+		e, err := p.inner()
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, e)
+		if t := p.next(); !isPunct(t, ",") {
+			if isPunct(t, ")") {
+				return list, nil
+			}
+			return nil, unexpected(t, "')'", "','")
+		}
+	}
+}
+
+// unary parses [- | +] ... primary.
+func (p *exprParser) unary() (Expr, error) {
+	t := p.peek()
+	if !isPunct(t, "-") && !isPunct(t, "+") {
+		return p.primary()
+	}
+	p.next()
+	x, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	return &UnaryExpr{Pos: t.Pos, Op: t.Value, X: x}, nil
+}
+
+func (p *exprParser) primary() (Expr, error) {
+	t := p.peek()
+	switch t.Type {
+	case tokNumber:
+		p.next()
+		return &NumberLit{Pos: t.Pos, Text: t.Value}, nil
+	case tokString:
+		p.next()
+		return &StringLit{Pos: t.Pos, Value: unquoteString(t.Value)}, nil
+	case tokKeyword:
+		switch kw := strings.ToUpper(t.Value); {
+		case kw == "TRUE" || kw == "FALSE":
+			p.next()
+			return &BoolLit{Pos: t.Pos, Value: kw == "TRUE"}, nil
+		case kw == "NULL":
+			p.next()
+			return &NullLit{Pos: t.Pos}, nil
+		case kw == "CASE":
+			return p.caseExpr()
+		case niladic[kw]:
+			return p.niladicCall()
+		case keywordFuncs[kw] && isPunct(p.peekAt(1), "("):
+			return p.call()
+		}
+	case tokIdent:
+		n := p.peekAt(1)
+		if n.Type == tokString {
+			switch kw := strings.ToUpper(t.Value); kw {
+			case "INTERVAL":
+				return p.interval()
+			case "TIMESTAMP", "DATE":
+				p.next()
+				p.next()
+				return &TypedLit{Pos: t.Pos, Type: kw, Value: unquoteString(n.Value)}, nil
+			}
+		}
+		if isPunct(n, "(") {
+			return p.call()
+		}
+		return p.ident()
+	case tokQuotedIdent:
+		if isPunct(p.peekAt(1), "(") {
+			return p.call()
+		}
+		return p.ident()
+	case tokPunct:
+		if t.Value == "(" {
+			p.next()
+			x, err := p.inner()
+			if err != nil {
+				return nil, err
+			}
+			return x, p.expect(")")
+		}
+	}
+	return nil, unexpected(t, "expression")
+}
+
+// ident parses a possibly qualified column reference a.b.c.
+func (p *exprParser) ident() (Expr, error) {
+	t := p.next()
+	id := &Ident{Pos: t.Pos, Parts: []string{identText(t)}}
+	for isPunct(p.peek(), ".") {
+		p.next()
+		t = p.peek()
+		if !isName(t) {
+			return nil, unexpected(t, "identifier")
+		}
+		p.next()
+		id.Parts = append(id.Parts, identText(t))
+	}
+	return id, nil
+}
+
+// identText is the name an Ident or QuotedIdent token stands for.
+func identText(t *lexer.Token) string {
+	if t.Type == tokQuotedIdent {
+		return unquoteIdent(t.Value)
+	}
+	return t.Value
+}
+
+// caseExpr parses CASE [operand] WHEN cond THEN result ... [ELSE result] END.
+func (p *exprParser) caseExpr() (Expr, error) {
+	c := &CaseExpr{Pos: p.next().Pos}
+	var err error
+	if !isKeyword(p.peek(), "WHEN") {
+		if c.Operand, err = p.inner(); err != nil {
+			return nil, err
+		}
+	}
+	for isKeyword(p.peek(), "WHEN") {
+		w := &WhenClause{Pos: p.next().Pos}
+		if w.Cond, err = p.inner(); err != nil {
+			return nil, err
+		}
+		if err = p.expect("THEN"); err != nil {
+			return nil, err
+		}
+		if w.Result, err = p.inner(); err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, w)
+	}
+	if len(c.Whens) == 0 {
+		return nil, unexpectedOrNearMiss(p.peek(), []string{"WHEN"})
+	}
+	if isKeyword(p.peek(), "ELSE") {
+		p.next()
+		if c.Else, err = p.inner(); err != nil {
+			return nil, err
+		}
+		return c, p.expect("END")
+	}
+	return c, p.expect("END", "WHEN", "ELSE", "END")
+}
+
+// intervalUnits are the units of INTERVAL literals, largest first.
+var intervalUnits = []string{"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"}
+
+// intervalRanges are the allowed `unit TO unit` pairs.
+var intervalRanges = map[string]bool{
+	"YEAR TO MONTH": true, "DAY TO HOUR": true, "DAY TO MINUTE": true, "DAY TO SECOND": true,
+	"HOUR TO MINUTE": true, "HOUR TO SECOND": true, "MINUTE TO SECOND": true,
+}
+
+func isIntervalUnit(t *lexer.Token) bool {
+	for _, u := range intervalUnits {
+		if isWord(t, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// interval parses INTERVAL 'value' unit [TO unit].
+func (p *exprParser) interval() (Expr, error) {
+	lit := &IntervalLit{Pos: p.next().Pos, Value: unquoteString(p.next().Value)}
+	t := p.peek()
+	if !isIntervalUnit(t) {
+		return nil, unexpectedOrNearMiss(t, intervalUnits)
+	}
+	p.next()
+	lit.Unit = strings.ToUpper(t.Value)
+	if isWord(p.peek(), "TO") && isIntervalUnit(p.peekAt(1)) {
+		p.next()
+		t = p.next()
+		lit.ToUnit = strings.ToUpper(t.Value)
+		if r := lit.Unit + " TO " + lit.ToUnit; !intervalRanges[r] {
+			return nil, errorAt(t.Pos, "invalid interval qualifier "+r)
+		}
+	}
+	return lit, nil
+}

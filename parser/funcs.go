@@ -1,0 +1,265 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// niladic are the functions called without parentheses (CURRENT_TIMESTAMP); `()` is
+// accepted after them too. They are reserved words.
+var niladic = map[string]bool{
+	"CURRENT_TIMESTAMP": true, "CURRENT_DATE": true, "CURRENT_TIME": true,
+	"LOCALTIMESTAMP": true, "LOCALTIME": true,
+}
+
+// keywordFuncs are reserved words that are also functions when followed by '('.
+var keywordFuncs = map[string]bool{"LEFT": true, "RIGHT": true}
+
+// extractUnits are the units EXTRACT accepts.
+var extractUnits = []string{"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "DOY", "DOW", "HOUR",
+	"MINUTE", "SECOND", "MILLISECOND", "EPOCH"}
+
+// niladicCall parses CURRENT_TIMESTAMP or CURRENT_TIMESTAMP().
+func (p *exprParser) niladicCall() (Expr, error) {
+	t := p.next()
+	f := &FuncCall{Pos: t.Pos, Name: strings.ToUpper(t.Value)}
+	if isPunct(p.peek(), "(") {
+		p.next()
+		return f, p.expect(")")
+	}
+	return f, nil
+}
+
+// call parses name(...) at the current token: the special syntaxes of CAST, TRY_CAST,
+// EXTRACT, SUBSTRING, POSITION and TRIM, and generic calls. A `quoted` name is always a
+// generic call.
+func (p *exprParser) call() (Expr, error) {
+	saved := p.noIn
+	p.noIn = false
+	defer func() { p.noIn = saved }()
+
+	t := p.next()
+	p.next() // (
+	f := &FuncCall{Pos: t.Pos, Name: strings.ToUpper(identText(t))}
+	if t.Type == tokQuotedIdent || p.genericArgsAhead() {
+		return p.args(f)
+	}
+	switch f.Name {
+	case "CAST", "TRY_CAST":
+		return p.cast(t, f.Name == "TRY_CAST")
+	case "EXTRACT":
+		return p.extract(t)
+	case "SUBSTRING":
+		return p.substring(f)
+	case "POSITION":
+		return p.position(f)
+	case "TRIM":
+		return p.trim(f)
+	}
+	return p.args(f)
+}
+
+// genericArgsAhead reports whether the argument list starts with ')', '*' or DISTINCT, which
+// only generic calls accept.
+func (p *exprParser) genericArgsAhead() bool {
+	t := p.peek()
+	return isPunct(t, ")") || isPunct(t, "*") || isKeyword(t, "DISTINCT")
+}
+
+// args parses the arguments of a generic call after '(': `)`, `*)` or
+// `[DISTINCT] e, ...)`.
+func (p *exprParser) args(f *FuncCall) (Expr, error) {
+	switch t := p.peek(); {
+	case isPunct(t, ")"):
+		p.next()
+		return f, nil
+	case isPunct(t, "*"):
+		p.next()
+		f.Star = true
+		return f, p.expect(")")
+	case isKeyword(t, "DISTINCT"):
+		p.next()
+		f.Distinct = true
+	}
+	list, err := p.list()
+	if err != nil {
+		return nil, err
+	}
+	f.Args = list
+	return f, nil
+}
+
+// moreArgs finishes a generic call whose first argument has been parsed.
+func (p *exprParser) moreArgs(f *FuncCall, first Expr, alts ...string) (Expr, error) {
+	f.Args = []Expr{first}
+	switch t := p.next(); {
+	case isPunct(t, ")"):
+		return f, nil
+	case isPunct(t, ","):
+		rest, err := p.list()
+		if err != nil {
+			return nil, err
+		}
+		f.Args = append(f.Args, rest...)
+		return f, nil
+	default:
+		return nil, unexpectedOrNearMiss(t, append(alts, "')'", "','"))
+	}
+}
+
+// cast parses the rest of CAST(x AS type) or TRY_CAST(x AS type).
+func (p *exprParser) cast(name *lexer.Token, try bool) (Expr, error) {
+	x, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect("AS"); err != nil {
+		return nil, err
+	}
+	typ, err := parseType(p.lex)
+	if err != nil {
+		return nil, err
+	}
+	if typ == nil {
+		return nil, unexpected(p.peek(), "type")
+	}
+	return &CastExpr{Pos: name.Pos, X: x, Type: typ, Try: try}, p.expect(")")
+}
+
+// extract parses the rest of EXTRACT(unit FROM x).
+func (p *exprParser) extract(name *lexer.Token) (Expr, error) {
+	t := p.peek()
+	unit := ""
+	for _, u := range extractUnits {
+		if isWord(t, u) {
+			unit = u
+		}
+	}
+	if unit == "" {
+		return nil, unexpectedOrNearMiss(t, []string{"time unit (" + oneOf(extractUnits) + ")"})
+	}
+	p.next()
+	if err := p.expect("FROM"); err != nil {
+		return nil, err
+	}
+	x, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	return &ExtractExpr{Pos: name.Pos, Unit: unit, X: x}, p.expect(")")
+}
+
+// substring parses the rest of SUBSTRING(s FROM start [FOR length]) or SUBSTRING(s, ...).
+func (p *exprParser) substring(f *FuncCall) (Expr, error) {
+	s, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	if !isKeyword(p.peek(), "FROM") {
+		return p.moreArgs(f, s, "FROM")
+	}
+	p.next()
+	start, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	f.Args = []Expr{s, start}
+	if isKeyword(p.peek(), "FOR") {
+		p.next()
+		length, err := p.inner()
+		if err != nil {
+			return nil, err
+		}
+		f.Args = append(f.Args, length)
+		return f, p.expect(")")
+	}
+	return f, p.expect(")", "FOR", "')'")
+}
+
+// position parses the rest of POSITION(a IN b), or POSITION(a, ...).
+func (p *exprParser) position(f *FuncCall) (Expr, error) {
+	p.noIn = true
+	a, err := p.expr(precOr)
+	p.noIn = false
+	if err != nil {
+		return nil, err
+	}
+	if !isKeyword(p.peek(), "IN") {
+		return p.moreArgs(f, a, "IN")
+	}
+	p.next()
+	b, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	f.Args = []Expr{a, b}
+	return f, p.expect(")")
+}
+
+// trimSides maps the side of TRIM(side [chars] FROM s) to the function it becomes.
+var trimSides = map[string]string{"BOTH": "TRIM", "LEADING": "LTRIM", "TRAILING": "RTRIM"}
+
+// trim parses the rest of TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) into
+// TRIM|LTRIM|RTRIM(s[, chars]), or TRIM(s, ...). BOTH, LEADING and TRAILING are not
+// reserved: they are read as the side only when a FROM follows in the same parentheses.
+func (p *exprParser) trim(f *FuncCall) (Expr, error) {
+	var (
+		chars Expr
+		err   error
+	)
+	t := p.peek()
+	side, isSide := trimSides[strings.ToUpper(t.Value)]
+	switch {
+	case t.Type == tokIdent && isSide && p.fromAhead():
+		p.next()
+		f.Name = side
+		if !isKeyword(p.peek(), "FROM") {
+			if chars, err = p.inner(); err != nil {
+				return nil, err
+			}
+		}
+	case isKeyword(t, "FROM"):
+	default:
+		if chars, err = p.inner(); err != nil {
+			return nil, err
+		}
+		if !isKeyword(p.peek(), "FROM") {
+			return p.moreArgs(f, chars, "FROM")
+		}
+	}
+	if err := p.expect("FROM"); err != nil {
+		return nil, err
+	}
+	s, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	f.Args = []Expr{s}
+	if chars != nil {
+		f.Args = append(f.Args, chars)
+	}
+	return f, p.expect(")")
+}
+
+// fromAhead reports whether a FROM occurs before the ')' that closes the current parentheses.
+func (p *exprParser) fromAhead() bool {
+	cp := p.lex.MakeCheckpoint()
+	defer p.lex.LoadCheckpoint(cp)
+	depth := 0
+	for t := p.peek(); !t.EOF(); t = p.peek() {
+		switch {
+		case isPunct(t, "("):
+			depth++
+		case isPunct(t, ")"):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth == 0 && isKeyword(t, "FROM"):
+			return true
+		}
+		p.next()
+	}
+	return false
+}

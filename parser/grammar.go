@@ -1,0 +1,306 @@
+package parser
+
+import (
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// stmtParser parses one statement. The grammar is the unexported *G structs below and in
+// query.go, each converted to the AST by its toAST method. Expressions and types are parsed
+// by hand (expr.go, types.go) and plugged in: participle calls parseExpr for every Expr
+// field and typeG.Parse for every type.
+//
+// Lookahead is 0: once an alternative has consumed a token it is committed, so that an error
+// after a separator ("SELECT a, FROM t") is reported where it is rather than where the
+// parser last had a choice. The few places that need more lookahead say so with (?= ...).
+var stmtParser = participle.MustBuild[stmtRoot](
+	participle.Lexer(sqlLexer),
+	participle.CaseInsensitive("Keyword", "Ident"),
+	participle.Union[stmtG](&queryStmtG{}, &insertG{}, &createG{}, &dropG{}, &setG{},
+		&explainG{}, &showTablesG{}, &describeG{}),
+	participle.ParseTypeWith(parseExpr),
+	participle.UseLookahead(0),
+)
+
+// stmtRoot is the grammar's root: one statement, without its ';'.
+type stmtRoot struct {
+	Stmt stmtG `parser:"@@"`
+}
+
+// stmtG is a statement as the grammar reads it.
+type stmtG interface {
+	toAST() (Stmt, error)
+}
+
+// identG is an identifier, `quoted` or not; Name is unquoted.
+type identG struct {
+	Pos  Pos
+	Name string
+}
+
+// Parse implements participle.Parseable.
+func (g *identG) Parse(lex *lexer.PeekingLexer) error {
+	t := lex.Peek()
+	switch t.Type {
+	case tokIdent:
+		g.Name = t.Value
+	case tokQuotedIdent:
+		g.Name = unquoteIdent(t.Value)
+	default:
+		return participle.NextMatch
+	}
+	g.Pos = t.Pos
+	lex.Next()
+	return nil
+}
+
+func names(ids []identG) []string {
+	if ids == nil {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.Name
+	}
+	return out
+}
+
+// listEnd is the ')' that closes a parenthesised list. It is a production of its own only
+// so that an error there says "expected ')' or ','" rather than just "expected ')'".
+type listEnd struct {
+	Paren bool `parser:"@')'"`
+}
+
+// elementsEnd is the ')' that closes the column list of CREATE TABLE (see listEnd).
+type elementsEnd struct {
+	Paren bool `parser:"@')'"`
+}
+
+// watermarkFor and primaryKey match the words that start a WATERMARK or PRIMARY KEY clause
+// of CREATE TABLE, and nothing otherwise, so that a column may be named watermark or
+// primary: the grammar cannot look two tokens ahead without losing its error messages.
+type (
+	watermarkFor struct{}
+	primaryKey   struct{}
+)
+
+// Parse implements participle.Parseable.
+func (*watermarkFor) Parse(lex *lexer.PeekingLexer) error {
+	return matchWords(lex, "WATERMARK", "FOR")
+}
+
+// Parse implements participle.Parseable.
+func (*primaryKey) Parse(lex *lexer.PeekingLexer) error { return matchWords(lex, "PRIMARY", "KEY") }
+
+// matchWords consumes the given keywords if they come next, in order.
+func matchWords(lex *lexer.PeekingLexer, words ...string) error {
+	cp := lex.MakeCheckpoint()
+	for _, w := range words {
+		if t := lex.Next(); !isWord(t, w) && !isKeyword(t, w) {
+			lex.LoadCheckpoint(cp)
+			return participle.NextMatch
+		}
+	}
+	return nil
+}
+
+// setG is SET 'key' = 'value', or SET dotted.key-name = value.
+type setG struct {
+	Pos       Pos
+	QuotedKey string `parser:"'SET' ( @String"`
+	Key       string `parser:"      | @(Ident | Keyword) ( @('.' | '-') @(Ident | Keyword | Number) )* )"`
+	QuotedVal string `parser:"'=' ( @String"`
+	Value     string `parser:"    | @(Ident | Keyword | Number) )"`
+}
+
+func (g *setG) toAST() (Stmt, error) {
+	s := &SetStmt{Pos: g.Pos, Key: g.Key, Value: g.Value}
+	if g.QuotedKey != "" {
+		s.Key = unquoteString(g.QuotedKey)
+	}
+	if g.QuotedVal != "" {
+		s.Value = unquoteString(g.QuotedVal)
+	}
+	return s, nil
+}
+
+// createG is CREATE [TEMPORARY] TABLE ... or CREATE [TEMPORARY] VIEW ....
+type createG struct {
+	Pos       Pos
+	Temporary bool          `parser:"'CREATE' @'TEMPORARY'?"`
+	Table     *createTableG `parser:"( 'TABLE' @@"`
+	View      *createViewG  `parser:"| 'VIEW' @@ )"`
+}
+
+type createTableG struct {
+	IfNotExists bool             `parser:"@( (?= 'IF' 'NOT') 'IF' 'NOT' 'EXISTS' )?"` // a table may be named `if`
+	Name        identG           `parser:"@@"`
+	Elements    []*tableElementG `parser:"'(' @@ ( ',' @@ )*"`
+	End         elementsEnd      `parser:"@@"`
+	Comment     string           `parser:"( 'COMMENT' @String )?"`
+	Options     []*optionG       `parser:"( 'WITH' '(' @@ ( ',' @@ )*"`
+	OptionsEnd  *listEnd         `parser:"  @@ )?"`
+}
+
+// tableElementG is one item between the parentheses of CREATE TABLE, in any order.
+type tableElementG struct {
+	Watermark  *watermarkG  `parser:"  @@"`
+	PrimaryKey *primaryKeyG `parser:"| @@"`
+	Column     *columnG     `parser:"| @@"`
+}
+
+// columnG is `name type [PRIMARY KEY NOT ENFORCED] [COMMENT '...']` or
+// `name AS expr [COMMENT '...']`. Comments are dropped.
+type columnG struct {
+	Pos        Pos
+	Name       identG `parser:"@@"`
+	Computed   Expr   `parser:"( 'AS' @@"`
+	Type       *typeG `parser:"| @@ )"`
+	PrimaryKey bool   `parser:"( @('PRIMARY' 'KEY') 'NOT' 'ENFORCED' )?"`
+	Comment    string `parser:"( 'COMMENT' @String )?"`
+}
+
+type watermarkG struct {
+	Pos    Pos
+	Start  watermarkFor `parser:"@@"`
+	Column identG       `parser:"@@"`
+	Expr   Expr         `parser:"'AS' @@"`
+}
+
+type primaryKeyG struct {
+	Pos     Pos
+	Start   primaryKey `parser:"@@"`
+	Columns []identG   `parser:"'(' @@ ( ',' @@ )*"`
+	End     listEnd    `parser:"@@ 'NOT' 'ENFORCED'"`
+}
+
+type optionG struct {
+	Pos   Pos
+	Key   string `parser:"@String"`
+	Value string `parser:"'=' @String"`
+}
+
+func (g *createG) toAST() (Stmt, error) {
+	if g.View != nil {
+		q, err := g.View.Query.toAST()
+		if err != nil {
+			return nil, err
+		}
+		return &CreateViewStmt{Pos: g.Pos, Temporary: g.Temporary,
+			IfNotExists: g.View.IfNotExists, Name: g.View.Name.Name,
+			Columns: names(g.View.Columns), Query: q}, nil
+	}
+	t := g.Table
+	s := &CreateTableStmt{Pos: g.Pos, Temporary: g.Temporary, IfNotExists: t.IfNotExists,
+		Name: t.Name.Name}
+	for _, el := range t.Elements {
+		switch {
+		case el.Watermark != nil:
+			if s.Watermark != nil {
+				return nil, errorAt(el.Watermark.Pos, "a table can have only one WATERMARK")
+			}
+			s.Watermark = &WatermarkDef{Pos: el.Watermark.Pos, Column: el.Watermark.Column.Name,
+				Expr: el.Watermark.Expr}
+		case el.PrimaryKey != nil:
+			if s.PrimaryKey != nil {
+				return nil, errorAt(el.PrimaryKey.Pos, "a table can have only one PRIMARY KEY")
+			}
+			s.PrimaryKey = names(el.PrimaryKey.Columns)
+		default:
+			c := el.Column
+			def := &ColumnDef{Pos: c.Pos, Name: c.Name.Name, Computed: c.Computed}
+			if c.Type != nil {
+				def.Type = c.Type.T
+			}
+			s.Columns = append(s.Columns, def)
+			if c.PrimaryKey {
+				if s.PrimaryKey != nil {
+					return nil, errorAt(c.Pos, "a table can have only one PRIMARY KEY")
+				}
+				s.PrimaryKey = []string{c.Name.Name}
+			}
+		}
+	}
+	for _, o := range t.Options {
+		s.Options = append(s.Options, &Option{Pos: o.Pos, Key: unquoteString(o.Key),
+			Value: unquoteString(o.Value)})
+	}
+	return s, nil
+}
+
+type createViewG struct {
+	IfNotExists bool        `parser:"@( (?= 'IF' 'NOT') 'IF' 'NOT' 'EXISTS' )?"`
+	Name        identG      `parser:"@@"`
+	Columns     []identG    `parser:"( '(' @@ ( ',' @@ )*"`
+	ColumnsEnd  *listEnd    `parser:"  @@ )?"`
+	Query       *queryExprG `parser:"'AS' @@"`
+}
+
+// dropG is DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name.
+type dropG struct {
+	Pos       Pos
+	Temporary bool   `parser:"'DROP' @'TEMPORARY'?"`
+	View      bool   `parser:"( 'TABLE' | @'VIEW' )"`
+	IfExists  bool   `parser:"@( (?= 'IF' 'EXISTS') 'IF' 'EXISTS' )?"`
+	Name      identG `parser:"@@"`
+}
+
+func (g *dropG) toAST() (Stmt, error) {
+	return &DropStmt{Pos: g.Pos, View: g.View, Temporary: g.Temporary, IfExists: g.IfExists,
+		Name: g.Name.Name}, nil
+}
+
+// insertG is INSERT INTO table [(columns)] query. The column list looks ahead for an
+// identifier, so that INSERT INTO t (SELECT ...) reads a parenthesised query.
+type insertG struct {
+	Pos        Pos
+	Table      identG      `parser:"'INSERT' 'INTO' @@"`
+	Columns    []identG    `parser:"( (?= '(' (Ident | QuotedIdent)) '(' @@ ( ',' @@ )*"`
+	ColumnsEnd *listEnd    `parser:"  @@ )?"`
+	Query      *queryExprG `parser:"@@"`
+}
+
+func (g *insertG) toAST() (Stmt, error) {
+	q, err := g.Query.toAST()
+	if err != nil {
+		return nil, err
+	}
+	return &InsertStmt{Pos: g.Pos, Table: g.Table.Name, Columns: names(g.Columns), Query: q}, nil
+}
+
+// explainG is EXPLAIN [PLAN FOR] followed by an INSERT or a query.
+type explainG struct {
+	Pos    Pos
+	Insert *insertG    `parser:"'EXPLAIN' ( 'PLAN' 'FOR' )? ( @@"`
+	Query  *queryStmtG `parser:"| @@ )"`
+}
+
+func (g *explainG) toAST() (Stmt, error) {
+	var (
+		s   Stmt
+		err error
+	)
+	if g.Insert != nil {
+		s, err = g.Insert.toAST()
+	} else {
+		s, err = g.Query.toAST()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &ExplainStmt{Pos: g.Pos, Stmt: s}, nil
+}
+
+type showTablesG struct {
+	Pos    Pos
+	Tables bool `parser:"'SHOW' @'TABLES'"`
+}
+
+func (g *showTablesG) toAST() (Stmt, error) { return &ShowTablesStmt{Pos: g.Pos}, nil }
+
+type describeG struct {
+	Pos  Pos
+	Name identG `parser:"( 'DESCRIBE' | 'DESC' ) @@"`
+}
+
+func (g *describeG) toAST() (Stmt, error) { return &DescribeStmt{Pos: g.Pos, Name: g.Name.Name}, nil }

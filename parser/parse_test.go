@@ -1,0 +1,321 @@
+package parser
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestParse parses each construct and checks the canonical printing of the result.
+func TestParse(t *testing.T) {
+	tests := []struct{ in, want string }{
+		// SET
+		{`SET 'k' = 'v'`, `SET 'k' = 'v'`},
+		{`set execution.checkpointing.interval = '10s'`, `SET 'execution.checkpointing.interval' = '10s'`},
+		{`SET table.exec.mini-batch.enabled = true`, `SET 'table.exec.mini-batch.enabled' = 'true'`},
+		{`SET parallelism.default = 4`, `SET 'parallelism.default' = '4'`},
+		{`SET 'a' = 'it''s'`, `SET 'a' = 'it''s'`},
+
+		// CREATE TABLE
+		{`CREATE TABLE t (a INT)`, "CREATE TABLE t (\n  a INT\n)"},
+		{`create temporary table if not exists t (a int not null) with ('k' = 'v', 'x' = 'y')`,
+			"CREATE TEMPORARY TABLE IF NOT EXISTS t (\n  a INT NOT NULL\n) WITH (\n  'k' = 'v',\n  'x' = 'y'\n)"},
+		{`CREATE TABLE t (PRIMARY KEY (a, b) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND, a INT, ts TIMESTAMP(3))`,
+			"CREATE TABLE t (\n  a INT,\n  ts TIMESTAMP(3),\n  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND,\n  PRIMARY KEY (a, b) NOT ENFORCED\n)"},
+		{`CREATE TABLE t (a INT COMMENT 'the a', b AS a + 1 COMMENT 'x') COMMENT 'table' WITH ('k' = 'v')`,
+			"CREATE TABLE t (\n  a INT,\n  b AS a + 1\n) WITH (\n  'k' = 'v'\n)"},
+		{`CREATE TABLE t (id BIGINT PRIMARY KEY NOT ENFORCED)`,
+			"CREATE TABLE t (\n  id BIGINT,\n  PRIMARY KEY (id) NOT ENFORCED\n)"},
+		{`CREATE TABLE t (watermark INT, primary INT, key INT, value INT, if INT)`,
+			"CREATE TABLE t (\n  watermark INT,\n  primary INT,\n  key INT,\n  value INT,\n  if INT\n)"},
+		{`CREATE TABLE if (a INT)`, "CREATE TABLE if (\n  a INT\n)"},
+		{"CREATE TABLE `my t` (`a b` INT, `select` INT)", "CREATE TABLE `my t` (\n  `a b` INT,\n  `select` INT\n)"},
+
+		// types
+		{`CREATE TABLE t (a BOOLEAN, b INTEGER, c BIGINT, d FLOAT, e DOUBLE PRECISION, f DEC(5, 2), g NUMERIC)`,
+			"CREATE TABLE t (\n  a BOOLEAN,\n  b INT,\n  c BIGINT,\n  d DOUBLE,\n  e DOUBLE,\n  f DECIMAL(5, 2),\n  g DECIMAL\n)"},
+		{`CREATE TABLE t (a STRING, b VARCHAR(10), c CHAR(3), d DATE, e TIMESTAMP, f TIMESTAMP_LTZ(3))`,
+			"CREATE TABLE t (\n  a STRING,\n  b VARCHAR(10),\n  c VARCHAR(3),\n  d DATE,\n  e TIMESTAMP,\n  f TIMESTAMP_LTZ(3)\n)"},
+		{`CREATE TABLE t (a TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL, b TIMESTAMP WITHOUT TIME ZONE, c INT NULL)`,
+			"CREATE TABLE t (\n  a TIMESTAMP_LTZ(3) NOT NULL,\n  b TIMESTAMP,\n  c INT\n)"},
+
+		// CREATE VIEW, DROP
+		{`CREATE VIEW v AS SELECT a FROM t`, `CREATE VIEW v AS SELECT a FROM t`},
+		{`CREATE TEMPORARY VIEW IF NOT EXISTS v (x, y) AS (SELECT a, b FROM t)`,
+			`CREATE TEMPORARY VIEW IF NOT EXISTS v (x, y) AS SELECT a, b FROM t`},
+		{`DROP TABLE t`, `DROP TABLE t`},
+		{`drop temporary view if exists v`, `DROP TEMPORARY VIEW IF EXISTS v`},
+		{`DROP TABLE if`, `DROP TABLE if`},
+
+		// queries
+		{`SELECT 1+1`, `SELECT 1 + 1`},
+		{`select * from t`, `SELECT * FROM t`},
+		{`SELECT ALL t.*, a, b c, d AS e FROM t x`, `SELECT t.*, a, b AS c, d AS e FROM t AS x`},
+		{`SELECT DISTINCT a FROM t WHERE a > 1 GROUP BY a, b HAVING COUNT(*) > 2`,
+			`SELECT DISTINCT a FROM t WHERE a > 1 GROUP BY a, b HAVING COUNT(*) > 2`},
+		{`SELECT x FROM (SELECT a AS x FROM t) s`, `SELECT x FROM (SELECT a AS x FROM t) AS s`},
+		{`SELECT x FROM (SELECT 1 AS x)`, `SELECT x FROM (SELECT 1 AS x)`},
+		{`((SELECT a FROM t))`, `SELECT a FROM t`},
+		{`SELECT value, timestamp, window_start, date, count, year, key, data, type, name, position FROM t`,
+			`SELECT value, timestamp, window_start, date, count, year, key, data, type, name, position FROM t`},
+		{"SELECT `weird name`, `a``b`, `SELECT`, `Mixed` FROM `t`", "SELECT `weird name`, `a``b`, `SELECT`, Mixed FROM t"},
+		{`SELECT t.a, s.t.b FROM t`, `SELECT t.a, s.t.b FROM t`},
+		{`SELECT a /* block */ FROM t -- line`, `SELECT a FROM t`},
+
+		// literals
+		{`SELECT 1, 1.5, .5, 1e3, 'x''y', TRUE, false, null`, `SELECT 1, 1.5, .5, 1e3, 'x''y', TRUE, FALSE, NULL`},
+		{`SELECT interval '5' second, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '-1' day`,
+			`SELECT INTERVAL '5' SECOND, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '-1' DAY`},
+		{`SELECT timestamp '2020-01-01 00:00:00', date '2020-01-01'`,
+			`SELECT TIMESTAMP '2020-01-01 00:00:00', DATE '2020-01-01'`},
+
+		// special expressions
+		{`SELECT CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END, case x when 1 then 'a' end`,
+			`SELECT CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END, CASE x WHEN 1 THEN 'a' END`},
+		{`SELECT cast(a as char(3)), try_cast(b AS timestamp(3) with local time zone)`,
+			`SELECT CAST(a AS VARCHAR(3)), TRY_CAST(b AS TIMESTAMP_LTZ(3))`},
+		{`SELECT extract(year from ts), EXTRACT(DOW FROM ts)`, `SELECT EXTRACT(YEAR FROM ts), EXTRACT(DOW FROM ts)`},
+		{`SELECT substring(s from 2 for 3), SUBSTRING(s FROM 2), substring(s, 1, 2)`,
+			`SELECT SUBSTRING(s, 2, 3), SUBSTRING(s, 2), SUBSTRING(s, 1, 2)`},
+		{`SELECT position('a' in s), POSITION(x IN y || z)`, `SELECT POSITION('a' IN s), POSITION(x IN y || z)`},
+		{`SELECT trim(s), TRIM(BOTH FROM s), TRIM('x' FROM s), TRIM(LEADING 'x' FROM s), TRIM(TRAILING FROM s)`,
+			`SELECT TRIM(s), TRIM(s), TRIM(BOTH 'x' FROM s), TRIM(LEADING 'x' FROM s), RTRIM(s)`},
+		{`SELECT CURRENT_TIMESTAMP, current_timestamp(), CURRENT_DATE`,
+			`SELECT CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, CURRENT_DATE`},
+		{`SELECT count(*), Count(DISTINCT a), mod(a, 2), left(s, 1), right(s, 1), if(a, 1, 2), now()`,
+			`SELECT COUNT(*), COUNT(DISTINCT a), MOD(a, 2), LEFT(s, 1), RIGHT(s, 1), IF(a, 1, 2), NOW()`},
+		{"SELECT `my func`(1), `cast`(x)", "SELECT `MY FUNC`(1), `CAST`(x)"},
+
+		// other statements
+		{`INSERT INTO s SELECT * FROM t`, `INSERT INTO s SELECT * FROM t`},
+		{`insert into s (a, b) select 1, 2`, `INSERT INTO s (a, b) SELECT 1, 2`},
+		{`INSERT INTO s (SELECT 1)`, `INSERT INTO s SELECT 1`},
+		{`EXPLAIN SELECT 1`, `EXPLAIN SELECT 1`},
+		{`explain plan for insert into s select 1`, `EXPLAIN INSERT INTO s SELECT 1`},
+		{`SHOW TABLES`, `SHOW TABLES`},
+		{`describe t`, `DESCRIBE t`},
+		{`DESC t`, `DESCRIBE t`},
+
+		// scripts
+		{"SELECT 1; SELECT 2;", "SELECT 1;\nSELECT 2"},
+		{"SHOW TABLES;\n-- done\n", "SHOW TABLES"},
+		{"", ""},
+		{"  -- nothing\n/* at all */ ", ""},
+	}
+	for _, tt := range tests {
+		script, err := Parse(tt.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.in, err)
+			continue
+		}
+		if got := script.String(); got != tt.want {
+			t.Errorf("Parse(%q)\n got: %s\nwant: %s", tt.in, got, tt.want)
+		}
+		for _, stmt := range script.Stmts {
+			checkRoundTrip(t, stmt)
+		}
+	}
+}
+
+// TestParseExpr checks the shape of expression trees, written as S-expressions.
+func TestParseExpr(t *testing.T) {
+	tests := []struct{ in, want string }{
+		// precedence, loosest first: OR, AND, NOT, comparison, ||, + -, * / %, unary
+		{`a OR b AND c`, `(OR a (AND b c))`},
+		{`a AND b OR c`, `(OR (AND a b) c)`},
+		{`NOT a AND b`, `(AND (NOT a) b)`},
+		{`NOT a = b`, `(NOT (= a b))`},
+		{`a = b || c`, `(= a (|| b c))`},
+		{`a || b + c`, `(|| a (+ b c))`},
+		{`a + b * c`, `(+ a (* b c))`},
+		{`-a * b`, `(* (- a) b)`},
+		{`a - b - c`, `(- (- a b) c)`},
+		{`a / b % c`, `(% (/ a b) c)`},
+		{`(a + b) * c`, `(* (+ a b) c)`},
+		{`a != b`, `(<> a b)`},
+		{`a <= b AND c >= d AND e < f AND g > h`, `(AND (AND (AND (<= a b) (>= c d)) (< e f)) (> g h))`},
+		{`- -1`, `(- (- 1))`},
+		{`+a`, `(+ a)`},
+		{`NOT NOT a`, `(NOT (NOT a))`},
+		// predicates
+		{`a IS NULL`, `(IS a NULL)`},
+		{`a IS NOT TRUE OR b IS FALSE`, `(OR (IS-NOT a TRUE) (IS b FALSE))`},
+		{`a + 1 BETWEEN b AND c + 1 AND d`, `(AND (BETWEEN (+ a 1) b (+ c 1)) d)`},
+		{`a NOT BETWEEN 1 AND 2`, `(NOT-BETWEEN a 1 2)`},
+		{`a IN (1, b + 1)`, `(IN a 1 (+ b 1))`},
+		{`a NOT IN ('x')`, `(NOT-IN a 'x')`},
+		{`a LIKE 'x%' || b`, `(LIKE a (|| 'x%' b))`},
+		{`a NOT LIKE 'x!%' ESCAPE '!'`, `(NOT-LIKE a 'x!%' ESCAPE '!')`},
+		{`a = 1 IS NULL`, `(IS (= a 1) NULL)`},
+		// primaries
+		{`t.a`, `t.a`},
+		{"`a b`.`c`", "`a b`.c"},
+		{`1.5e3`, `1.5e3`},
+		{`'it''s'`, `'it''s'`},
+		{`CASE WHEN a THEN b END`, `(CASE (WHEN a b))`},
+		{`CASE x WHEN 1 THEN 2 ELSE 3 END`, `(CASE x (WHEN 1 2) (ELSE 3))`},
+		{`CAST(a + 1 AS BIGINT NOT NULL)`, `(CAST (+ a 1) BIGINT NOT NULL)`},
+		{`TRY_CAST(a AS STRING)`, `(TRY_CAST a STRING)`},
+		{`EXTRACT(hour FROM ts)`, `(EXTRACT HOUR ts)`},
+		{`SUBSTRING(s FROM 1 + 1 FOR 2)`, `(SUBSTRING s (+ 1 1) 2)`},
+		{`POSITION('a' IN s)`, `(POSITION 'a' s)`},
+		{`POSITION((a IN (1)) IN s)`, `(POSITION (IN a 1) s)`},
+		{`TRIM(LEADING 'x' FROM s)`, `(LTRIM s 'x')`},
+		{`TRIM(TRAILING FROM s)`, `(RTRIM s)`},
+		{`TRIM('x' FROM s)`, `(TRIM s 'x')`},
+		{`TRIM(leading)`, `(TRIM leading)`},
+		{`CURRENT_TIMESTAMP`, `(CURRENT_TIMESTAMP)`},
+		{`count(*)`, `(COUNT *)`},
+		{`sum(DISTINCT a)`, `(SUM DISTINCT a)`},
+		{`Left(s, 2)`, `(LEFT s 2)`},
+		{`INTERVAL '1' DAY`, `INTERVAL '1' DAY`},
+		{`TIMESTAMP '2020-01-01 00:00:00'`, `TIMESTAMP '2020-01-01 00:00:00'`},
+		{`timestamp + date`, `(+ timestamp date)`},
+	}
+	for _, tt := range tests {
+		e, err := ParseExpr(tt.in)
+		if err != nil {
+			t.Errorf("ParseExpr(%q): %v", tt.in, err)
+			continue
+		}
+		if got := sexpr(e); got != tt.want {
+			t.Errorf("ParseExpr(%q)\n got: %s\nwant: %s", tt.in, got, tt.want)
+		}
+		again, err := ParseExpr(e.String())
+		if err != nil || !equalTrees(e, again) {
+			t.Errorf("ParseExpr(%q): printed as %s, which parses to %v (err %v)", tt.in, e, again, err)
+		}
+	}
+}
+
+// sexpr writes an expression tree fully parenthesised, operator first.
+func sexpr(e Expr) string {
+	list := func(head string, es ...Expr) string {
+		parts := []string{head}
+		for _, e := range es {
+			parts = append(parts, sexpr(e))
+		}
+		return "(" + strings.Join(parts, " ") + ")"
+	}
+	neg := func(not bool, op string) string {
+		if not {
+			return "NOT-" + op
+		}
+		return op
+	}
+	switch e := e.(type) {
+	case *BinaryExpr:
+		return list(e.Op, e.Left, e.Right)
+	case *UnaryExpr:
+		return list(e.Op, e.X)
+	case *IsExpr:
+		if e.Not {
+			return fmt.Sprintf("(IS-NOT %s %s)", sexpr(e.X), e.What)
+		}
+		return fmt.Sprintf("(IS %s %s)", sexpr(e.X), e.What)
+	case *BetweenExpr:
+		return list(neg(e.Not, "BETWEEN"), e.X, e.Low, e.High)
+	case *InExpr:
+		return list(neg(e.Not, "IN"), append([]Expr{e.X}, e.List...)...)
+	case *LikeExpr:
+		s := list(neg(e.Not, "LIKE"), e.X, e.Pattern)
+		if e.Escape != "" {
+			s = strings.TrimSuffix(s, ")") + " ESCAPE " + quoteString(e.Escape) + ")"
+		}
+		return s
+	case *CaseExpr:
+		parts := []string{"CASE"}
+		if e.Operand != nil {
+			parts = append(parts, sexpr(e.Operand))
+		}
+		for _, w := range e.Whens {
+			parts = append(parts, list("WHEN", w.Cond, w.Result))
+		}
+		if e.Else != nil {
+			parts = append(parts, list("ELSE", e.Else))
+		}
+		return "(" + strings.Join(parts, " ") + ")"
+	case *CastExpr:
+		name := "CAST"
+		if e.Try {
+			name = "TRY_CAST"
+		}
+		return fmt.Sprintf("(%s %s %s)", name, sexpr(e.X), e.Type)
+	case *ExtractExpr:
+		return fmt.Sprintf("(EXTRACT %s %s)", e.Unit, sexpr(e.X))
+	case *FuncCall:
+		head := e.Name
+		switch {
+		case e.Star:
+			head += " *"
+		case e.Distinct:
+			head += " DISTINCT"
+		}
+		return list(head, e.Args...)
+	}
+	return e.String()
+}
+
+// TestPositions checks that nodes carry the line and column where their text starts.
+func TestPositions(t *testing.T) {
+	script, err := Parse("SET 'a' = 'b';\nSELECT a,\n\t b + 1 AS x\nFROM t;\n  (SELECT 1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := script.Stmts[1].(*QueryStmt).Query
+	bin := q.Items[1].Expr.(*BinaryExpr)
+	got := map[string]Pos{
+		"set":    script.Stmts[0].Position(),
+		"query":  q.Pos,
+		"item0":  q.Items[0].Pos,
+		"item1":  q.Items[1].Pos,
+		"binary": bin.Pos,
+		"one":    bin.Right.Position(),
+		"from":   q.From.Position(),
+		"paren":  script.Stmts[2].Position(),
+		"select": script.Stmts[2].(*QueryStmt).Query.Pos,
+	}
+	want := map[string][2]int{
+		"set": {1, 1}, "query": {2, 1}, "item0": {2, 8}, "item1": {3, 3}, "binary": {3, 3},
+		"one": {3, 7}, "from": {4, 6}, "paren": {5, 3}, "select": {5, 4},
+	}
+	for name, w := range want {
+		if p := got[name]; p.Line != w[0] || p.Column != w[1] {
+			t.Errorf("%s at %d:%d, want %d:%d", name, p.Line, p.Column, w[0], w[1])
+		}
+	}
+}
+
+// TestParseTree checks a few trees field by field, where printing could hide a difference.
+func TestParseTree(t *testing.T) {
+	script, err := Parse(`CREATE TABLE t (a INT, ts TIMESTAMP(3), c AS a * 2, ` +
+		`WATERMARK FOR ts AS ts, PRIMARY KEY (a) NOT ENFORCED) WITH ('k' = 'it''s')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := withoutPos(script.Stmts[0]).(*CreateTableStmt)
+	want := &CreateTableStmt{
+		Name: "t",
+		Columns: []*ColumnDef{
+			{Name: "a", Type: &TypeName{Name: "INT"}},
+			{Name: "ts", Type: &TypeName{Name: "TIMESTAMP", Params: []int{3}}},
+			{Name: "c", Computed: &BinaryExpr{Op: "*", Left: &Ident{Parts: []string{"a"}},
+				Right: &NumberLit{Text: "2"}}},
+		},
+		Watermark:  &WatermarkDef{Column: "ts", Expr: &Ident{Parts: []string{"ts"}}},
+		PrimaryKey: []string{"a"},
+		Options:    []*Option{{Key: "k", Value: "it's"}},
+	}
+	if !reflect.DeepEqual(ct, want) {
+		t.Errorf("got  %#v\nwant %#v", ct, want)
+	}
+
+	e, err := ParseExpr("`a``b`.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts := e.(*Ident).Parts; !reflect.DeepEqual(parts, []string{"a`b", "c"}) {
+		t.Errorf("quoted identifier parts = %q", parts)
+	}
+}

@@ -1,0 +1,391 @@
+package parser
+
+import (
+	"strconv"
+	"strings"
+)
+
+// This file prints the AST as canonical SQL: keywords upper case, identifiers quoted only
+// when needed, aliases always with AS, parentheses only where precedence requires them.
+// Parsing the output gives back the same tree (positions aside); print_test.go checks it.
+
+func (s *Script) String() string {
+	parts := make([]string, len(s.Stmts))
+	for i, st := range s.Stmts {
+		parts[i] = st.String()
+	}
+	return strings.Join(parts, ";\n")
+}
+
+func (n *SetStmt) String() string {
+	return "SET " + quoteString(n.Key) + " = " + quoteString(n.Value)
+}
+
+func (n *CreateTableStmt) String() string {
+	var b strings.Builder
+	b.WriteString("CREATE ")
+	if n.Temporary {
+		b.WriteString("TEMPORARY ")
+	}
+	b.WriteString("TABLE ")
+	if n.IfNotExists {
+		b.WriteString("IF NOT EXISTS ")
+	}
+	b.WriteString(quoteIdent(n.Name) + " (")
+	var elems []string
+	for _, c := range n.Columns {
+		elems = append(elems, c.String())
+	}
+	if n.Watermark != nil {
+		elems = append(elems, n.Watermark.String())
+	}
+	if n.PrimaryKey != nil {
+		elems = append(elems, "PRIMARY KEY ("+identList(n.PrimaryKey)+") NOT ENFORCED")
+	}
+	b.WriteString("\n  " + strings.Join(elems, ",\n  ") + "\n)")
+	if len(n.Options) > 0 {
+		opts := make([]string, len(n.Options))
+		for i, o := range n.Options {
+			opts[i] = o.String()
+		}
+		b.WriteString(" WITH (\n  " + strings.Join(opts, ",\n  ") + "\n)")
+	}
+	return b.String()
+}
+
+func (n *ColumnDef) String() string {
+	if n.Computed != nil {
+		return quoteIdent(n.Name) + " AS " + n.Computed.String()
+	}
+	return quoteIdent(n.Name) + " " + n.Type.String()
+}
+
+func (n *TypeName) String() string {
+	s := n.Name
+	if len(n.Params) > 0 {
+		ps := make([]string, len(n.Params))
+		for i, p := range n.Params {
+			ps[i] = strconv.Itoa(p)
+		}
+		s += "(" + strings.Join(ps, ", ") + ")"
+	}
+	if n.NotNull {
+		s += " NOT NULL"
+	}
+	return s
+}
+
+func (n *WatermarkDef) String() string {
+	return "WATERMARK FOR " + quoteIdent(n.Column) + " AS " + n.Expr.String()
+}
+
+func (n *Option) String() string { return quoteString(n.Key) + " = " + quoteString(n.Value) }
+
+func (n *CreateViewStmt) String() string {
+	s := "CREATE "
+	if n.Temporary {
+		s += "TEMPORARY "
+	}
+	s += "VIEW "
+	if n.IfNotExists {
+		s += "IF NOT EXISTS "
+	}
+	s += quoteIdent(n.Name)
+	if n.Columns != nil {
+		s += " (" + identList(n.Columns) + ")"
+	}
+	return s + " AS " + n.Query.String()
+}
+
+func (n *DropStmt) String() string {
+	s := "DROP "
+	if n.Temporary {
+		s += "TEMPORARY "
+	}
+	if n.View {
+		s += "VIEW "
+	} else {
+		s += "TABLE "
+	}
+	if n.IfExists {
+		s += "IF EXISTS "
+	}
+	return s + quoteIdent(n.Name)
+}
+
+func (n *QueryStmt) String() string { return n.Query.String() }
+
+func (n *InsertStmt) String() string {
+	s := "INSERT INTO " + quoteIdent(n.Table)
+	if n.Columns != nil {
+		s += " (" + identList(n.Columns) + ")"
+	}
+	return s + " " + n.Query.String()
+}
+
+func (n *ExplainStmt) String() string    { return "EXPLAIN " + n.Stmt.String() }
+func (n *ShowTablesStmt) String() string { return "SHOW TABLES" }
+func (n *DescribeStmt) String() string   { return "DESCRIBE " + quoteIdent(n.Name) }
+
+func (n *Query) String() string {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	if n.Distinct {
+		b.WriteString("DISTINCT ")
+	}
+	for i, it := range n.Items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(it.String())
+	}
+	if n.From != nil {
+		b.WriteString(" FROM " + n.From.String())
+	}
+	if n.Where != nil {
+		b.WriteString(" WHERE " + n.Where.String())
+	}
+	if len(n.GroupBy) > 0 {
+		b.WriteString(" GROUP BY " + exprList(n.GroupBy))
+	}
+	if n.Having != nil {
+		b.WriteString(" HAVING " + n.Having.String())
+	}
+	return b.String()
+}
+
+func (n *SelectItem) String() string {
+	switch {
+	case n.Star && n.Qualifier != "":
+		return quoteIdent(n.Qualifier) + ".*"
+	case n.Star:
+		return "*"
+	}
+	return n.Expr.String() + alias(n.Alias)
+}
+
+func (n *TableName) String() string     { return quoteIdent(n.Name) + alias(n.Alias) }
+func (n *SubqueryTable) String() string { return "(" + n.Query.String() + ")" + alias(n.Alias) }
+
+func alias(a string) string {
+	if a == "" {
+		return ""
+	}
+	return " AS " + quoteIdent(a)
+}
+
+// --- expressions ---
+
+// precOf is how tightly e binds when printed; subexpressions that bind less tightly than
+// their context requires are parenthesised.
+func precOf(e Expr) int {
+	switch e := e.(type) {
+	case *BinaryExpr:
+		return binaryPrec[e.Op]
+	case *UnaryExpr:
+		if e.Op == "NOT" {
+			return precNot
+		}
+		return precUnary
+	case *IsExpr, *BetweenExpr, *InExpr, *LikeExpr:
+		return precCmp
+	}
+	return precPrimary
+}
+
+// sub prints e as an operand that must bind at least as tightly as prec.
+func sub(e Expr, prec int) string {
+	if precOf(e) < prec {
+		return "(" + e.String() + ")"
+	}
+	return e.String()
+}
+
+func (n *Ident) String() string {
+	parts := make([]string, len(n.Parts))
+	for i, p := range n.Parts {
+		parts[i] = quoteIdent(p)
+	}
+	return strings.Join(parts, ".")
+}
+
+func (n *NumberLit) String() string { return n.Text }
+func (n *StringLit) String() string { return quoteString(n.Value) }
+func (n *NullLit) String() string   { return "NULL" }
+
+func (n *BoolLit) String() string {
+	if n.Value {
+		return "TRUE"
+	}
+	return "FALSE"
+}
+
+func (n *IntervalLit) String() string {
+	s := "INTERVAL " + quoteString(n.Value) + " " + n.Unit
+	if n.ToUnit != "" {
+		s += " TO " + n.ToUnit
+	}
+	return s
+}
+
+func (n *TypedLit) String() string { return n.Type + " " + quoteString(n.Value) }
+
+// BinaryExpr operators are left-associative: a right operand of the same precedence needs
+// parentheses, a left one does not.
+func (n *BinaryExpr) String() string {
+	p := binaryPrec[n.Op]
+	return sub(n.Left, p) + " " + n.Op + " " + sub(n.Right, p+1)
+}
+
+func (n *UnaryExpr) String() string {
+	if n.Op == "NOT" {
+		return "NOT " + sub(n.X, precNot)
+	}
+	// Anything but a primary is parenthesised, so that "- -x" never prints as a comment.
+	return n.Op + sub(n.X, precPrimary)
+}
+
+func not(b bool) string {
+	if b {
+		return "NOT "
+	}
+	return ""
+}
+
+func (n *IsExpr) String() string {
+	return sub(n.X, precCmp) + " IS " + not(n.Not) + n.What
+}
+
+func (n *BetweenExpr) String() string {
+	return sub(n.X, precCmp) + " " + not(n.Not) + "BETWEEN " + sub(n.Low, precConcat) +
+		" AND " + sub(n.High, precConcat)
+}
+
+func (n *InExpr) String() string {
+	return sub(n.X, precCmp) + " " + not(n.Not) + "IN (" + exprList(n.List) + ")"
+}
+
+func (n *LikeExpr) String() string {
+	s := sub(n.X, precCmp) + " " + not(n.Not) + "LIKE " + sub(n.Pattern, precConcat)
+	if n.Escape != "" {
+		s += " ESCAPE " + quoteString(n.Escape)
+	}
+	return s
+}
+
+func (n *CaseExpr) String() string {
+	var b strings.Builder
+	b.WriteString("CASE")
+	if n.Operand != nil {
+		b.WriteString(" " + n.Operand.String())
+	}
+	for _, w := range n.Whens {
+		b.WriteString(" " + w.String())
+	}
+	if n.Else != nil {
+		b.WriteString(" ELSE " + n.Else.String())
+	}
+	b.WriteString(" END")
+	return b.String()
+}
+
+func (n *WhenClause) String() string {
+	return "WHEN " + n.Cond.String() + " THEN " + n.Result.String()
+}
+
+func (n *CastExpr) String() string {
+	name := "CAST"
+	if n.Try {
+		name = "TRY_CAST"
+	}
+	return name + "(" + n.X.String() + " AS " + n.Type.String() + ")"
+}
+
+func (n *ExtractExpr) String() string {
+	return "EXTRACT(" + n.Unit + " FROM " + n.X.String() + ")"
+}
+
+// trimSideOf gives the side keyword of TRIM(side chars FROM s) for each function name.
+var trimSideOf = map[string]string{"TRIM": "BOTH", "LTRIM": "LEADING", "RTRIM": "TRAILING"}
+
+func (n *FuncCall) String() string {
+	plain := !n.Distinct && !n.Star
+	if plain && niladic[n.Name] && len(n.Args) == 0 {
+		return n.Name
+	}
+	if side := trimSideOf[n.Name]; plain && side != "" && len(n.Args) == 2 {
+		return "TRIM(" + side + " " + n.Args[1].String() + " FROM " + n.Args[0].String() + ")"
+	}
+	args := make([]string, len(n.Args))
+	for i, a := range n.Args {
+		args[i] = a.String()
+	}
+	if n.Name == "POSITION" && len(n.Args) > 0 {
+		// The parser reads the first argument of POSITION with IN as a terminator.
+		args[0] = sub(n.Args[0], precConcat)
+		if plain && len(n.Args) == 2 {
+			return "POSITION(" + args[0] + " IN " + args[1] + ")"
+		}
+	}
+	list := strings.Join(args, ", ")
+	switch {
+	case n.Star:
+		list = "*"
+	case n.Distinct:
+		list = "DISTINCT " + list
+	}
+	return funcName(n.Name) + "(" + list + ")"
+}
+
+// funcName prints a function name, quoted where the parser would not read name( as a
+// generic call.
+func funcName(name string) string {
+	switch {
+	case keywordFuncs[name]:
+		return name
+	case name == "CAST" || name == "TRY_CAST" || name == "EXTRACT":
+		return quoteIdentAlways(name)
+	}
+	return quoteIdent(name)
+}
+
+func exprList(es []Expr) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func identList(names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = quoteIdent(n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// quoteIdent writes name as an identifier, `quoted` only if it is not a plain identifier
+// or is a reserved word.
+func quoteIdent(name string) string {
+	if plainIdentRE.MatchString(name) && !isReserved(name) {
+		return name
+	}
+	return quoteIdentAlways(name)
+}
+
+func quoteIdentAlways(name string) string {
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// unquoteString returns the value of a '...' literal token.
+func unquoteString(tok string) string {
+	return strings.ReplaceAll(tok[1:len(tok)-1], "''", "'")
+}
+
+// unquoteIdent returns the name a `...` token stands for.
+func unquoteIdent(tok string) string {
+	return strings.ReplaceAll(tok[1:len(tok)-1], "``", "`")
+}

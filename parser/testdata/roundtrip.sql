@@ -1,0 +1,140 @@
+-- Round-trip corpus: every statement must parse, print, and parse back to the same tree.
+-- It also seeds FuzzParse. One statement per paragraph.
+
+-- SET
+SET 'execution.checkpointing.interval' = '10s';
+SET execution.checkpointing.interval = '10s';
+set table.exec.mini-batch.enabled = true;
+SET 'pipeline.name' = 'it''s a job';
+
+-- CREATE TABLE
+CREATE TABLE orders (
+  order_id BIGINT NOT NULL,
+  customer STRING COMMENT 'who',
+  amount DECIMAL(10, 2),
+  price DOUBLE,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND,
+  PRIMARY KEY (order_id) NOT ENFORCED
+) COMMENT 'all orders' WITH (
+  'connector' = 'kafka',
+  'topic' = 'orders',
+  'format' = 'json'
+);
+
+CREATE TEMPORARY TABLE IF NOT EXISTS `my events` (
+  `key` STRING,
+  value INT,
+  `timestamp` TIMESTAMP(3) WITH LOCAL TIME ZONE,
+  date DATE,
+  type VARCHAR(20),
+  name CHAR(5),
+  data STRING
+);
+
+create table t (a integer, b float, c double precision, d dec(5), e numeric(12, 4), f boolean,
+  g timestamp_ltz(6), h timestamp without time zone, i varchar, j int null);
+
+CREATE TABLE computed (
+  a INT,
+  b AS a * 2 + 1,
+  proc AS PROCTIME(),
+  WATERMARK FOR a AS a
+) WITH ('connector' = 'datagen');
+
+CREATE TABLE pk_inline (id INT PRIMARY KEY NOT ENFORCED, v STRING);
+
+CREATE TABLE keys (PRIMARY KEY (a, b) NOT ENFORCED, a INT, b INT);
+
+CREATE TABLE if (watermark INT, primary STRING, window_start TIMESTAMP(3), count BIGINT);
+
+-- CREATE VIEW
+CREATE VIEW big_orders AS SELECT * FROM orders WHERE amount > 100;
+CREATE TEMPORARY VIEW IF NOT EXISTS v (a, b) AS SELECT x, y FROM t;
+CREATE VIEW v2 AS (SELECT DISTINCT customer FROM orders);
+
+-- DROP
+DROP TABLE orders;
+DROP TEMPORARY TABLE IF EXISTS orders;
+DROP VIEW big_orders;
+DROP TEMPORARY VIEW IF EXISTS v;
+DROP TABLE if;
+
+-- Queries
+SELECT 1 + 1;
+SELECT * FROM orders;
+SELECT o.*, c.name FROM orders AS o;
+SELECT ALL a, b c, d AS e FROM t x;
+SELECT DISTINCT customer FROM orders WHERE amount >= 10 AND amount < 1000;
+SELECT customer, COUNT(*) AS cnt, SUM(amount) total FROM orders GROUP BY customer HAVING COUNT(*) > 1;
+SELECT window_start, COUNT(DISTINCT customer) FROM t GROUP BY window_start, customer;
+(SELECT a FROM t);
+((SELECT a FROM t));
+SELECT s.a FROM (SELECT a FROM t) AS s;
+SELECT * FROM (SELECT 1 AS one) s WHERE s.one = 1;
+SELECT x FROM (SELECT 1 AS x);
+SELECT `weird name`, `a``b` AS `select`, `from`.`to` FROM `my table`;
+SELECT value, `timestamp`, date, year, key, data, type, name, position, count FROM t;
+
+-- Operators and precedence
+SELECT a OR b AND c, (a OR b) AND c, NOT a AND b, NOT (a AND b), NOT NOT a FROM t;
+SELECT a + b * c, (a + b) * c, a - b - c, a - (b - c), a / b % c, -a * b, -(a * b) FROM t;
+SELECT a || b || c, a || (b || c), 'x' || CAST(a AS STRING) FROM t;
+SELECT a = b, a <> b, a != b, a < b, a <= b, a > b, a >= b, (a = b) = c, a = (b = c) FROM t;
+SELECT - -1, -(-a), +a, a - -1, -(1 + 2), - 5 FROM t;
+SELECT a IS NULL, a IS NOT NULL, b IS TRUE, b IS NOT FALSE, (a = 1) IS TRUE FROM t;
+SELECT * FROM t WHERE a BETWEEN 1 AND 10 AND b NOT BETWEEN c + 1 AND d * 2;
+SELECT * FROM t WHERE a IN (1, 2, 3) OR b NOT IN ('x', 'y');
+SELECT * FROM t WHERE name LIKE 'a%' AND name NOT LIKE '%\_%' ESCAPE '\' OR n LIKE a || '%';
+SELECT a = 1 IS NULL, a BETWEEN 1 AND 2 IS TRUE, (a AND b) IS NULL FROM t;
+
+-- Literals
+SELECT 1, 1.5, .5, 1e3, 2.5E-3, 'it''s', '', TRUE, FALSE, NULL;
+SELECT INTERVAL '5' SECOND, INTERVAL '1' DAY, INTERVAL '10' MINUTE, INTERVAL '1:30' MINUTE TO SECOND;
+SELECT INTERVAL '1-2' YEAR TO MONTH, INTERVAL '2' HOUR, INTERVAL '3' MONTH, INTERVAL '-1' YEAR;
+SELECT TIMESTAMP '2020-01-01 00:00:00', DATE '2020-01-01' FROM t;
+SELECT ts + INTERVAL '1' HOUR FROM t WHERE ts > TIMESTAMP '2020-01-01 00:00:00';
+
+-- CASE, CAST, special functions
+SELECT CASE WHEN a > 1 THEN 'big' WHEN a > 0 THEN 'small' ELSE 'none' END FROM t;
+SELECT CASE a WHEN 1 THEN 'one' WHEN 2 THEN 'two' END AS word FROM t;
+SELECT CAST(a AS INT), CAST(b AS DECIMAL(10, 2)), TRY_CAST(c AS TIMESTAMP(3)), CAST(d AS VARCHAR(3) NOT NULL) FROM t;
+SELECT CAST(ts AS TIMESTAMP(3) WITH LOCAL TIME ZONE), CAST(x AS TIMESTAMP_LTZ), CAST(y AS DATE) FROM t;
+SELECT EXTRACT(YEAR FROM ts), EXTRACT(month FROM ts), EXTRACT(EPOCH FROM ts) FROM t;
+SELECT SUBSTRING(s FROM 2 FOR 3), SUBSTRING(s FROM 2), SUBSTRING(s, 1, 2), SUBSTRING(s, 1) FROM t;
+SELECT POSITION('a' IN s), POSITION(a || b IN s), POSITION((a IN (1)) IN s), POSITION(x, y) FROM t;
+SELECT TRIM(s), TRIM(BOTH FROM s), TRIM(BOTH 'x' FROM s), TRIM(LEADING 'x' FROM s), TRIM(TRAILING FROM s), TRIM('x' FROM s) FROM t;
+SELECT TRIM(leading), TRIM(both || 'x'), LTRIM(s), RTRIM(s, 'y') FROM t;
+SELECT CURRENT_TIMESTAMP, current_timestamp(), CURRENT_DATE, LOCALTIMESTAMP FROM t;
+SELECT MOD(a, 2), LEFT(s, 2), RIGHT(s, 1), IF(a > 0, 'p', 'n'), COALESCE(a, b, 0), UPPER(s) FROM t;
+SELECT COUNT(*), count(DISTINCT a), MAX(b), AVG(c), NOW(), `my func`(1), `cast`(x) FROM t;
+SELECT TIMESTAMP(x), INTERVAL(y), DATE(z) FROM t;
+
+-- INSERT
+INSERT INTO sink SELECT * FROM orders;
+INSERT INTO sink (a, b) SELECT a, b FROM src;
+INSERT INTO sink (SELECT a FROM src);
+INSERT INTO `select` (`from`) SELECT 1;
+
+-- EXPLAIN, SHOW, DESCRIBE
+EXPLAIN SELECT a FROM t WHERE a > 0;
+EXPLAIN PLAN FOR INSERT INTO sink SELECT * FROM orders;
+SHOW TABLES;
+DESCRIBE orders;
+DESC `my events`;
+
+-- Comments everywhere
+SELECT /* inline */ a -- trailing
+FROM t /* multi
+line */ WHERE a > 1;
+
+-- A typical streaming query
+SELECT
+  customer,
+  COUNT(*) AS orders,
+  SUM(CASE WHEN amount > 100 THEN 1 ELSE 0 END) AS big_orders,
+  MAX(ts) AS last_seen
+FROM orders
+WHERE customer IS NOT NULL AND customer <> '' AND ts >= CURRENT_TIMESTAMP - INTERVAL '1' DAY
+GROUP BY customer
+HAVING SUM(amount) > 1000
