@@ -158,8 +158,10 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 		if !canCast(x.Type(), t) {
 			return nil, errorf(e, "cannot cast %s to %s", x.Type().Nullable(), t)
 		}
-		if l, ok := x.(*Literal); ok && l.Value == nil {
-			return &Literal{T: t.Nullable()}, nil
+		if l, ok := x.(*Literal); ok {
+			if folded, ok := foldCast(l, t.Nullable()); ok {
+				return folded, nil
+			}
 		}
 		return &Cast{X: x, T: t.Nullable(), Try: e.Try}, nil
 	case *parser.ExtractExpr:

@@ -1,6 +1,9 @@
 package planner
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // decimalOf returns the DECIMAL type that holds every value of an exact numeric type.
 func decimalOf(t Type) Type {
@@ -57,10 +60,42 @@ func castTo(e Expr, t Type) Expr {
 	if et.Nullable() == t.Nullable() || (et.Kind == String && t.Kind == String) {
 		return e
 	}
-	if l, ok := e.(*Literal); ok && l.Value == nil {
-		return &Literal{T: t.Nullable()}
+	if l, ok := e.(*Literal); ok {
+		if folded, ok := foldCast(l, t.Nullable()); ok {
+			return folded
+		}
 	}
 	return &Cast{X: e, T: t.Nullable()}
+}
+
+// foldCast converts a numeric literal at plan time, so that kernels compare a column with
+// a constant of its own type.
+func foldCast(l *Literal, t Type) (*Literal, bool) {
+	notNull := t
+	notNull.NotNull = l.T.NotNull
+	if l.Value == nil {
+		return &Literal{T: t}, true
+	}
+	switch v := l.Value.(type) {
+	case int32:
+		switch t.Kind {
+		case BigInt:
+			return &Literal{Value: int64(v), T: notNull}, true
+		case Double:
+			return &Literal{Value: float64(v), T: notNull}, true
+		}
+	case int64:
+		if t.Kind == Double {
+			return &Literal{Value: float64(v), T: notNull}, true
+		}
+	case string:
+		if l.T.Kind == Decimal && t.Kind == Double {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				return &Literal{Value: f, T: notNull}, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // arithmeticType is the result of a + - * / % b, or false when the types don't mix.

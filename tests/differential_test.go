@@ -262,7 +262,18 @@ func sortKey(m map[string]any) string {
 }
 
 func sortResult(r result) {
-	sort.Slice(r, func(i, j int) bool { return sortKey(r[i]) < sortKey(r[j]) })
+	type keyed struct {
+		key string
+		row map[string]any
+	}
+	ks := make([]keyed, len(r))
+	for i, m := range r {
+		ks[i] = keyed{sortKey(m), m}
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+	for i := range ks {
+		r[i] = ks[i].row
+	}
 }
 
 func rowsEqual(a, b map[string]any) bool {

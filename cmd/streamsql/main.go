@@ -30,7 +30,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	file := fs.String("f", "", "run the statements of `FILE`")
 	inline := fs.String("e", "", "run the statements of `SQL`")
-	format := fs.String("format", "", "how SELECT results print: table, csv, json or changelog (default: table on a terminal, csv otherwise)")
+	format := fs.String("format", "", "how SELECT results print: table, csv, json or changelog (default: table in the shell or on a terminal, csv otherwise)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog]\n       streamsql bench [-rows N]\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
 		fs.PrintDefaults()
@@ -45,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	interactive := *file == "" && *inline == ""
 	if *format == "" {
 		*format = "csv"
-		if readline.IsTerminal(int(os.Stdout.Fd())) {
+		if interactive || readline.IsTerminal(int(os.Stdout.Fd())) {
 			*format = "table"
 		}
 	}
