@@ -46,3 +46,10 @@ type Reader interface {
 type SkipCounter interface {
 	Skipped() int64
 }
+
+// Flusher is an Operator that holds back output to fold more input into it (a
+// mini-batch). Its task calls Flush whenever its input goes idle and at least every
+// flush interval, so results are late by at most that interval.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}

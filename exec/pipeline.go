@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
 
 // Pipeline runs a source and a chain of operators: the source in one goroutine, the
@@ -79,11 +80,24 @@ func (p *Pipeline) read(ctx context.Context, out chan<- Batch) error {
 	}
 }
 
+// flushInterval bounds how long a Flusher may hold back results.
+const flushInterval = 50 * time.Millisecond
+
 func (p *Pipeline) process(ctx context.Context, in <-chan Batch) error {
+	tick := time.NewTicker(flushInterval)
+	defer tick.Stop()
+	dirty := false // input arrived since the last flush
 	for {
 		select {
 		case <-ctx.Done():
 			return context.Cause(ctx)
+		case <-tick.C:
+			if dirty {
+				if err := p.flush(ctx); err != nil {
+					return err
+				}
+				dirty = false
+			}
 		case b, ok := <-in:
 			if !ok {
 				return p.finish(ctx)
@@ -93,8 +107,21 @@ func (p *Pipeline) process(ctx context.Context, in <-chan Batch) error {
 			if err != nil {
 				return err
 			}
+			dirty = true
 		}
 	}
+}
+
+// flush asks each Flusher, upstream first, to emit what it holds back.
+func (p *Pipeline) flush(ctx context.Context) error {
+	for _, op := range p.Ops {
+		if f, ok := op.(Flusher); ok {
+			if err := f.Flush(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // finish tells each operator, upstream first, that its input ended.

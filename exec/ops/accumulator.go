@@ -1,18 +1,46 @@
 package ops
 
 import (
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/decimal128"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
 )
 
 // accumulator holds one aggregate's state for every group, indexed by group id.
-// add applies a row's value with sign +1 (insert) or -1 (retraction).
 type accumulator interface {
 	grow(groups int)
-	add(g int32, v value, sign int64)
+	// update folds in a batch: row i belongs to group groups[i] (skipped when negative),
+	// with sign signs[i] (+1 insert, -1 retraction; nil means all inserts), and its
+	// argument is col[i] (col is nil for COUNT(*)).
+	update(groups []int32, signs []int8, col arrow.Array) error
 	result(g int32) value
 	reset(g int32)
+}
+
+// rowAdder is an accumulator that takes one value at a time; forEachRow drives it.
+type rowAdder interface {
+	add(g int32, v value, sign int64)
+}
+
+// forEachRow feeds every row of a batch to acc.add: the general, slower path.
+func forEachRow(acc rowAdder, groups []int32, signs []int8, col arrow.Array) error {
+	read, err := reader(col)
+	if err != nil {
+		return err
+	}
+	for i, g := range groups {
+		if g < 0 {
+			continue
+		}
+		sign := int64(1)
+		if signs != nil {
+			sign = int64(signs[i])
+		}
+		acc.add(g, read(i), sign)
+	}
+	return nil
 }
 
 // newAccumulator returns the accumulator of call; retracting tells whether the input
@@ -50,6 +78,25 @@ type count struct {
 }
 
 func (c *count) grow(g int) { c.n = growTo(c.n, g) }
+
+func (c *count) update(groups []int32, signs []int8, col arrow.Array) error {
+	n := c.n
+	countRow := func(i int) bool { return true }
+	if !c.star && col.NullN() > 0 {
+		countRow = col.IsValid
+	}
+	for i, g := range groups {
+		if g < 0 || !countRow(i) {
+			continue
+		}
+		if signs == nil {
+			n[g]++
+		} else {
+			n[g] += int64(signs[i])
+		}
+	}
+	return nil
+}
 func (c *count) add(g int32, v value, sign int64) {
 	if c.star || !v.null {
 		c.n[g] += sign
@@ -78,6 +125,49 @@ func (s *sum) grow(g int) {
 	default:
 		s.ints = growTo(s.ints, g)
 	}
+}
+
+func (s *sum) update(groups []int32, signs []int8, col arrow.Array) error {
+	if col.NullN() == 0 {
+		switch c := col.(type) {
+		case *array.Int64:
+			return sumInts(s.ints, s.n, groups, signs, c.Int64Values())
+		case *array.Int32:
+			return sumInts(s.ints, s.n, groups, signs, c.Int32Values())
+		case *array.Float64:
+			vals := c.Float64Values()
+			for i, g := range groups {
+				if g < 0 {
+					continue
+				}
+				if signs == nil || signs[i] > 0 {
+					s.floats[g] += vals[i]
+					s.n[g]++
+				} else {
+					s.floats[g] -= vals[i]
+					s.n[g]--
+				}
+			}
+			return nil
+		}
+	}
+	return forEachRow(s, groups, signs, col)
+}
+
+func sumInts[T int32 | int64](sums, n []int64, groups []int32, signs []int8, vals []T) error {
+	for i, g := range groups {
+		if g < 0 {
+			continue
+		}
+		if signs == nil || signs[i] > 0 {
+			sums[g] += int64(vals[i])
+			n[g]++
+		} else {
+			sums[g] -= int64(vals[i])
+			n[g]--
+		}
+	}
+	return nil
 }
 
 func (s *sum) add(g int32, v value, sign int64) {
@@ -149,6 +239,9 @@ type extreme struct {
 }
 
 func (e *extreme) grow(g int) { e.best, e.has = growTo(e.best, g), growTo(e.has, g) }
+func (e *extreme) update(groups []int32, signs []int8, col arrow.Array) error {
+	return forEachRow(e, groups, signs, col)
+}
 func (e *extreme) add(g int32, v value, _ int64) {
 	if v.null {
 		return
@@ -176,6 +269,10 @@ type extremeMultiset struct {
 
 func (e *extremeMultiset) grow(g int) {
 	e.values, e.best, e.stale = growTo(e.values, g), growTo(e.best, g), growTo(e.stale, g)
+}
+
+func (e *extremeMultiset) update(groups []int32, signs []int8, col arrow.Array) error {
+	return forEachRow(e, groups, signs, col)
 }
 
 func (e *extremeMultiset) add(g int32, v value, sign int64) {
@@ -224,6 +321,10 @@ type distinct struct {
 
 func (d *distinct) grow(g int) { d.seen = growTo(d.seen, g); d.inner.grow(g) }
 
+func (d *distinct) update(groups []int32, signs []int8, col arrow.Array) error {
+	return forEachRow(d, groups, signs, col)
+}
+
 func (d *distinct) add(g int32, v value, sign int64) {
 	if v.null {
 		return
@@ -241,9 +342,9 @@ func (d *distinct) add(g int32, v value, sign int64) {
 		m[v] = after
 	}
 	if before <= 0 && after > 0 {
-		d.inner.add(g, v, 1)
+		d.inner.(rowAdder).add(g, v, 1)
 	} else if before > 0 && after <= 0 {
-		d.inner.add(g, v, -1)
+		d.inner.(rowAdder).add(g, v, -1)
 	}
 }
 

@@ -12,9 +12,10 @@ import (
 	"github.com/streamsql/streamsql/planner"
 )
 
-// aggregate is the updating group aggregate. It folds a whole batch into its groups
-// before emitting, so one batch yields at most one change per group: +I for a new group,
-// -U/+U when its result changed, -D when its last row was retracted.
+// aggregate is the updating group aggregate. It folds a mini-batch of input (at least a
+// whole batch) into its groups before emitting, so one batch yields at most one change
+// per group: +I for a new group, -U/+U when its result changed, -D when its last row was
+// retracted.
 type aggregate struct {
 	keyCols []int
 	argCols []int // per aggregate; -1 for COUNT(*)
@@ -26,18 +27,27 @@ type aggregate struct {
 	rows    []int64 // live input rows per group
 	keys    []value // nKeys per group
 	free    []int32
-	stamp   []uint64 // batch number that last touched the group
+	stamp   []uint64 // the emission that last touched the group
 	batchNo uint64
 
-	touched    []int32
-	wasLive    []bool
-	before     []value // results of touched groups before the batch, nAggs per group
-	readers    []func(int) value
-	keyBuf     []byte
+	pending int     // input rows folded in since the last emission
+	touched []int32 // groups changed since the last emission, in order
+	wasLive []bool
+	before  []value // results of touched groups before they changed, nAggs per group
+
+	kinds      []exec.RowKind
+	signs      []int8
+	groupBuf   []int32
+	keyReaders []func(int) value
 	keyScratch []value
+	keyBuf     []byte
 }
 
-var _ exec.Operator = (*aggregate)(nil)
+var (
+	_ exec.Operator = (*aggregate)(nil)
+	_ exec.Flusher  = (*aggregate)(nil)
+	_ exec.Finisher = (*aggregate)(nil)
+)
 
 // NewAggregate returns the operator for a plan's Aggregate node.
 func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output) exec.Operator {
@@ -52,52 +62,120 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output) e
 		a.accs = append(a.accs, newAccumulator(call, argType, n.Input.Updating()))
 	}
 	a.groups = newGroupIndex(n.Keys, in)
+	a.batchNo = 1
 	return a
 }
+
+// miniBatchRows is how many input rows the aggregate folds in before it emits; the task
+// also flushes it whenever its input is idle, so latency stays low.
+const miniBatchRows = 16 << 10
 
 func (a *aggregate) Process(ctx context.Context, _ int, b exec.Batch) error {
 	rows := b.Len()
 	if rows == 0 {
 		return nil
 	}
-	a.batchNo++
-	a.touched, a.wasLive, a.before = a.touched[:0], a.wasLive[:0], a.before[:0]
-	keyReaders, err := readers(b.Rec, a.keyCols, a.readers[:0])
-	if err != nil {
-		return err
-	}
-	argReaders, err := readers(b.Rec, a.argCols, nil)
-	if err != nil {
-		return err
-	}
-	for row := 0; row < rows; row++ {
-		sign := int64(1)
-		if b.Kind(row).IsRetraction() {
-			sign = -1
+	a.signs = a.signs[:0]
+	if b.Kinds != nil {
+		for _, k := range b.Kinds {
+			a.signs = append(a.signs, rowSign(k))
 		}
-		g, ok := a.group(keyReaders, row, sign > 0)
-		if !ok {
-			continue // a retraction of a group we never saw: nothing to undo
+	}
+	signs := a.signs
+	if b.Kinds == nil {
+		signs = nil
+	}
+	groups, err := a.assignGroups(b.Rec, signs)
+	if err != nil {
+		return err
+	}
+	for i, g := range groups {
+		if g < 0 {
+			continue
 		}
 		a.touch(g)
-		a.rows[g] += sign
-		for i, acc := range a.accs {
-			var v value
-			if r := argReaders[i]; r != nil {
-				v = r(row)
-			}
-			acc.add(g, v, sign)
+		if signs == nil {
+			a.rows[g]++
+		} else {
+			a.rows[g] += int64(signs[i])
 		}
 	}
-	return a.emit(ctx)
+	for i, acc := range a.accs {
+		var col arrow.Array
+		if c := a.argCols[i]; c >= 0 {
+			col = b.Rec.Column(c)
+		}
+		if err := acc.update(groups, signs, col); err != nil {
+			return err
+		}
+	}
+	if a.pending += rows; a.pending >= miniBatchRows {
+		return a.emit(ctx)
+	}
+	return nil
+}
+
+// Flush emits the changes folded in since the last emission.
+func (a *aggregate) Flush(ctx context.Context) error { return a.emit(ctx) }
+
+// Finish emits what remains at the end of input.
+func (a *aggregate) Finish(ctx context.Context) error { return a.emit(ctx) }
+
+func rowSign(k exec.RowKind) int8 {
+	if k.IsRetraction() {
+		return -1
+	}
+	return 1
+}
+
+// assignGroups returns the group of every row, creating groups for inserted rows; a
+// retraction of a group that does not exist gets -1 (there is nothing to undo).
+func (a *aggregate) assignGroups(rec arrow.Record, signs []int8) ([]int32, error) {
+	n := int(rec.NumRows())
+	groups := growTo(a.groupBuf[:0], n)
+	a.groupBuf = groups
+	if idx, ok := a.groups.(*intIndex); ok {
+		if col, ok := rec.Column(a.keyCols[0]).(*array.Int64); ok && col.NullN() == 0 {
+			key := []value{{}}
+			for i, k := range col.Int64Values() {
+				g, found := idx.m[k]
+				if !found {
+					g = -1
+					if signs == nil || signs[i] > 0 {
+						key[0].i = k
+						g = a.newGroup(key, nil)
+					}
+				}
+				groups[i] = g
+			}
+			return groups, nil
+		}
+	}
+	keyReaders, err := readers(rec, a.keyCols, a.keyReaders[:0])
+	if err != nil {
+		return nil, err
+	}
+	a.keyReaders = keyReaders
+	for i := 0; i < n; i++ {
+		key := a.keyScratch[:0]
+		for _, r := range keyReaders {
+			key = append(key, r(i))
+		}
+		a.keyScratch = key
+		g, found := a.groups.find(key, &a.keyBuf)
+		if !found {
+			g = -1
+			if signs == nil || signs[i] > 0 {
+				g = a.newGroup(key, a.keyBuf)
+			}
+		}
+		groups[i] = g
+	}
+	return groups, nil
 }
 
 func readers(rec arrow.Record, cols []int, out []func(int) value) ([]func(int) value, error) {
 	for _, c := range cols {
-		if c < 0 {
-			out = append(out, nil)
-			continue
-		}
 		r, err := reader(rec.Column(c))
 		if err != nil {
 			return nil, err
@@ -107,18 +185,9 @@ func readers(rec arrow.Record, cols []int, out []func(int) value) ([]func(int) v
 	return out, nil
 }
 
-// group returns the group of row, creating it when create is set.
-func (a *aggregate) group(keyReaders []func(int) value, row int, create bool) (int32, bool) {
-	key := a.keyScratch[:0]
-	for _, r := range keyReaders {
-		key = append(key, r(row))
-	}
-	a.keyScratch = key
-	a.keyBuf = a.keyBuf[:0]
-	g, ok := a.groups.find(key, &a.keyBuf)
-	if ok || !create {
-		return g, ok
-	}
+// newGroup creates a group for key (encoded is its bytesIndex form, if any).
+func (a *aggregate) newGroup(key []value, encoded []byte) int32 {
+	var g int32
 	if n := len(a.free); n > 0 {
 		g, a.free = a.free[n-1], a.free[:n-1]
 	} else {
@@ -131,8 +200,8 @@ func (a *aggregate) group(keyReaders []func(int) value, row int, create bool) (i
 		}
 	}
 	copy(a.keys[int(g)*len(a.keyCols):], key)
-	a.groups.insert(key, a.keyBuf, g)
-	return g, true
+	a.groups.insert(key, encoded, g)
+	return g
 }
 
 // touch records a group's results before the batch changes it.
@@ -154,7 +223,18 @@ func (a *aggregate) touch(g int32) {
 }
 
 func (a *aggregate) emit(ctx context.Context) error {
-	var kinds []exec.RowKind
+	if len(a.touched) == 0 {
+		return nil
+	}
+	defer func() {
+		a.batchNo++
+		a.pending = 0
+		a.touched, a.wasLive, a.before = a.touched[:0], a.wasLive[:0], a.before[:0]
+	}()
+	kinds := a.kinds[:0]
+	for _, f := range a.builder.Fields() {
+		f.Reserve(2 * len(a.touched))
+	}
 	nAggs := len(a.accs)
 	after := make([]value, nAggs)
 	for i, g := range a.touched {
@@ -184,6 +264,7 @@ func (a *aggregate) emit(ctx context.Context) error {
 			a.drop(g)
 		}
 	}
+	a.kinds = kinds
 	rec := a.builder.NewRecord()
 	defer rec.Release()
 	if len(kinds) == 0 {

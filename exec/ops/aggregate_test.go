@@ -76,6 +76,9 @@ func TestAggregateEmitsOneChangePerGroupAndBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.Release()
+		if err := op.(exec.Flusher).Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	want := []string{
 		"+I[a, 3, 2, 2]", "+I[b, 5, 1, 5]",
@@ -124,6 +127,9 @@ func TestAggregateRetractionsKeepMinMaxCorrect(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.Release()
+		if err := op.(exec.Flusher).Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	want := []string{
 		"+I[1, 1, 9, 3, 16]",
@@ -133,6 +139,41 @@ func TestAggregateRetractionsKeepMinMaxCorrect(t *testing.T) {
 	}
 	if got := strings.Join(out.rows, " "); got != strings.Join(want, " ") {
 		t.Errorf("got  %s\nwant %s", got, strings.Join(want, " "))
+	}
+}
+
+// Without a flush in between, batches fold into one change per group (a mini-batch);
+// a group that appears and disappears within it emits nothing.
+func TestAggregateFoldsBatchesUntilFlushed(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := planner.Schema{{Name: "k", Type: planner.TypeString}, {Name: "v", Type: planner.TypeBigInt}}
+	node := &planner.Aggregate{
+		Input: input{schema: schema, updating: true}, Keys: []int{0},
+		Aggs:  []planner.AggCall{{Fn: planner.AggSum, Arg: 1, T: planner.TypeBigInt}},
+		Names: []string{"k", "s"},
+	}
+	out := &collect{}
+	op := NewAggregate(mem, node, out)
+	defer op.(exec.Closer).Close()
+	ctx := context.Background()
+	for _, b := range []exec.Batch{
+		batch(t, mem, schema, `[{"k":"x","v":1},{"k":"gone","v":7}]`),
+		batch(t, mem, schema, `[{"k":"x","v":2},{"k":"gone","v":7}]`, exec.Insert, exec.Delete),
+	} {
+		if err := op.Process(ctx, 0, b); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+	}
+	if len(out.rows) != 0 {
+		t.Fatalf("emitted before a flush: %v", out.rows)
+	}
+	if err := op.(exec.Finisher).Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(out.rows, " "); got != "+I[x, 3]" {
+		t.Errorf("got %s, want +I[x, 3]", got)
 	}
 }
 
