@@ -90,10 +90,13 @@ func fromParticiple(err error, fallback []string) *Error {
 	}
 	var ute *participle.UnexpectedTokenError
 	if errors.As(err, &ute) {
-		alts := fallback
+		var alts []string
 		msg := ute.Message()
 		if i := strings.Index(msg, " (expected "); i >= 0 {
 			alts = firstOf(strings.TrimSuffix(msg[i+len(" (expected "):], ")"))
+		}
+		if len(alts) == 0 {
+			alts = fallback
 		}
 		return unexpectedOrNearMiss(&ute.Unexpected, alts)
 	}
@@ -169,4 +172,12 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(ra)][len(rb)]
+}
+
+// show writes a keyword bare and punctuation quoted, as error messages do.
+func show(s string) string {
+	if isKeywordText(s) {
+		return s
+	}
+	return "'" + s + "'"
 }

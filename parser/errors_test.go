@@ -6,76 +6,79 @@ import (
 	"testing"
 )
 
-// TestErrors checks position and message of syntax errors: the first line of Error().
+// errorTests are malformed inputs with the first line of their Error(): position and
+// message. They also seed FuzzParse.
+var errorTests = []struct{ in, want string }{
+	// misspelt keywords
+	{"SELECT a FORM t", `1:10: unexpected "FORM", expected FROM`},
+	{"SELECT a, b\nFORM t", `2:1: unexpected "FORM", expected FROM`},
+	{"SELECT a FROM t WHRE a > 1", `1:17: unexpected "WHRE", expected WHERE`},
+	{"SELEC a FROM t", `1:1: unexpected "SELEC", expected SELECT`},
+	{"CREAT TABLE t (a INT)", `1:1: unexpected "CREAT", expected CREATE`},
+	{"SELECT INTERVAL '1' SECONDS", `1:21: unexpected "SECONDS", expected SECOND`},
+
+	// CREATE TABLE
+	{"CREATE TABLE t (a INT, b STRING", `1:32: unexpected end of input, expected ')' or ',' after column definition`},
+	{"CREATE TABLE t (\n  a INT\n  b INT\n)", `3:3: unexpected "b", expected ')' or ',' after column definition`},
+	{"CREATE TABLE t (a INT, )", `1:24: unexpected ")", expected column definition, WATERMARK or PRIMARY KEY`},
+	{"CREATE TABLE t ()", `1:17: unexpected ")", expected column definition, WATERMARK or PRIMARY KEY`},
+	{"CREATE TABLE t (a STRNG)", `1:19: unknown type "STRNG", expected BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL, STRING, VARCHAR, CHAR, TIMESTAMP, TIMESTAMP_LTZ or DATE`},
+	{"CREATE TABLE t (a)", `1:18: unexpected ")", expected AS or type`},
+	{"CREATE TABLE t (a INT(3))", `1:22: type INT takes no parameters`},
+	{"CREATE TABLE t (a DECIMAL(x))", `1:27: unexpected "x", expected integer`},
+	{"CREATE TABLE t (a INT) WITH ()", `1:30: unexpected ")", expected option 'key' = 'value'`},
+	{"CREATE TABLE t (a INT) WITH ('k' 'v')", `1:34: unexpected "'v'", expected '='`},
+	{"CREATE TABLE t (a INT) WITH ('k' = 'v' 'x' = 'y')", `1:40: unexpected "'x'", expected ')' or ','`},
+	{"CREATE TABLE t (a INT, PRIMARY KEY (a))", `1:39: unexpected ")", expected NOT ENFORCED`},
+	{"CREATE TABLE t (ts INT, WATERMARK FOR ts ts)", `1:42: unexpected "ts", expected AS`},
+	{"CREATE TABLE t (a INT, PRIMARY KEY (a) NOT ENFORCED, b INT PRIMARY KEY NOT ENFORCED)", `1:54: a table can have only one PRIMARY KEY`},
+	{"CREATE FOO", `1:8: unexpected "FOO", expected TABLE or VIEW`},
+
+	// lexical errors
+	{"SELECT 'abc", `1:8: unterminated string literal`},
+	{"SELECT a /* never closed", `1:10: unterminated comment`},
+	{"SELECT `abc", "1:8: unterminated quoted identifier"},
+	{"SELECT a FROM t WHERE a = @", `1:27: unexpected character "@"`},
+	{"SELECT \x00", `1:8: unexpected character "\x00"`},
+	{"SELECT \xff\xfe", `1:8: unexpected character "\xff"`},
+	{`SELECT "a" FROM t`, "1:8: unexpected character '\"': write strings as '...' and quoted identifiers as `...`"},
+
+	// queries and expressions
+	{"SELECT a, FROM t", `1:11: unexpected "FROM", expected expression or '*'`},
+	{"SELECT FROM t", `1:8: unexpected "FROM", expected expression or '*'`},
+	{"SELECT a FROM WHERE", `1:15: unexpected "WHERE", expected table name or '('`},
+	{"SELECT a FROM t WHERE", `1:22: unexpected end of input, expected expression`},
+	{"SELECT a FROM t GROUP a", `1:23: unexpected "a", expected BY`},
+	{"SELECT (a + b FROM t", `1:15: unexpected "FROM", expected ')'`},
+	{"SELECT f(a b) FROM t", `1:12: unexpected "b", expected ')' or ','`},
+	{"SELECT CAST(a INT) FROM t", `1:15: unexpected "INT", expected AS`},
+	{"SELECT CAST(a AS) FROM t", `1:17: unexpected ")", expected type`},
+	{"SELECT CAST()", `1:13: unexpected ")", expected expression`},
+	{"SELECT CASE WHEN a THEN b FROM t", `1:27: unexpected "FROM", expected WHEN, ELSE or END`},
+	{"SELECT CASE END", `1:13: unexpected "END", expected expression`},
+	{"SELECT a IN 1", `1:13: unexpected "1", expected '('`},
+	{"SELECT a IS 1", `1:13: unexpected "1", expected NULL, NOT, TRUE or FALSE`},
+	{"SELECT a BETWEEN 1 OR 2", `1:20: unexpected "OR", expected AND`},
+	{"SELECT EXTRACT(CENTURY FROM ts)", `1:16: unexpected "CENTURY", expected time unit (YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, MINUTE, SECOND, MILLISECOND or EPOCH)`},
+	{"SELECT INTERVAL '1' SECOND TO DAY", `1:31: invalid interval qualifier SECOND TO DAY`},
+	{"SELECT a LIKE 'x' ESCAPE 'ab'", `1:26: ESCAPE must be a single character`},
+	{"SELECT a NOT b", `1:10: unexpected "NOT", expected ';'`},
+	{"SELECT 1 +\n\n", `1:11: unexpected end of input, expected expression`},
+
+	// statements and scripts
+	{"SELECT a FROM t; FOO", `1:18: unexpected "FOO", expected SELECT, INSERT, CREATE, DROP, SET, EXPLAIN, SHOW, DESCRIBE or '('`},
+	{"SELECT 1;;", `1:10: unexpected ";", expected SELECT, INSERT, CREATE, DROP, SET, EXPLAIN, SHOW, DESCRIBE or '('`},
+	{"SELECT 1 SELECT 2", `1:10: unexpected "SELECT", expected ';'`},
+	{"INSERT t SELECT 1", `1:8: unexpected "t", expected INTO`},
+	{"INSERT INTO t (a, b SELECT 1", `1:21: unexpected "SELECT", expected ')' or ','`},
+	{"DROP t", `1:6: unexpected "t", expected TABLE or VIEW`},
+	{"EXPLAIN DROP TABLE t", `1:9: unexpected "DROP", expected INSERT, SELECT or '('`},
+	{"SET 'a' = ", `1:10: unexpected end of input, expected string literal, identifier or number`},
+	{"CREATE VIEW v SELECT 1", `1:15: unexpected "SELECT", expected AS`},
+}
+
 func TestErrors(t *testing.T) {
-	tests := []struct{ in, want string }{
-		// misspelt keywords
-		{"SELECT a FORM t", `1:10: unexpected "FORM", expected FROM`},
-		{"SELECT a, b\nFORM t", `2:1: unexpected "FORM", expected FROM`},
-		{"SELECT a FROM t WHRE a > 1", `1:17: unexpected "WHRE", expected WHERE`},
-		{"SELEC a FROM t", `1:1: unexpected "SELEC", expected SELECT`},
-		{"CREAT TABLE t (a INT)", `1:1: unexpected "CREAT", expected CREATE`},
-		{"SELECT INTERVAL '1' SECONDS", `1:21: unexpected "SECONDS", expected SECOND`},
-
-		// CREATE TABLE
-		{"CREATE TABLE t (a INT, b STRING", `1:32: unexpected end of input, expected ')' or ',' after column definition`},
-		{"CREATE TABLE t (\n  a INT\n  b INT\n)", `3:3: unexpected "b", expected ')' or ',' after column definition`},
-		{"CREATE TABLE t (a INT, )", `1:24: unexpected ")", expected column definition, WATERMARK or PRIMARY KEY`},
-		{"CREATE TABLE t ()", `1:17: unexpected ")", expected column definition, WATERMARK or PRIMARY KEY`},
-		{"CREATE TABLE t (a STRNG)", `1:19: unknown type "STRNG", expected BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL, STRING, VARCHAR, CHAR, TIMESTAMP, TIMESTAMP_LTZ or DATE`},
-		{"CREATE TABLE t (a)", `1:18: unexpected ")", expected AS or type`},
-		{"CREATE TABLE t (a INT(3))", `1:22: type INT takes no parameters`},
-		{"CREATE TABLE t (a DECIMAL(x))", `1:27: unexpected "x", expected integer`},
-		{"CREATE TABLE t (a INT) WITH ()", `1:30: unexpected ")", expected option 'key' = 'value'`},
-		{"CREATE TABLE t (a INT) WITH ('k' 'v')", `1:34: unexpected "'v'", expected '='`},
-		{"CREATE TABLE t (a INT) WITH ('k' = 'v' 'x' = 'y')", `1:40: unexpected "'x'", expected ')' or ','`},
-		{"CREATE TABLE t (a INT, PRIMARY KEY (a))", `1:39: unexpected ")", expected NOT ENFORCED`},
-		{"CREATE TABLE t (ts INT, WATERMARK FOR ts ts)", `1:42: unexpected "ts", expected AS`},
-		{"CREATE TABLE t (a INT, PRIMARY KEY (a) NOT ENFORCED, b INT PRIMARY KEY NOT ENFORCED)", `1:54: a table can have only one PRIMARY KEY`},
-		{"CREATE FOO", `1:8: unexpected "FOO", expected TABLE or VIEW`},
-
-		// lexical errors
-		{"SELECT 'abc", `1:8: unterminated string literal`},
-		{"SELECT a /* never closed", `1:10: unterminated comment`},
-		{"SELECT `abc", "1:8: unterminated quoted identifier"},
-		{"SELECT a FROM t WHERE a = @", `1:27: unexpected character "@"`},
-		{"SELECT \x00", `1:8: unexpected character "\x00"`},
-		{"SELECT \xff\xfe", `1:8: unexpected character "\xff"`},
-		{`SELECT "a" FROM t`, "1:8: unexpected character '\"': write strings as '...' and quoted identifiers as `...`"},
-
-		// queries and expressions
-		{"SELECT a, FROM t", `1:11: unexpected "FROM", expected expression or '*'`},
-		{"SELECT FROM t", `1:8: unexpected "FROM", expected expression or '*'`},
-		{"SELECT a FROM WHERE", `1:15: unexpected "WHERE", expected table name or '('`},
-		{"SELECT a FROM t WHERE", `1:22: unexpected end of input, expected expression`},
-		{"SELECT a FROM t GROUP a", `1:23: unexpected "a", expected BY`},
-		{"SELECT (a + b FROM t", `1:15: unexpected "FROM", expected ')'`},
-		{"SELECT f(a b) FROM t", `1:12: unexpected "b", expected ')' or ','`},
-		{"SELECT CAST(a INT) FROM t", `1:15: unexpected "INT", expected AS`},
-		{"SELECT CAST(a AS) FROM t", `1:17: unexpected ")", expected type`},
-		{"SELECT CASE WHEN a THEN b FROM t", `1:27: unexpected "FROM", expected WHEN, ELSE or END`},
-		{"SELECT CASE END", `1:13: unexpected "END", expected expression`},
-		{"SELECT a IN 1", `1:13: unexpected "1", expected '('`},
-		{"SELECT a IS 1", `1:13: unexpected "1", expected NULL, NOT, TRUE or FALSE`},
-		{"SELECT a BETWEEN 1 OR 2", `1:20: unexpected "OR", expected AND`},
-		{"SELECT EXTRACT(CENTURY FROM ts)", `1:16: unexpected "CENTURY", expected time unit (YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, MINUTE, SECOND, MILLISECOND or EPOCH)`},
-		{"SELECT INTERVAL '1' SECOND TO DAY", `1:31: invalid interval qualifier SECOND TO DAY`},
-		{"SELECT a LIKE 'x' ESCAPE 'ab'", `1:26: ESCAPE must be a single character`},
-		{"SELECT a NOT b", `1:10: unexpected "NOT", expected ';'`},
-		{"SELECT 1 +\n\n", `1:11: unexpected end of input, expected expression`},
-
-		// statements and scripts
-		{"SELECT a FROM t; FOO", `1:18: unexpected "FOO", expected SELECT, INSERT, CREATE, DROP, SET, EXPLAIN, SHOW, DESCRIBE or '('`},
-		{"SELECT 1;;", `1:10: unexpected ";", expected SELECT, INSERT, CREATE, DROP, SET, EXPLAIN, SHOW, DESCRIBE or '('`},
-		{"SELECT 1 SELECT 2", `1:10: unexpected "SELECT", expected ';'`},
-		{"INSERT t SELECT 1", `1:8: unexpected "t", expected INTO`},
-		{"INSERT INTO t (a, b SELECT 1", `1:21: unexpected "SELECT", expected ')' or ','`},
-		{"DROP t", `1:6: unexpected "t", expected TABLE or VIEW`},
-		{"EXPLAIN DROP TABLE t", `1:9: unexpected "DROP", expected INSERT, SELECT or '('`},
-		{"SET 'a' = ", `1:10: unexpected end of input, expected string literal, identifier or number`},
-		{"CREATE VIEW v SELECT 1", `1:15: unexpected "SELECT", expected AS`},
-	}
-	for _, tt := range tests {
+	for _, tt := range errorTests {
 		_, err := Parse(tt.in)
 		if err == nil {
 			t.Errorf("Parse(%q) succeeded, want error %s", tt.in, tt.want)
@@ -152,5 +155,27 @@ func TestComplete(t *testing.T) {
 		if got := Complete(tt.text); got != tt.want {
 			t.Errorf("Complete(%q) = %v, want %v", tt.text, got, tt.want)
 		}
+	}
+}
+
+func TestDeepNesting(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"SELECT " + strings.Repeat("(", 1001) + "1", "1:1008: parentheses nested too deeply"},
+		{"SELECT " + strings.Repeat("- ", 1001) + "1", "1:2006: expression nested too deeply"},
+		{"SELECT " + strings.Repeat("NOT ", 1001) + "a", "1:4008: expression nested too deeply"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.in)
+		if err == nil {
+			t.Errorf("Parse(%.20q...) succeeded", tt.in)
+			continue
+		}
+		if got, _, _ := strings.Cut(err.Error(), "\n"); got != tt.want {
+			t.Errorf("Parse(%.20q...) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+	deep := strings.Repeat("(", 500) + "1" + strings.Repeat(")", 500)
+	if _, err := ParseExpr(deep); err != nil {
+		t.Errorf("500 nested parentheses: %v", err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 // productionWords says in user words what each production of the grammar starts with, by
 // the name participle gives it in EBNF.
 var productionWords = map[string][]string{
+	"StmtRoot":      statementKeywords,
+	"StmtG":         statementKeywords,
 	"Expr":          {"expression"},
 	"identG":        {"identifier"},
 	"typeG":         {"type"},
@@ -26,13 +28,20 @@ var productionWords = map[string][]string{
 	"PrimaryKeyG":   {"PRIMARY KEY"},
 	"primaryKey":    {"PRIMARY KEY"},
 	"SelectItemG":   {"expression", "'*'"},
+	"qualifiedStar": {"'*'"},
 	"TableRefG":     {"table name", "'('"},
 	"QueryStmtG":    {"SELECT", "'('"},
 	"QueryExprG":    {"SELECT", "'('"},
 	"SelectG":       {"SELECT"},
 	"InsertG":       {"INSERT"},
+	"CreateG":       {"CREATE"},
 	"CreateTableG":  {"TABLE"},
 	"CreateViewG":   {"VIEW"},
+	"DropG":         {"DROP"},
+	"SetG":          {"SET"},
+	"ExplainG":      {"EXPLAIN"},
+	"ShowTablesG":   {"SHOW"},
+	"DescribeG":     {"DESCRIBE"},
 }
 
 // firstOf returns, in user words, what can start the EBNF participle reports as expected,
@@ -94,21 +103,22 @@ func (r *ebnfReader) alternatives(top bool) (first []string, nullable bool) {
 
 func (r *ebnfReader) sequence(top bool) (first []string, nullable bool) {
 	nullable = true
-	var run []string // leading keywords, when top
+	var run []string // the required keywords the sequence starts with
+	extending := top
 	for c := r.peek(); c != 0 && c != '|' && c != ')'; c = r.peek() {
 		f, n, kw := r.term()
 		switch {
-		case !nullable && top && run != nil && kw != "" && !n:
-			run = append(run, kw)
 		case nullable:
 			first = append(first, f...)
 			nullable = n
-			if top && !n && kw != "" && len(first) == 1 {
+			extending = extending && !n && kw != ""
+			if extending {
 				run = []string{kw}
 			}
+		case extending && !n && kw != "":
+			run = append(run, kw)
 		default:
-			run = nil
-			top = false
+			extending = false
 		}
 	}
 	if len(run) > 1 {
@@ -157,9 +167,9 @@ func (r *ebnfReader) term() (first []string, nullable bool, kw string) {
 			return nil, true, ""
 		}
 		name := r.s[start:r.i]
-		first = productionWords[name]
+		first = productionWords[name] // expect_test.go checks that every name is there
 		if first == nil {
-			first = []string{strings.TrimSuffix(strings.ToLower(name), "g")}
+			first = []string{name}
 		}
 	}
 	switch r.peek() {

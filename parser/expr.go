@@ -15,7 +15,24 @@ type exprParser struct {
 	// noIn makes IN end the expression instead of starting an IN predicate. It is set for the
 	// first argument of POSITION(a IN b) and cleared inside parentheses.
 	noIn bool
+	// depth counts nested expressions and unary operators, bounded by maxDepth.
+	depth int
 }
+
+// maxDepth bounds the nesting of expressions (and, in tokenize, of parentheses), so that no
+// input can exhaust the stack.
+const maxDepth = 1000
+
+// enter counts one more level of nesting; the caller defers p.leave().
+func (p *exprParser) enter() error {
+	p.depth++
+	if p.depth > maxDepth {
+		return errorAt(p.peek().Pos, "expression nested too deeply")
+	}
+	return nil
+}
+
+func (p *exprParser) leave() { p.depth-- }
 
 // Binding strength of operators, loosest first.
 const (
@@ -68,27 +85,6 @@ func (p *exprParser) expect(s string, alts ...string) error {
 	return unexpectedOrNearMiss(t, alts)
 }
 
-// show writes a keyword bare and punctuation quoted, as error messages do.
-func show(s string) string {
-	if isKeywordText(s) {
-		return s
-	}
-	return "'" + s + "'"
-}
-
-func isKeyword(t *lexer.Token, kw string) bool {
-	return t.Type == tokKeyword && strings.EqualFold(t.Value, kw)
-}
-
-// isWord reports whether t is the non-reserved keyword w, written without quotes.
-func isWord(t *lexer.Token, w string) bool {
-	return t.Type == tokIdent && strings.EqualFold(t.Value, w)
-}
-
-func isPunct(t *lexer.Token, s string) bool { return t.Type == tokPunct && t.Value == s }
-
-func isName(t *lexer.Token) bool { return t.Type == tokIdent || t.Type == tokQuotedIdent }
-
 // startsExpr reports whether an expression can start at the current token.
 func (p *exprParser) startsExpr() bool {
 	t := p.peek()
@@ -118,6 +114,10 @@ func (p *exprParser) inner() (Expr, error) {
 
 // expr parses an expression whose operators bind at least as tightly as minPrec.
 func (p *exprParser) expr(minPrec int) (Expr, error) {
+	defer p.leave()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	var (
 		left Expr
 		err  error
@@ -280,6 +280,10 @@ func (p *exprParser) unary() (Expr, error) {
 	if !isPunct(t, "-") && !isPunct(t, "+") {
 		return p.primary()
 	}
+	defer p.leave()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	p.next()
 	x, err := p.unary()
 	if err != nil {
@@ -360,14 +364,6 @@ func (p *exprParser) ident() (Expr, error) {
 		id.Parts = append(id.Parts, identText(t))
 	}
 	return id, nil
-}
-
-// identText is the name an Ident or QuotedIdent token stands for.
-func identText(t *lexer.Token) string {
-	if t.Type == tokQuotedIdent {
-		return unquoteIdent(t.Value)
-	}
-	return t.Value
 }
 
 // caseExpr parses CASE [operand] WHEN cond THEN result ... [ELSE result] END.

@@ -42,26 +42,27 @@ func (p *exprParser) call() (Expr, error) {
 	t := p.next()
 	p.next() // (
 	f := &FuncCall{Pos: t.Pos, Name: strings.ToUpper(identText(t))}
-	if t.Type == tokQuotedIdent || p.genericArgsAhead() {
+	switch {
+	case t.Type == tokQuotedIdent:
 		return p.args(f)
-	}
-	switch f.Name {
-	case "CAST", "TRY_CAST":
+	case f.Name == "CAST" || f.Name == "TRY_CAST":
 		return p.cast(t, f.Name == "TRY_CAST")
-	case "EXTRACT":
+	case f.Name == "EXTRACT":
 		return p.extract(t)
-	case "SUBSTRING":
+	case p.genericArgsAhead():
+		return p.args(f) // SUBSTRING(), TRIM(*), ...: only the generic syntax fits
+	case f.Name == "SUBSTRING":
 		return p.substring(f)
-	case "POSITION":
+	case f.Name == "POSITION":
 		return p.position(f)
-	case "TRIM":
+	case f.Name == "TRIM":
 		return p.trim(f)
 	}
 	return p.args(f)
 }
 
 // genericArgsAhead reports whether the argument list starts with ')', '*' or DISTINCT, which
-// only generic calls accept.
+// only the generic syntax accepts.
 func (p *exprParser) genericArgsAhead() bool {
 	t := p.peek()
 	return isPunct(t, ")") || isPunct(t, "*") || isKeyword(t, "DISTINCT")

@@ -9,7 +9,7 @@ import (
 
 // FuzzParse checks that no input panics or yields a non-*Error error, and that whatever
 // parses prints as SQL that parses to the same tree and the same text. Seeded with the
-// round-trip corpus, statement by statement.
+// round-trip corpus, statement by statement, and the inputs of the parse and error tests.
 func FuzzParse(f *testing.F) {
 	src, err := os.ReadFile("testdata/roundtrip.sql")
 	if err != nil {
@@ -22,6 +22,12 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, stmt := range script.Stmts {
 		f.Add(stmt.String())
+	}
+	for _, tt := range parseTests {
+		f.Add(tt.in)
+	}
+	for _, tt := range errorTests {
+		f.Add(tt.in)
 	}
 	f.Fuzz(func(t *testing.T, sql string) {
 		Complete(sql)

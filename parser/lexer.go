@@ -80,7 +80,8 @@ var reserved = map[string]bool{
 func isReserved(word string) bool { return reserved[strings.ToUpper(word)] }
 
 // tokenize lexes src into the token stream the grammar reads, ending with EOF. Reserved
-// words become Keyword tokens. It fails with an *Error on the first lexical error. The EOF
+// words become Keyword tokens. It fails with an *Error on the first lexical error, or if
+// parentheses nest deeper than maxDepth. The EOF
 // token is placed right after the last token, so that "unexpected end of input" points at
 // the end of the text rather than at trailing blank lines or comments.
 func tokenize(src string) (*lexer.PeekingLexer, error) {
@@ -88,12 +89,21 @@ func tokenize(src string) (*lexer.PeekingLexer, error) {
 	if err != nil {
 		return nil, err
 	}
+	depth := 0
 	for _, t := range toks {
 		if msg, ok := lexicalErrors[t.Type]; ok {
 			return nil, errorAt(t.Pos, msg)
 		}
 		if t.Type == tokInvalid {
 			return nil, errorAt(t.Pos, invalidCharMessage(t.Value))
+		}
+		switch {
+		case isPunct(&t, "("):
+			if depth++; depth > maxDepth {
+				return nil, errorAt(t.Pos, "parentheses nested too deeply")
+			}
+		case isPunct(&t, ")"):
+			depth--
 		}
 	}
 	return lexer.Upgrade(&sliceLexer{toks: toks})
@@ -154,7 +164,41 @@ func Complete(text string) bool {
 	if err != nil || len(toks) < 2 {
 		return false
 	}
+	// An unterminated string or comment would be the last token, not a ';'.
 	last := toks[len(toks)-2] // before EOF
-	_, bad := lexicalErrors[last.Type]
-	return !bad && last.Type == tokPunct && last.Value == ";"
+	return last.Type == tokPunct && last.Value == ";"
+}
+
+// isKeyword reports whether t is the reserved word kw.
+func isKeyword(t *lexer.Token, kw string) bool {
+	return t.Type == tokKeyword && strings.EqualFold(t.Value, kw)
+}
+
+// isWord reports whether t is the non-reserved keyword w, written without quotes.
+func isWord(t *lexer.Token, w string) bool {
+	return t.Type == tokIdent && strings.EqualFold(t.Value, w)
+}
+
+// isPunct reports whether t is the operator or punctuation s.
+func isPunct(t *lexer.Token, s string) bool { return t.Type == tokPunct && t.Value == s }
+
+// isName reports whether t is an identifier, quoted or not.
+func isName(t *lexer.Token) bool { return t.Type == tokIdent || t.Type == tokQuotedIdent }
+
+// identText is the name an Ident or QuotedIdent token stands for.
+func identText(t *lexer.Token) string {
+	if t.Type == tokQuotedIdent {
+		return unquoteIdent(t.Value)
+	}
+	return t.Value
+}
+
+// unquoteString returns the value of a '...' literal token.
+func unquoteString(tok string) string {
+	return strings.ReplaceAll(tok[1:len(tok)-1], "''", "'")
+}
+
+// unquoteIdent returns the name a `...` token stands for.
+func unquoteIdent(tok string) string {
+	return strings.ReplaceAll(tok[1:len(tok)-1], "``", "`")
 }

@@ -30,7 +30,7 @@ func Parse(sql string) (script *Script, err error) {
 	}
 	script = &Script{}
 	for !lex.Peek().EOF() {
-		prev := lex.MakeCheckpoint()
+		start := lex.MakeCheckpoint()
 		root, err := stmtParser.ParseFromLexer(lex, participle.AllowTrailing(true))
 		if err != nil {
 			return nil, withSource(fromParticiple(err, statementKeywords), sql)
@@ -44,7 +44,7 @@ func Parse(sql string) (script *Script, err error) {
 		case isPunct(t, ";"):
 			lex.Next()
 		case !t.EOF():
-			return nil, withSource(afterStatement(lex, prev), sql)
+			return nil, withSource(afterStatement(lex, start), sql)
 		}
 	}
 	return script, nil
@@ -58,13 +58,8 @@ func afterStatement(lex *lexer.PeekingLexer, start lexer.Checkpoint) *Error {
 	if kw := nearMiss(bad, clauseKeywords); kw != "" {
 		return unexpected(bad, kw)
 	}
-	end := lex.MakeCheckpoint()
-	lex.LoadCheckpoint(start)
-	var prev *lexer.Token
-	for lex.Cursor() < end.Cursor() {
-		prev = lex.Next()
-	}
-	if prev != nil {
+	if end := lex.RawCursor(); end > start.RawCursor() {
+		prev := &lex.Range(end-1, end)[0]
 		if kw := nearMiss(prev, clauseKeywords); kw != "" {
 			return unexpected(prev, kw)
 		}

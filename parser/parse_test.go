@@ -7,103 +7,105 @@ import (
 	"testing"
 )
 
+// parseTests are inputs and their canonical printing. They also seed FuzzParse.
+var parseTests = []struct{ in, want string }{
+	// SET
+	{`SET 'k' = 'v'`, `SET 'k' = 'v'`},
+	{`set execution.checkpointing.interval = '10s'`, `SET 'execution.checkpointing.interval' = '10s'`},
+	{`SET table.exec.mini-batch.enabled = true`, `SET 'table.exec.mini-batch.enabled' = 'true'`},
+	{`SET parallelism.default = 4`, `SET 'parallelism.default' = '4'`},
+	{`SET 'a' = 'it''s'`, `SET 'a' = 'it''s'`},
+
+	// CREATE TABLE
+	{`CREATE TABLE t (a INT)`, "CREATE TABLE t (\n  a INT\n)"},
+	{`create temporary table if not exists t (a int not null) with ('k' = 'v', 'x' = 'y')`,
+		"CREATE TEMPORARY TABLE IF NOT EXISTS t (\n  a INT NOT NULL\n) WITH (\n  'k' = 'v',\n  'x' = 'y'\n)"},
+	{`CREATE TABLE t (PRIMARY KEY (a, b) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND, a INT, ts TIMESTAMP(3))`,
+		"CREATE TABLE t (\n  a INT,\n  ts TIMESTAMP(3),\n  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND,\n  PRIMARY KEY (a, b) NOT ENFORCED\n)"},
+	{`CREATE TABLE t (a INT COMMENT 'the a', b AS a + 1 COMMENT 'x') COMMENT 'table' WITH ('k' = 'v')`,
+		"CREATE TABLE t (\n  a INT,\n  b AS a + 1\n) WITH (\n  'k' = 'v'\n)"},
+	{`CREATE TABLE t (id BIGINT PRIMARY KEY NOT ENFORCED)`,
+		"CREATE TABLE t (\n  id BIGINT,\n  PRIMARY KEY (id) NOT ENFORCED\n)"},
+	{`CREATE TABLE t (watermark INT, primary INT, key INT, value INT, if INT)`,
+		"CREATE TABLE t (\n  watermark INT,\n  primary INT,\n  key INT,\n  value INT,\n  if INT\n)"},
+	{`CREATE TABLE if (a INT)`, "CREATE TABLE if (\n  a INT\n)"},
+	{"CREATE TABLE `my t` (`a b` INT, `select` INT)", "CREATE TABLE `my t` (\n  `a b` INT,\n  `select` INT\n)"},
+
+	// types
+	{`CREATE TABLE t (a BOOLEAN, b INTEGER, c BIGINT, d FLOAT, e DOUBLE PRECISION, f DEC(5, 2), g NUMERIC)`,
+		"CREATE TABLE t (\n  a BOOLEAN,\n  b INT,\n  c BIGINT,\n  d DOUBLE,\n  e DOUBLE,\n  f DECIMAL(5, 2),\n  g DECIMAL\n)"},
+	{`CREATE TABLE t (a STRING, b VARCHAR(10), c CHAR(3), d DATE, e TIMESTAMP, f TIMESTAMP_LTZ(3))`,
+		"CREATE TABLE t (\n  a STRING,\n  b VARCHAR(10),\n  c VARCHAR(3),\n  d DATE,\n  e TIMESTAMP,\n  f TIMESTAMP_LTZ(3)\n)"},
+	{`CREATE TABLE t (a TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL, b TIMESTAMP WITHOUT TIME ZONE, c INT NULL)`,
+		"CREATE TABLE t (\n  a TIMESTAMP_LTZ(3) NOT NULL,\n  b TIMESTAMP,\n  c INT\n)"},
+
+	// CREATE VIEW, DROP
+	{`CREATE VIEW v AS SELECT a FROM t`, `CREATE VIEW v AS SELECT a FROM t`},
+	{`CREATE TEMPORARY VIEW IF NOT EXISTS v (x, y) AS (SELECT a, b FROM t)`,
+		`CREATE TEMPORARY VIEW IF NOT EXISTS v (x, y) AS SELECT a, b FROM t`},
+	{`DROP TABLE t`, `DROP TABLE t`},
+	{`drop temporary view if exists v`, `DROP TEMPORARY VIEW IF EXISTS v`},
+	{`DROP TABLE if`, `DROP TABLE if`},
+
+	// queries
+	{`SELECT 1+1`, `SELECT 1 + 1`},
+	{`select * from t`, `SELECT * FROM t`},
+	{`SELECT ALL t.*, a, b c, d AS e FROM t x`, `SELECT t.*, a, b AS c, d AS e FROM t AS x`},
+	{`SELECT DISTINCT a FROM t WHERE a > 1 GROUP BY a, b HAVING COUNT(*) > 2`,
+		`SELECT DISTINCT a FROM t WHERE a > 1 GROUP BY a, b HAVING COUNT(*) > 2`},
+	{`SELECT x FROM (SELECT a AS x FROM t) s`, `SELECT x FROM (SELECT a AS x FROM t) AS s`},
+	{`SELECT x FROM (SELECT 1 AS x)`, `SELECT x FROM (SELECT 1 AS x)`},
+	{`((SELECT a FROM t))`, `SELECT a FROM t`},
+	{`SELECT value, timestamp, window_start, date, count, year, key, data, type, name, position FROM t`,
+		`SELECT value, timestamp, window_start, date, count, year, key, data, type, name, position FROM t`},
+	{"SELECT `weird name`, `a``b`, `SELECT`, `Mixed` FROM `t`", "SELECT `weird name`, `a``b`, `SELECT`, Mixed FROM t"},
+	{`SELECT t.a, s.t.b FROM t`, `SELECT t.a, s.t.b FROM t`},
+	{`SELECT a /* block */ FROM t -- line`, `SELECT a FROM t`},
+
+	// literals
+	{`SELECT 1, 1.5, .5, 1e3, 'x''y', TRUE, false, null`, `SELECT 1, 1.5, .5, 1e3, 'x''y', TRUE, FALSE, NULL`},
+	{`SELECT interval '5' second, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '-1' day`,
+		`SELECT INTERVAL '5' SECOND, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '-1' DAY`},
+	{`SELECT timestamp '2020-01-01 00:00:00', date '2020-01-01'`,
+		`SELECT TIMESTAMP '2020-01-01 00:00:00', DATE '2020-01-01'`},
+
+	// special expressions
+	{`SELECT CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END, case x when 1 then 'a' end`,
+		`SELECT CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END, CASE x WHEN 1 THEN 'a' END`},
+	{`SELECT cast(a as char(3)), try_cast(b AS timestamp(3) with local time zone)`,
+		`SELECT CAST(a AS VARCHAR(3)), TRY_CAST(b AS TIMESTAMP_LTZ(3))`},
+	{`SELECT extract(year from ts), EXTRACT(DOW FROM ts)`, `SELECT EXTRACT(YEAR FROM ts), EXTRACT(DOW FROM ts)`},
+	{`SELECT substring(s from 2 for 3), SUBSTRING(s FROM 2), substring(s, 1, 2)`,
+		`SELECT SUBSTRING(s, 2, 3), SUBSTRING(s, 2), SUBSTRING(s, 1, 2)`},
+	{`SELECT position('a' in s), POSITION(x IN y || z)`, `SELECT POSITION('a' IN s), POSITION(x IN y || z)`},
+	{`SELECT trim(s), TRIM(BOTH FROM s), TRIM('x' FROM s), TRIM(LEADING 'x' FROM s), TRIM(TRAILING FROM s)`,
+		`SELECT TRIM(s), TRIM(s), TRIM(BOTH 'x' FROM s), TRIM(LEADING 'x' FROM s), RTRIM(s)`},
+	{`SELECT CURRENT_TIMESTAMP, current_timestamp(), CURRENT_DATE`,
+		`SELECT CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, CURRENT_DATE`},
+	{`SELECT count(*), Count(DISTINCT a), mod(a, 2), left(s, 1), right(s, 1), if(a, 1, 2), now()`,
+		`SELECT COUNT(*), COUNT(DISTINCT a), MOD(a, 2), LEFT(s, 1), RIGHT(s, 1), IF(a, 1, 2), NOW()`},
+	{"SELECT `my func`(1), `cast`(x)", "SELECT `MY FUNC`(1), `CAST`(x)"},
+
+	// other statements
+	{`INSERT INTO s SELECT * FROM t`, `INSERT INTO s SELECT * FROM t`},
+	{`insert into s (a, b) select 1, 2`, `INSERT INTO s (a, b) SELECT 1, 2`},
+	{`INSERT INTO s (SELECT 1)`, `INSERT INTO s SELECT 1`},
+	{`EXPLAIN SELECT 1`, `EXPLAIN SELECT 1`},
+	{`explain plan for insert into s select 1`, `EXPLAIN INSERT INTO s SELECT 1`},
+	{`SHOW TABLES`, `SHOW TABLES`},
+	{`describe t`, `DESCRIBE t`},
+	{`DESC t`, `DESCRIBE t`},
+
+	// scripts
+	{"SELECT 1; SELECT 2;", "SELECT 1;\nSELECT 2"},
+	{"SHOW TABLES;\n-- done\n", "SHOW TABLES"},
+	{"", ""},
+	{"  -- nothing\n/* at all */ ", ""},
+}
+
 // TestParse parses each construct and checks the canonical printing of the result.
 func TestParse(t *testing.T) {
-	tests := []struct{ in, want string }{
-		// SET
-		{`SET 'k' = 'v'`, `SET 'k' = 'v'`},
-		{`set execution.checkpointing.interval = '10s'`, `SET 'execution.checkpointing.interval' = '10s'`},
-		{`SET table.exec.mini-batch.enabled = true`, `SET 'table.exec.mini-batch.enabled' = 'true'`},
-		{`SET parallelism.default = 4`, `SET 'parallelism.default' = '4'`},
-		{`SET 'a' = 'it''s'`, `SET 'a' = 'it''s'`},
-
-		// CREATE TABLE
-		{`CREATE TABLE t (a INT)`, "CREATE TABLE t (\n  a INT\n)"},
-		{`create temporary table if not exists t (a int not null) with ('k' = 'v', 'x' = 'y')`,
-			"CREATE TEMPORARY TABLE IF NOT EXISTS t (\n  a INT NOT NULL\n) WITH (\n  'k' = 'v',\n  'x' = 'y'\n)"},
-		{`CREATE TABLE t (PRIMARY KEY (a, b) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND, a INT, ts TIMESTAMP(3))`,
-			"CREATE TABLE t (\n  a INT,\n  ts TIMESTAMP(3),\n  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND,\n  PRIMARY KEY (a, b) NOT ENFORCED\n)"},
-		{`CREATE TABLE t (a INT COMMENT 'the a', b AS a + 1 COMMENT 'x') COMMENT 'table' WITH ('k' = 'v')`,
-			"CREATE TABLE t (\n  a INT,\n  b AS a + 1\n) WITH (\n  'k' = 'v'\n)"},
-		{`CREATE TABLE t (id BIGINT PRIMARY KEY NOT ENFORCED)`,
-			"CREATE TABLE t (\n  id BIGINT,\n  PRIMARY KEY (id) NOT ENFORCED\n)"},
-		{`CREATE TABLE t (watermark INT, primary INT, key INT, value INT, if INT)`,
-			"CREATE TABLE t (\n  watermark INT,\n  primary INT,\n  key INT,\n  value INT,\n  if INT\n)"},
-		{`CREATE TABLE if (a INT)`, "CREATE TABLE if (\n  a INT\n)"},
-		{"CREATE TABLE `my t` (`a b` INT, `select` INT)", "CREATE TABLE `my t` (\n  `a b` INT,\n  `select` INT\n)"},
-
-		// types
-		{`CREATE TABLE t (a BOOLEAN, b INTEGER, c BIGINT, d FLOAT, e DOUBLE PRECISION, f DEC(5, 2), g NUMERIC)`,
-			"CREATE TABLE t (\n  a BOOLEAN,\n  b INT,\n  c BIGINT,\n  d DOUBLE,\n  e DOUBLE,\n  f DECIMAL(5, 2),\n  g DECIMAL\n)"},
-		{`CREATE TABLE t (a STRING, b VARCHAR(10), c CHAR(3), d DATE, e TIMESTAMP, f TIMESTAMP_LTZ(3))`,
-			"CREATE TABLE t (\n  a STRING,\n  b VARCHAR(10),\n  c VARCHAR(3),\n  d DATE,\n  e TIMESTAMP,\n  f TIMESTAMP_LTZ(3)\n)"},
-		{`CREATE TABLE t (a TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL, b TIMESTAMP WITHOUT TIME ZONE, c INT NULL)`,
-			"CREATE TABLE t (\n  a TIMESTAMP_LTZ(3) NOT NULL,\n  b TIMESTAMP,\n  c INT\n)"},
-
-		// CREATE VIEW, DROP
-		{`CREATE VIEW v AS SELECT a FROM t`, `CREATE VIEW v AS SELECT a FROM t`},
-		{`CREATE TEMPORARY VIEW IF NOT EXISTS v (x, y) AS (SELECT a, b FROM t)`,
-			`CREATE TEMPORARY VIEW IF NOT EXISTS v (x, y) AS SELECT a, b FROM t`},
-		{`DROP TABLE t`, `DROP TABLE t`},
-		{`drop temporary view if exists v`, `DROP TEMPORARY VIEW IF EXISTS v`},
-		{`DROP TABLE if`, `DROP TABLE if`},
-
-		// queries
-		{`SELECT 1+1`, `SELECT 1 + 1`},
-		{`select * from t`, `SELECT * FROM t`},
-		{`SELECT ALL t.*, a, b c, d AS e FROM t x`, `SELECT t.*, a, b AS c, d AS e FROM t AS x`},
-		{`SELECT DISTINCT a FROM t WHERE a > 1 GROUP BY a, b HAVING COUNT(*) > 2`,
-			`SELECT DISTINCT a FROM t WHERE a > 1 GROUP BY a, b HAVING COUNT(*) > 2`},
-		{`SELECT x FROM (SELECT a AS x FROM t) s`, `SELECT x FROM (SELECT a AS x FROM t) AS s`},
-		{`SELECT x FROM (SELECT 1 AS x)`, `SELECT x FROM (SELECT 1 AS x)`},
-		{`((SELECT a FROM t))`, `SELECT a FROM t`},
-		{`SELECT value, timestamp, window_start, date, count, year, key, data, type, name, position FROM t`,
-			`SELECT value, timestamp, window_start, date, count, year, key, data, type, name, position FROM t`},
-		{"SELECT `weird name`, `a``b`, `SELECT`, `Mixed` FROM `t`", "SELECT `weird name`, `a``b`, `SELECT`, Mixed FROM t"},
-		{`SELECT t.a, s.t.b FROM t`, `SELECT t.a, s.t.b FROM t`},
-		{`SELECT a /* block */ FROM t -- line`, `SELECT a FROM t`},
-
-		// literals
-		{`SELECT 1, 1.5, .5, 1e3, 'x''y', TRUE, false, null`, `SELECT 1, 1.5, .5, 1e3, 'x''y', TRUE, FALSE, NULL`},
-		{`SELECT interval '5' second, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '-1' day`,
-			`SELECT INTERVAL '5' SECOND, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '-1' DAY`},
-		{`SELECT timestamp '2020-01-01 00:00:00', date '2020-01-01'`,
-			`SELECT TIMESTAMP '2020-01-01 00:00:00', DATE '2020-01-01'`},
-
-		// special expressions
-		{`SELECT CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END, case x when 1 then 'a' end`,
-			`SELECT CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END, CASE x WHEN 1 THEN 'a' END`},
-		{`SELECT cast(a as char(3)), try_cast(b AS timestamp(3) with local time zone)`,
-			`SELECT CAST(a AS VARCHAR(3)), TRY_CAST(b AS TIMESTAMP_LTZ(3))`},
-		{`SELECT extract(year from ts), EXTRACT(DOW FROM ts)`, `SELECT EXTRACT(YEAR FROM ts), EXTRACT(DOW FROM ts)`},
-		{`SELECT substring(s from 2 for 3), SUBSTRING(s FROM 2), substring(s, 1, 2)`,
-			`SELECT SUBSTRING(s, 2, 3), SUBSTRING(s, 2), SUBSTRING(s, 1, 2)`},
-		{`SELECT position('a' in s), POSITION(x IN y || z)`, `SELECT POSITION('a' IN s), POSITION(x IN y || z)`},
-		{`SELECT trim(s), TRIM(BOTH FROM s), TRIM('x' FROM s), TRIM(LEADING 'x' FROM s), TRIM(TRAILING FROM s)`,
-			`SELECT TRIM(s), TRIM(s), TRIM(BOTH 'x' FROM s), TRIM(LEADING 'x' FROM s), RTRIM(s)`},
-		{`SELECT CURRENT_TIMESTAMP, current_timestamp(), CURRENT_DATE`,
-			`SELECT CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, CURRENT_DATE`},
-		{`SELECT count(*), Count(DISTINCT a), mod(a, 2), left(s, 1), right(s, 1), if(a, 1, 2), now()`,
-			`SELECT COUNT(*), COUNT(DISTINCT a), MOD(a, 2), LEFT(s, 1), RIGHT(s, 1), IF(a, 1, 2), NOW()`},
-		{"SELECT `my func`(1), `cast`(x)", "SELECT `MY FUNC`(1), `CAST`(x)"},
-
-		// other statements
-		{`INSERT INTO s SELECT * FROM t`, `INSERT INTO s SELECT * FROM t`},
-		{`insert into s (a, b) select 1, 2`, `INSERT INTO s (a, b) SELECT 1, 2`},
-		{`INSERT INTO s (SELECT 1)`, `INSERT INTO s SELECT 1`},
-		{`EXPLAIN SELECT 1`, `EXPLAIN SELECT 1`},
-		{`explain plan for insert into s select 1`, `EXPLAIN INSERT INTO s SELECT 1`},
-		{`SHOW TABLES`, `SHOW TABLES`},
-		{`describe t`, `DESCRIBE t`},
-		{`DESC t`, `DESCRIBE t`},
-
-		// scripts
-		{"SELECT 1; SELECT 2;", "SELECT 1;\nSELECT 2"},
-		{"SHOW TABLES;\n-- done\n", "SHOW TABLES"},
-		{"", ""},
-		{"  -- nothing\n/* at all */ ", ""},
-	}
-	for _, tt := range tests {
+	for _, tt := range parseTests {
 		script, err := Parse(tt.in)
 		if err != nil {
 			t.Errorf("Parse(%q): %v", tt.in, err)

@@ -379,13 +379,3 @@ func quoteIdentAlways(name string) string {
 }
 
 func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
-// unquoteString returns the value of a '...' literal token.
-func unquoteString(tok string) string {
-	return strings.ReplaceAll(tok[1:len(tok)-1], "''", "'")
-}
-
-// unquoteIdent returns the name a `...` token stands for.
-func unquoteIdent(tok string) string {
-	return strings.ReplaceAll(tok[1:len(tok)-1], "``", "`")
-}
