@@ -1,0 +1,128 @@
+package checkpoint
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Mode is the consistency a checkpoint gives.
+type Mode int
+
+const (
+	// ExactlyOnce aligns barriers: a task with several inputs stops reading an input
+	// that delivered barrier n until barrier n arrived on all of them.
+	ExactlyOnce Mode = iota
+	// AtLeastOnce does not align: records after a barrier may enter the snapshot and
+	// are replayed after a recovery.
+	AtLeastOnce
+)
+
+func (m Mode) String() string {
+	if m == AtLeastOnce {
+		return "AT_LEAST_ONCE"
+	}
+	return "EXACTLY_ONCE"
+}
+
+// Config is a job's checkpointing, set with Flink's keys.
+type Config struct {
+	Interval          time.Duration // 0: checkpointing is off
+	Mode              Mode
+	Timeout           time.Duration
+	MaxConcurrent     int
+	MinPause          time.Duration
+	TolerableFailures int // consecutive failed checkpoints tolerated before the job fails
+	Retained          int // completed checkpoints kept on disk
+}
+
+// DefaultConfig is Flink's defaults, with checkpointing off.
+func DefaultConfig() Config {
+	return Config{Timeout: 10 * time.Minute, MaxConcurrent: 1, Retained: 1}
+}
+
+// Keys are the SET keys ParseConfig reads.
+var Keys = []string{
+	"execution.checkpointing.interval",
+	"execution.checkpointing.mode",
+	"execution.checkpointing.timeout",
+	"execution.checkpointing.max-concurrent-checkpoints",
+	"execution.checkpointing.min-pause",
+	"execution.checkpointing.tolerable-failed-checkpoints",
+	"state.checkpoints.num-retained",
+}
+
+// ParseConfig reads the checkpointing keys of settings.
+func ParseConfig(settings map[string]string) (Config, error) {
+	c := DefaultConfig()
+	var err error
+	for _, key := range Keys {
+		v, ok := settings[key]
+		if !ok {
+			continue
+		}
+		switch key {
+		case "execution.checkpointing.interval":
+			c.Interval, err = ParseDuration(v)
+		case "execution.checkpointing.mode":
+			switch strings.ToUpper(strings.ReplaceAll(v, "-", "_")) {
+			case "EXACTLY_ONCE":
+				c.Mode = ExactlyOnce
+			case "AT_LEAST_ONCE":
+				c.Mode = AtLeastOnce
+			default:
+				err = fmt.Errorf("must be EXACTLY_ONCE or AT_LEAST_ONCE")
+			}
+		case "execution.checkpointing.timeout":
+			c.Timeout, err = ParseDuration(v)
+		case "execution.checkpointing.min-pause":
+			c.MinPause, err = ParseDuration(v)
+		case "execution.checkpointing.max-concurrent-checkpoints":
+			c.MaxConcurrent, err = positive(v, 1)
+		case "execution.checkpointing.tolerable-failed-checkpoints":
+			c.TolerableFailures, err = positive(v, 0)
+		case "state.checkpoints.num-retained":
+			c.Retained, err = positive(v, 1)
+		}
+		if err != nil {
+			return c, fmt.Errorf("'%s' = '%s': %v", key, v, err)
+		}
+	}
+	return c, nil
+}
+
+func positive(v string, min int) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < min {
+		return 0, fmt.Errorf("must be an integer of at least %d", min)
+	}
+	return n, nil
+}
+
+// ParseDuration reads Flink's duration syntax: a number with an optional unit
+// (ms, s, min, h, d, or their long forms; no unit means milliseconds).
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	n, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("invalid duration %q, expected for example '10 s' or '500 ms'", s)
+	}
+	units := map[string]time.Duration{
+		"": time.Millisecond, "ms": time.Millisecond, "milli": time.Millisecond, "millis": time.Millisecond,
+		"millisecond": time.Millisecond, "milliseconds": time.Millisecond,
+		"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
+		"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
+		"h": time.Hour, "hour": time.Hour, "hours": time.Hour,
+		"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
+	}
+	unit, ok := units[strings.TrimSpace(s[i:])]
+	if !ok {
+		return 0, fmt.Errorf("unknown duration unit in %q (use ms, s, min, h or d)", s)
+	}
+	return time.Duration(n * float64(unit)), nil
+}
