@@ -111,7 +111,7 @@ func (p *settingsReader) duration(key string, def time.Duration) time.Duration {
 type noRestart struct{}
 
 func (noRestart) Restart(time.Time) (time.Duration, bool) { return 0, false }
-func (noRestart) String() string                         { return "none" }
+func (noRestart) String() string                          { return "none" }
 
 // fixedDelay restarts at most attempts times, each after delay.
 type fixedDelay struct {

@@ -26,7 +26,7 @@ var (
 	ErrInvalidOption = errors.New("invalid option")
 )
 
-// Connectors lists the supported connectors.
+// connectors lists the supported connectors, as error messages name them.
 var connectors = []string{"datagen", "filesystem", "socket", "print", "blackhole"}
 
 // DefaultBatchSize is the number of rows a source puts in a batch when the spec does
@@ -153,6 +153,15 @@ func (e *tableError) Unwrap() error { return e.kind }
 func tableErr(t *planner.Table, kind error, f string, args ...any) error {
 	return &tableError{table: t.Name, msg: fmt.Sprintf(f, args...), kind: kind}
 }
+
+// kindError is an error with its own message that errors.Is matches to kind.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
 
 // wrapErr prefixes err with the table's name, keeping it for errors.Is and errors.As.
 func wrapErr(t *planner.Table, err error) error {
@@ -300,8 +309,8 @@ func ParseDuration(s string) (time.Duration, error) {
 	return time.Duration(n) * u, nil
 }
 
-// formatOptions returns the table's options for the format's parser: the format keys,
-// which the format reads from the map; everything else is ignored there.
+// formatErr turns an error of package format (a bad format option, a column type the
+// format cannot read) into an option error of the table.
 func formatErr(o *options, err error) error {
 	return o.err("%v", err)
 }

@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -254,7 +255,7 @@ func TestFileSinkRejectsUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = sink.Process(ctx, 0, exec.Batch{Rec: rec, Kinds: []exec.RowKind{exec.UpdateBefore, exec.UpdateAfter}})
-	if err == nil || err.Error() != "filesystem sink out accepts only inserts; the query produces updates: sink accepts only inserts" ||
+	if err == nil || err.Error() != "filesystem sink out accepts only inserts; the query produces updates" ||
 		!errors.Is(err, ErrNotAppendOnly) {
 		t.Fatalf("error: %v", err)
 	}
@@ -280,4 +281,41 @@ func TestFileSinkWithoutRowsWritesNothing(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("files: %v", entries)
 	}
+}
+
+func BenchmarkFileSourceCSV(b *testing.B) {
+	const rows = 100000
+	path := filepath.Join(b.TempDir(), "sensors.csv")
+	var data []byte
+	for i := 0; i < rows; i++ {
+		data = fmt.Appendf(data, "sensor_%d,%d,%d.%d\n", i%100, 1547718199+i, 20+i%15, i%10)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	schema := planner.Schema{{Name: "id", Type: planner.TypeString}, {Name: "ts", Type: planner.TypeBigInt}, {Name: "temperature", Type: planner.TypeDouble}}
+	tbl := table("sensors", schema, map[string]string{"connector": "filesystem", "path": path, "format": "csv"})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	ctx := context.Background()
+	for n := 0; n < b.N; n++ {
+		r, err := OpenSource(ctx, SourceSpec{Table: tbl})
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := 0
+		for {
+			batch, err := r.Next(ctx)
+			if err != nil {
+				break
+			}
+			got += batch.Len()
+			batch.Release()
+		}
+		r.Close()
+		if got != rows {
+			b.Fatalf("%d rows", got)
+		}
+	}
+	b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "rows/s")
 }

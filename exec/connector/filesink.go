@@ -102,7 +102,7 @@ func (s *FileSink) Process(_ context.Context, _ int, b exec.Batch) error {
 	for _, k := range b.Kinds {
 		if k != exec.Insert {
 			s.failed = true
-			return fmt.Errorf("filesystem sink %s accepts only inserts; the query produces updates: %w", s.table, ErrNotAppendOnly)
+			return &kindError{msg: "filesystem sink " + s.table + " accepts only inserts; the query produces updates", kind: ErrNotAppendOnly}
 		}
 	}
 	if s.f == nil {

@@ -25,7 +25,7 @@ func TestIntegerArithmetic(t *testing.T) {
 	a, b := col(0, "a", tInt), col(1, "b", tInt)
 	x, y := col(2, "x", tBig), col(3, "y", tBig)
 	evalGroup{
-		schema: planner.Schema{{"a", tInt}, {"b", tInt}, {"x", tBig}, {"y", tBig}},
+		schema: sch("a", tInt, "b", tInt, "x", tBig, "y", tBig),
 		rows: `[{"a":7,"b":2,"x":7,"y":-2},
 			{"a":-7,"b":2,"x":-7,"y":2},
 			{"a":2147483647,"b":1,"x":9223372036854775807,"y":1},
@@ -66,7 +66,7 @@ func TestIntegerArithmetic(t *testing.T) {
 func TestDoubleArithmetic(t *testing.T) {
 	d, e := col(0, "d", tDbl), col(1, "e", tDbl)
 	evalGroup{
-		schema: planner.Schema{{"d", tDbl}, {"e", tDbl}},
+		schema: sch("d", tDbl, "e", tDbl),
 		rows:   `[{"d":1.5,"e":2},{"d":-7.5,"e":2},{"d":1,"e":0},{"d":null,"e":1},{"d":0,"e":0}]`,
 		cases: []evalCase{
 			{e: call(planner.FnAdd, tDbl, d, e), want: `[3.5,-5.5,1,null,0]`},
@@ -86,7 +86,7 @@ func TestDecimalArithmetic(t *testing.T) {
 	m, n := col(0, "m", decT(10, 2)), col(1, "n", decT(10, 2))
 	big := col(2, "big", decT(38, 10))
 	evalGroup{
-		schema: planner.Schema{{"m", decT(10, 2)}, {"n", decT(10, 2)}, {"big", decT(38, 10)}},
+		schema: sch("m", decT(10, 2), "n", decT(10, 2), "big", decT(38, 10)),
 		rows: `[{"m":"12.50","n":"3.00","big":"12345678901234567890.1234567890"},
 			{"m":"-10.00","n":"3.00","big":"-0.0000000001"},
 			{"m":"0.05","n":"-0.02","big":"9999999999999999999999999999.9999999999"},

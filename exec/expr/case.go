@@ -71,21 +71,30 @@ func allRows(buf *[]int32, n int) []int32 {
 	return (*buf)[:n]
 }
 
+// compactIdx returns the identity index of a compact result of n values, else nil.
+func compactIdx(buf *[]int32, compact bool, n int) []int32 {
+	if !compact {
+		return nil
+	}
+	return allRows(buf, n)
+}
+
 // split partitions rows by whether d (a BOOLEAN, or any type when nonNull is set) is TRUE
-// (non-NULL) there.
-func split(d datum, compact bool, rows []int32, nonNull bool) (yes, no []int32) {
+// (non-NULL) there. When d is compact (indexed by position in rows), yesIdx holds the
+// positions of the yes rows.
+func split(d datum, compact bool, rows []int32, nonNull bool) (yes, no, yesIdx []int32) {
 	if d.arr == nil {
 		if (nonNull && !d.null) || (!nonNull && !d.null && d.b) {
-			return rows, nil
+			return rows, nil, nil
 		}
-		return nil, rows
+		return nil, rows, nil
 	}
 	var vbits, valid []byte
 	var voff int
 	if nonNull {
 		valid, voff = validity(d.arr)
 		if d.arr.DataType().ID() == arrow.NULL {
-			return nil, rows
+			return nil, rows, nil
 		}
 	} else {
 		vbits, valid = boolBits(d.arr)
@@ -103,18 +112,30 @@ func split(d datum, compact bool, rows []int32, nonNull bool) (yes, no []int32) 
 		}
 		if ok {
 			yes = append(yes, r)
+			if compact {
+				yesIdx = append(yesIdx, int32(j))
+			}
 		} else {
 			no = append(no, r)
 		}
 	}
-	return yes, no
+	return yes, no, yesIdx
 }
 
-// part supplies the result of rows (ascending) from d.
+// part supplies the result of rows (ascending) from d: row rows[j] is d's value idx[j], or
+// d's value rows[j] when idx is nil (d covers the whole batch).
 type part struct {
-	d       datum
-	rows    []int32
-	compact bool
+	d    datum
+	rows []int32
+	idx  []int32
+}
+
+// at returns the index into the part's datum of its j-th row.
+func (p *part) at(j int) int {
+	if p.idx != nil {
+		return int(p.idx[j])
+	}
+	return int(p.rows[j])
 }
 
 // assemble builds an n-row result of type t from parts covering disjoint rows (rows no part
@@ -168,10 +189,7 @@ func assembleFixed[T fixed](mem memory.Allocator, dt arrow.DataType, n int, part
 		src := vals[T](p.d.arr)
 		bm, off := validity(p.d.arr)
 		for j, r := range p.rows {
-			i := int(r)
-			if p.compact {
-				i = j
-			}
+			i := p.at(j)
 			if bm == nil || bitAt(bm, off+i) {
 				out[r] = src[i]
 				setBit(valid, int(r))
@@ -199,10 +217,7 @@ func assembleBool(mem memory.Allocator, n int, parts []part) datum {
 		}
 		src, bm := boolBits(p.d.arr)
 		for j, r := range p.rows {
-			i := int(r)
-			if p.compact {
-				i = j
-			}
+			i := p.at(j)
 			if bm == nil || bitAt(bm, i) {
 				setBit(valid, int(r))
 				if bitAt(src, i) {
@@ -230,10 +245,7 @@ func assembleString(mem memory.Allocator, n int, parts []part) datum {
 		cols[k] = strColOf(p.d)
 		for j, r := range p.rows {
 			from[r] = int32(k)
-			idx[r] = r
-			if p.compact {
-				idx[r] = int32(j)
-			}
+			idx[r] = int32(p.at(j))
 		}
 		hint += dataLen(p.d, len(p.rows))
 	}
@@ -260,7 +272,7 @@ type caseNode struct {
 	els            lazyArg
 	t              planner.Type
 	dt             arrow.DataType
-	all            []int32
+	all, iota      []int32
 }
 
 func (cp *compiler) compileCase(e *planner.Case) (node, error) {
@@ -321,14 +333,14 @@ func (nd *caseNode) eval(c *ctx, b *batch) (datum, error) {
 		if err != nil {
 			return fail(err)
 		}
-		taken, rest := split(cond, compact, remaining, false)
+		taken, rest, _ := split(cond, compact, remaining, false)
 		cond.release()
 		if len(taken) > 0 {
 			res, compact, err := nd.results[k].evalPart(c, b, taken)
 			if err != nil {
 				return fail(err)
 			}
-			parts = append(parts, part{d: res, rows: taken, compact: compact})
+			parts = append(parts, part{d: res, rows: taken, idx: compactIdx(&nd.iota, compact, len(taken))})
 		}
 		remaining = rest
 	}
@@ -337,7 +349,7 @@ func (nd *caseNode) eval(c *ctx, b *batch) (datum, error) {
 		if err != nil {
 			return fail(err)
 		}
-		parts = append(parts, part{d: res, rows: remaining, compact: compact})
+		parts = append(parts, part{d: res, rows: remaining, idx: compactIdx(&nd.iota, compact, len(remaining))})
 	}
 	return assemble(c, nd.t, nd.dt, b.n, parts)
 }

@@ -12,7 +12,7 @@ func TestConditional(t *testing.T) {
 	m := col(3, "m", decT(6, 2))
 	div := call(planner.FnDiv, tInt, a, b)
 	evalGroup{
-		schema: planner.Schema{{"a", tInt}, {"b", tInt}, {"s", tStr}, {"m", decT(6, 2)}},
+		schema: sch("a", tInt, "b", tInt, "s", tStr, "m", decT(6, 2)),
 		rows: `[{"a":1,"b":2,"s":"x","m":"1.50"},{"a":0,"b":0,"s":null,"m":null},
 			{"a":null,"b":3,"s":"zz","m":"-2.00"},{"a":4,"b":null,"s":"","m":"0.01"}]`,
 		cases: []evalCase{
@@ -55,7 +55,7 @@ func TestMath(t *testing.T) {
 	d, i, x := col(0, "d", tDbl), col(1, "i", tInt), col(2, "x", tBig)
 	m := col(3, "m", decT(8, 3))
 	evalGroup{
-		schema: planner.Schema{{"d", tDbl}, {"i", tInt}, {"x", tBig}, {"m", decT(8, 3)}},
+		schema: sch("d", tDbl, "i", tInt, "x", tBig, "m", decT(8, 3)),
 		rows: `[{"d":2.5,"i":15,"x":-9223372036854775808,"m":"2.345"},
 			{"d":-2.5,"i":-15,"x":-3,"m":"-2.345"},
 			{"d":2.675,"i":14,"x":0,"m":"0.005"},

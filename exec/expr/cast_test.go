@@ -12,7 +12,7 @@ func TestCastFromString(t *testing.T) {
 	env := &Env{Location: time.FixedZone("+08", 8*3600)}
 	evalGroup{
 		env:    env,
-		schema: planner.Schema{{"s", tStr}, {"bs", tStr}, {"tss", tStr}},
+		schema: sch("s", tStr, "bs", tStr, "tss", tStr),
 		rows: `[{"s":" 12 ","bs":"true","tss":"2019-01-17 09:43:19"},
 			{"s":"-5","bs":"FALSE","tss":"2019-01-17 09:43:19.5"},
 			{"s":"1.9","bs":"yes","tss":"2019-01-17"},
@@ -56,7 +56,7 @@ func TestCastFromNumeric(t *testing.T) {
 	i, x, d := col(0, "i", tInt), col(1, "x", tBig), col(2, "d", tDbl)
 	b, m := col(3, "b", tBool), col(4, "m", decT(10, 2))
 	evalGroup{
-		schema: planner.Schema{{"i", tInt}, {"x", tBig}, {"d", tDbl}, {"b", tBool}, {"m", decT(10, 2)}},
+		schema: sch("i", tInt, "x", tBig, "d", tDbl, "b", tBool, "m", decT(10, 2)),
 		rows: `[{"i":12,"x":3000000000,"d":35.8,"b":true,"m":"12.25"},
 			{"i":-5,"x":-5,"d":100.0,"b":false,"m":"-12.25"},
 			{"i":0,"x":0,"d":1e20,"b":null,"m":"0.05"},
@@ -105,7 +105,7 @@ func TestCastTemporal(t *testing.T) {
 	env := &Env{Location: time.FixedZone("+08", 8*3600)}
 	evalGroup{
 		env:    env,
-		schema: planner.Schema{{"ts", tTS}, {"lz", tLTZ}, {"dt", tDate}, {"iv", tIv}, {"mo", tMo}},
+		schema: sch("ts", tTS, "lz", tLTZ, "dt", tDate, "iv", tIv, "mo", tMo),
 		rows: `[{"ts":"2019-01-17 09:43:19","lz":"2019-01-17 01:43:19","dt":"2024-02-29","iv":3723004,"mo":{"months":14}},
 			{"ts":"1969-12-31 23:59:59.999","lz":"1970-01-01 00:00:00","dt":"1969-12-31","iv":-90061001,"mo":{"months":-3}},
 			{"ts":null,"lz":null,"dt":null,"iv":null,"mo":null}]`,

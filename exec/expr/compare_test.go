@@ -66,7 +66,7 @@ func TestCompareAllTypes(t *testing.T) {
 					evalCase{e: pred(op.fn, c, null(ty.t)), want: `[null,null,null,null]`},
 				)
 			}
-			evalGroup{schema: planner.Schema{{"c", ty.t}, {"c2", ty.t}}, rows: rows, cases: cases}.run(t)
+			evalGroup{schema: sch("c", ty.t, "c2", ty.t), rows: rows, cases: cases}.run(t)
 		})
 	}
 }
@@ -76,7 +76,7 @@ func TestCompareSpecials(t *testing.T) {
 	d := col(2, "d", tDbl)
 	s := col(3, "s", tStr)
 	evalGroup{
-		schema: planner.Schema{{"b", tBool}, {"b2", tBool}, {"d", tDbl}, {"s", tStr}},
+		schema: sch("b", tBool, "b2", tBool, "d", tDbl, "s", tStr),
 		rows: `[{"b":false,"b2":true,"d":"NaN","s":"abc"},
 			{"b":true,"b2":true,"d":1,"s":"abd"},
 			{"b":true,"b2":false,"d":-0.0,"s":"ab"},
@@ -104,7 +104,7 @@ func TestLogic(t *testing.T) {
 		{"p":false,"q":true},{"p":false,"q":false},{"p":false,"q":null},
 		{"p":null,"q":true},{"p":null,"q":false},{"p":null,"q":null}]`
 	evalGroup{
-		schema: planner.Schema{{"p", tBool}, {"q", tBool}},
+		schema: sch("p", tBool, "q", tBool),
 		rows:   rows,
 		cases: []evalCase{
 			{e: pred(planner.FnAnd, p, q), want: `[true,false,null,false,false,false,null,false,null]`},
@@ -134,7 +134,7 @@ func TestLogic(t *testing.T) {
 func TestIsNullOtherTypes(t *testing.T) {
 	s, x := col(0, "s", tStr), col(1, "x", tBig)
 	evalGroup{
-		schema: planner.Schema{{"s", tStr}, {"x", tBig}},
+		schema: sch("s", tStr, "x", tBig),
 		rows:   `[{"s":"a","x":null},{"s":null,"x":2},{"s":"","x":3}]`,
 		cases: []evalCase{
 			{e: pred(planner.FnIsNull, s), want: `[false,true,false]`},
@@ -151,7 +151,7 @@ func TestIn(t *testing.T) {
 		many = append(many, i32(i*5))
 	}
 	evalGroup{
-		schema: planner.Schema{{"x", tInt}, {"y", tInt}, {"s", tStr}},
+		schema: sch("x", tInt, "y", tInt, "s", tStr),
 		rows:   `[{"x":1,"y":1,"s":"a"},{"x":2,"y":3,"s":"b"},{"x":null,"y":4,"s":null},{"x":5,"y":null,"s":"z"}]`,
 		cases: []evalCase{
 			{e: pred(planner.FnIn, x, i32(1), i32(5)), want: `[true,false,null,true]`},

@@ -316,7 +316,7 @@ func broadcast(mem memory.Allocator, t planner.Type, dt arrow.DataType, d datum,
 		return array.NewNull(n)
 	}
 	if d.null {
-		return array.MakeArrayOfNull(mem, dt, n)
+		return nullArray(mem, p, dt, n)
 	}
 	switch p {
 	case physBool:
@@ -343,6 +343,39 @@ func broadcast(mem memory.Allocator, t planner.Type, dt arrow.DataType, d datum,
 		}
 		return sb.finish(nil)
 	}
+}
+
+// nullArray returns n NULLs of a non-NULL type (zeroing explicitly: the allocator may not).
+func nullArray(mem memory.Allocator, p phys, dt arrow.DataType, n int) arrow.Array {
+	vbuf, _ := allocBits(mem, n)
+	if p == physStr {
+		offBuf, offs := allocFixed[int32](mem, n+1)
+		clear(offs)
+		data := array.NewData(dt, n, []*memory.Buffer{vbuf, offBuf, nil}, nil, n, 0)
+		arr := array.MakeFromData(data)
+		data.Release()
+		vbuf.Release()
+		offBuf.Release()
+		return arr
+	}
+	var buf *memory.Buffer
+	switch p {
+	case physBool:
+		buf, _ = allocBits(mem, n)
+	case physI32:
+		buf = zeroFixed[int32](mem, n)
+	case physDec:
+		buf = zeroFixed[dec](mem, n)
+	default:
+		buf = zeroFixed[int64](mem, n)
+	}
+	return newArray(dt, n, vbuf, buf, n)
+}
+
+func zeroFixed[T any](mem memory.Allocator, n int) *memory.Buffer {
+	buf, out := allocFixed[T](mem, n)
+	clear(out)
+	return buf
 }
 
 func fillFixed[T any](mem memory.Allocator, dt arrow.DataType, n int, v T) arrow.Array {

@@ -35,8 +35,10 @@ func pred(fn planner.Func, args ...planner.Expr) *planner.Call {
 	return call(fn, planner.TypeBoolean, args...)
 }
 
-func cast(x planner.Expr, t planner.Type) *planner.Cast    { return &planner.Cast{X: x, T: t} }
-func tryCast(x planner.Expr, t planner.Type) *planner.Cast { return &planner.Cast{X: x, T: t, Try: true} }
+func cast(x planner.Expr, t planner.Type) *planner.Cast { return &planner.Cast{X: x, T: t} }
+func tryCast(x planner.Expr, t planner.Type) *planner.Cast {
+	return &planner.Cast{X: x, T: t, Try: true}
+}
 
 func caseOf(t planner.Type, els planner.Expr, whens ...planner.Expr) *planner.Case {
 	c := &planner.Case{T: t, Else: els}
@@ -135,7 +137,8 @@ func (g evalGroup) run(t *testing.T) {
 			defer mem.AssertSize(t, 0)
 			rec := record(t, mem, g.schema, g.rows)
 			defer rec.Release()
-			ev, err := Compile(tc.e, mem, g.env)
+			// Inputs come from clean memory, results from dirty memory.
+			ev, err := Compile(tc.e, dirtyAllocator{mem}, g.env)
 			if err != nil {
 				if tc.err != "" && strings.Contains(err.Error(), tc.err) {
 					return
@@ -175,7 +178,7 @@ func (g evalGroup) run(t *testing.T) {
 				got.Release()
 			}
 			if tc.e.Type().Kind == planner.Boolean {
-				checkPredicate(t, mem, tc.e, g.env, rec, want)
+				checkPredicate(t, dirtyAllocator{mem}, tc.e, g.env, rec, want)
 			}
 		})
 	}
@@ -219,3 +222,33 @@ func checkPredicate(t *testing.T, mem memory.Allocator, e planner.Expr, env *Env
 }
 
 func arrowSchemaOf(s planner.Schema) *arrow.Schema { return exec.ArrowSchema(s) }
+
+// sch builds a schema from name, type pairs.
+func sch(pairs ...any) planner.Schema {
+	var s planner.Schema
+	for i := 0; i+1 < len(pairs); i += 2 {
+		s = append(s, planner.Column{Name: pairs[i].(string), Type: pairs[i+1].(planner.Type)})
+	}
+	return s
+}
+
+// dirtyAllocator fills every allocation with garbage, as allocators that do not zero memory
+// (C malloc) may hand it out, so tests catch kernels that rely on zeroed buffers.
+type dirtyAllocator struct{ memory.Allocator }
+
+func (d dirtyAllocator) Allocate(size int) []byte {
+	b := d.Allocator.Allocate(size)
+	for i := range b {
+		b[i] = 0xa5
+	}
+	return b
+}
+
+func (d dirtyAllocator) Reallocate(size int, b []byte) []byte {
+	old := len(b)
+	nb := d.Allocator.Reallocate(size, b)
+	for i := old; i < len(nb); i++ {
+		nb[i] = 0xa5
+	}
+	return nb
+}

@@ -13,9 +13,9 @@ import (
 // short-circuits: an argument that may fail is evaluated only on rows not yet decided
 // (FALSE for AND, TRUE for OR).
 type logicNode struct {
-	or   bool
-	args []lazyArg
-	all  []int32
+	or        bool
+	args      []lazyArg
+	all, iota []int32
 }
 
 func (cp *compiler) compileLogic(e *planner.Call) (node, error) {
@@ -53,7 +53,7 @@ func (nd *logicNode) eval(c *ctx, b *batch) (datum, error) {
 				acc.release()
 				return datum{}, err
 			}
-			next, _ = assemble(c, planner.TypeBoolean, boolType, b.n, []part{{d: d, rows: open, compact: compact}})
+			next, _ = assemble(c, planner.TypeBoolean, boolType, b.n, []part{{d: d, rows: open, idx: compactIdx(&nd.iota, compact, len(open))}})
 		} else if next, err = nd.args[k].nd.eval(c, b); err != nil {
 			acc.release()
 			return datum{}, err
@@ -266,10 +266,10 @@ func nullIfKernel(ta, tb, t planner.Type) (kernelFn, error) {
 // coalesceNode is COALESCE: argument k is evaluated on the rows where every earlier one was
 // NULL (lazily if it may fail).
 type coalesceNode struct {
-	args []lazyArg
-	t    planner.Type
-	dt   arrow.DataType
-	all  []int32
+	args      []lazyArg
+	t         planner.Type
+	dt        arrow.DataType
+	all, iota []int32
 }
 
 func (cp *compiler) compileCoalesce(e *planner.Call) (node, error) {
@@ -302,12 +302,12 @@ func (nd *coalesceNode) eval(c *ctx, b *batch) (datum, error) {
 			return datum{}, err
 		}
 		if k == len(nd.args)-1 {
-			parts = append(parts, part{d: d, rows: remaining, compact: compact})
+			parts = append(parts, part{d: d, rows: remaining, idx: compactIdx(&nd.iota, compact, len(remaining))})
 			break
 		}
-		taken, rest := split(d, compact, remaining, true)
+		taken, rest, takenIdx := split(d, compact, remaining, true)
 		if len(taken) > 0 {
-			parts = append(parts, part{d: d, rows: taken, compact: compact})
+			parts = append(parts, part{d: d, rows: taken, idx: takenIdx})
 		} else {
 			d.release()
 		}

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/binary"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -82,7 +83,7 @@ func concatKernel(c *ctx, n int, args []datum) (datum, error) {
 }
 
 // caseKernel is UPPER (upper) or LOWER. When every byte is ASCII it maps the whole value
-// buffer in one pass and rebases the offsets; otherwise it maps rune by rune.
+// buffer eight bytes at a time and rebases the offsets; otherwise it maps rune by rune.
 func caseKernel(upper bool) kernelFn {
 	var table [256]byte
 	for i := range table {
@@ -96,8 +97,10 @@ func caseKernel(upper bool) kernelFn {
 		table[i] = b
 	}
 	mapRune := unicode.ToLower
+	lo, hi := byte('A'), byte('Z')
 	if upper {
 		mapRune = unicode.ToUpper
+		lo, hi = 'a', 'z'
 	}
 	return func(c *ctx, n int, args []datum) (datum, error) {
 		col := strColOf(args[0])
@@ -107,16 +110,12 @@ func caseKernel(upper bool) kernelFn {
 			data = col.data[col.offs[0]:col.offs[n]]
 		}
 		sb := newStrBuilder(c.mem, n, len(data))
-		if isASCII(data) && n > 0 {
+		if n > 0 && mapASCIICase(sb.d[:len(data)], data, lo, hi) {
 			base := col.offs[0]
 			for i := 0; i <= n; i++ {
 				sb.offs[i] = col.offs[i] - base
 			}
-			out := sb.d[:len(data)]
-			for i, b := range data {
-				out[i] = table[b]
-			}
-			sb.d = out
+			sb.d = sb.d[:len(data)]
 			return arrDatum(sb.finish(vbuf), true), nil
 		}
 		for i := 0; i < n; i++ {
@@ -139,20 +138,32 @@ func caseKernel(upper bool) kernelFn {
 	}
 }
 
-// isASCII reports whether every byte of b is below 0x80, eight bytes at a time.
-func isASCII(b []byte) bool {
+// mapASCIICase writes src to dst with the letters lo..hi flipped to the other case, eight
+// bytes at a time; it reports false (dst unspecified) when src is not all ASCII.
+func mapASCIICase(dst, src []byte, lo, hi byte) bool {
+	const high = 0x8080808080808080
+	addLo := 0x0101010101010101 * uint64(0x80-lo)
+	addHi := 0x0101010101010101 * uint64(0x80-hi-1)
 	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
-			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
-		if w&0x8080808080808080 != 0 {
+	for ; i+8 <= len(src); i += 8 {
+		w := binary.LittleEndian.Uint64(src[i:])
+		if w&high != 0 {
 			return false
 		}
+		// A byte's high bit becomes set in w+addLo when it is >= lo, and in w+addHi when it is
+		// > hi; with every byte below 0x80 no addition carries into the next byte.
+		m := (w + addLo) &^ (w + addHi) & high
+		binary.LittleEndian.PutUint64(dst[i:], w^(m>>2))
 	}
-	for ; i < len(b); i++ {
-		if b[i] >= utf8.RuneSelf {
+	for ; i < len(src); i++ {
+		b := src[i]
+		if b >= utf8.RuneSelf {
 			return false
 		}
+		if lo <= b && b <= hi {
+			b ^= 0x20
+		}
+		dst[i] = b
 	}
 	return true
 }

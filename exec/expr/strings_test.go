@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/planner"
@@ -10,7 +11,7 @@ func TestLike(t *testing.T) {
 	s, p := col(0, "s", tStr), col(1, "p", tStr)
 	like := func(args ...planner.Expr) planner.Expr { return pred(planner.FnLike, args...) }
 	evalGroup{
-		schema: planner.Schema{{"s", tStr}, {"p", tStr}},
+		schema: sch("s", tStr, "p", tStr),
 		rows: `[{"s":"hello","p":"h%"},{"s":"help","p":"%p"},{"s":"shell","p":"_hell"},
 			{"s":null,"p":"%"},{"s":"h_llo","p":null},{"s":"hé","p":"h_"},{"s":"50%","p":"5%%"}]`,
 		cases: []evalCase{
@@ -40,7 +41,7 @@ func TestStringFunctions(t *testing.T) {
 	n := col(2, "n", tInt)
 	fn := func(f planner.Func, rt planner.Type, args ...planner.Expr) planner.Expr { return call(f, rt, args...) }
 	evalGroup{
-		schema: planner.Schema{{"s", tStr}, {"t", tStr}, {"n", tInt}},
+		schema: sch("s", tStr, "t", tStr, "n", tInt),
 		rows: `[{"s":"Hello","t":"World","n":2},{"s":"wörld","t":"x","n":-2},{"s":"","t":"y","n":0},
 			{"s":null,"t":"z","n":1},{"s":"  pad  ","t":null,"n":null}]`,
 		cases: []evalCase{
@@ -75,4 +76,28 @@ func TestStringFunctions(t *testing.T) {
 			{e: fn(planner.FnPosition, tInt, t2, str("xyzWorld")), want: `[4,1,2,3,null]`},
 		},
 	}.run(t)
+}
+
+// TestASCIICase checks the eight-bytes-at-a-time case mapping on every ASCII byte.
+func TestASCIICase(t *testing.T) {
+	src := make([]byte, 0, 131)
+	for b := 0; b < 128; b++ {
+		src = append(src, byte(b))
+	}
+	src = append(src, "xYz"...)
+	for _, upper := range []bool{true, false} {
+		lo, hi, want := byte('A'), byte('Z'), strings.ToLower(string(src))
+		if upper {
+			lo, hi, want = 'a', 'z', strings.ToUpper(string(src))
+		}
+		for start := 0; start < 8; start++ {
+			dst := make([]byte, len(src)-start)
+			if !mapASCIICase(dst, src[start:], lo, hi) || string(dst) != want[start:] {
+				t.Fatalf("upper=%v start=%d: %q, want %q", upper, start, dst, want[start:])
+			}
+		}
+	}
+	if mapASCIICase(make([]byte, 9), []byte("abcdefgh\xc3"), 'a', 'z') {
+		t.Fatal("non-ASCII input reported as ASCII")
+	}
 }

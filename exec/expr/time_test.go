@@ -19,9 +19,8 @@ func TestTime(t *testing.T) {
 	months := func(n int32) planner.Expr { return lit(n, tMo) }
 	millis := func(n int64) planner.Expr { return lit(n, tIv) }
 	evalGroup{
-		env: env,
-		schema: planner.Schema{{"ts", tTS}, {"lz", tLTZ}, {"dt", tDate}, {"s", tStr}, {"s2", tStr},
-			{"s3", tStr}, {"e", tBig}},
+		env:    env,
+		schema: sch("ts", tTS, "lz", tLTZ, "dt", tDate, "s", tStr, "s2", tStr, "s3", tStr, "e", tBig),
 		rows: `[{"ts":"2024-01-31 10:15:30.250","lz":"2024-01-31 18:00:00","dt":"2024-02-29","s":"2024-01-31 10:15:30","s2":"31/01/2024 10:15","s3":"20240131101530250","e":1706696130},
 			{"ts":"2023-03-31 23:59:59.999","lz":"2023-12-31 16:30:00","dt":"2023-01-31","s":" 2024-1-5 ","s2":"1/2/2023 7:05","s3":"2024013110153","e":0},
 			{"ts":null,"lz":"1970-01-01 00:00:00","dt":null,"s":"bad","s2":"31/02/2024 10:00","s3":"x","e":-1},
@@ -86,7 +85,7 @@ func TestCurrentTimestamp(t *testing.T) {
 	calls := 0
 	now := time.Date(2024, 5, 6, 7, 8, 9, 10e6, time.UTC)
 	env := &Env{Now: func() time.Time { calls++; return now.Add(time.Duration(calls) * time.Millisecond) }}
-	rec := record(t, mem, planner.Schema{{"a", tInt}}, `[{"a":1},{"a":2},{"a":3}]`)
+	rec := record(t, mem, sch("a", tInt), `[{"a":1},{"a":2},{"a":3}]`)
 	defer rec.Release()
 	cur := call(planner.FnCurrentTS, tLTZ)
 	// Two uses in one expression read the clock once.
@@ -122,7 +121,7 @@ func TestTimeZoneDST(t *testing.T) {
 	ts, lz := col(0, "ts", tTS), col(1, "lz", tLTZ)
 	evalGroup{
 		env:    &Env{Location: ny},
-		schema: planner.Schema{{"ts", tTS}, {"lz", tLTZ}},
+		schema: sch("ts", tTS, "lz", tLTZ),
 		rows:   `[{"ts":"2024-07-01 12:00:00","lz":"2024-07-01 16:00:00"},{"ts":"2024-01-01 12:00:00","lz":"2024-01-01 17:00:00"}]`,
 		cases: []evalCase{
 			{e: cast(ts, tLTZ), want: `["2024-07-01 16:00:00","2024-01-01 17:00:00"]`},

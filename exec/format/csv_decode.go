@@ -2,6 +2,8 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -104,7 +106,7 @@ func (d *CSVDecoder) split(line []byte) (nf int, msg string) {
 			}
 		} else {
 			f.start = pos
-			j := bytes.IndexByte(line[pos:], delim)
+			j := indexByte(line[pos:], delim)
 			if j < 0 {
 				pos = len(line)
 			} else {
@@ -186,6 +188,30 @@ func (d *CSVDecoder) RecordEnd(buf []byte) int {
 			inQuote = fieldStart
 		}
 		fieldStart = false
+	}
+	return -1
+}
+
+// indexByte is bytes.IndexByte tuned for short fields: it looks at the first 32 bytes
+// eight at a time (SWAR) before handing longer ones to bytes.IndexByte.
+func indexByte(b []byte, c byte) int {
+	pattern := uint64(c) * ones
+	i := 0
+	for ; i+8 <= len(b) && i < 32; i += 8 {
+		if m := zeroBytes(binary.LittleEndian.Uint64(b[i:]) ^ pattern); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	if i >= 32 {
+		if j := bytes.IndexByte(b[i:], c); j >= 0 {
+			return i + j
+		}
+		return -1
+	}
+	for ; i < len(b); i++ {
+		if b[i] == c {
+			return i
+		}
 	}
 	return -1
 }

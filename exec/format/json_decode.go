@@ -2,6 +2,8 @@ package format
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -150,7 +152,11 @@ func (d *JSONDecoder) object(b []byte) (int, string) {
 
 // lookup returns the column named key, or -1.
 func (d *JSONDecoder) lookup(key []byte) int {
-	if n := d.next; n < len(d.cols) && string(key) == d.cols[n].name {
+	n := d.next
+	if n >= len(d.cols) {
+		n = 0 // the first field of the next record
+	}
+	if string(key) == d.cols[n].name {
 		d.next = n + 1
 		return n
 	}
@@ -267,17 +273,36 @@ func scanNumber(b []byte, p int) (int, bool) {
 // result is a slice of b; otherwise it is unescaped into *buf.
 func scanString(b []byte, p int, buf *[]byte) ([]byte, int, string) {
 	i := p + 1
-	for i < len(b) {
+	// Eight bytes at a time while no quote or backslash is among them (SWAR: a zero
+	// byte of w^pattern marks a match; the lowest marked byte is exact).
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if m := zeroBytes(w^quotes) | zeroBytes(w^backslashes); m != 0 {
+			i += bits.TrailingZeros64(m) / 8
+			break
+		}
+	}
+	for ; i < len(b); i++ {
 		switch b[i] {
 		case '"':
 			return b[p+1 : i], i + 1, ""
 		case '\\':
 			return unescapeString(b, p, i, buf)
 		}
-		i++
 	}
-	return nil, i, offsetMsg("unterminated string starting", p)
+	return nil, len(b), offsetMsg("unterminated string starting", p)
 }
+
+const (
+	ones        = 0x0101010101010101
+	highs       = 0x8080808080808080
+	quotes      = '"' * ones
+	backslashes = '\\' * ones
+)
+
+// zeroBytes marks the zero bytes of w with their high bit (the lowest mark is exact;
+// marks above it may be false).
+func zeroBytes(w uint64) uint64 { return (w - ones) &^ w & highs }
 
 // unescapeString continues scanString from the first backslash at b[i].
 func unescapeString(b []byte, p, i int, buf *[]byte) ([]byte, int, string) {

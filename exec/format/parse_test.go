@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"testing"
@@ -167,6 +168,27 @@ func TestCivilDays(t *testing.T) {
 	for _, s := range []string{"2019-01-17 ", "2019-00-17", "2019-01-32", "19-01-17", "abcd-ef-gh"} {
 		if _, r := parseDate([]byte(s)); r == "" {
 			t.Errorf("parseDate(%q) succeeded", s)
+		}
+	}
+}
+
+func TestIndexByte(t *testing.T) {
+	for n := 0; n < 80; n++ {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a' + byte(i%7)
+		}
+		for at := -1; at < n; at++ {
+			c := append([]byte(nil), b...)
+			if at >= 0 {
+				c[at] = ','
+				if at+3 < n {
+					c[at+3] = ','
+				}
+			}
+			if got, want := indexByte(c, ','), bytes.IndexByte(c, ','); got != want {
+				t.Fatalf("indexByte(%q) = %d, want %d", c, got, want)
+			}
 		}
 	}
 }
