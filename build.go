@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -14,90 +15,155 @@ import (
 	"github.com/streamsql/streamsql/planner"
 )
 
-// job is a built pipeline and the table its source reads, for reporting.
+// job is a plan built into an operator graph, with what reporting needs.
 type job struct {
-	pipeline *exec.Pipeline
-	source   string
+	graph   *exec.Graph
+	readers []exec.Reader // the readers opened by the latest run, for their skip counts
+	source  string        // the table the source reads
 }
 
-// build turns a plan into a pipeline: this is the one place where plan nodes become
-// operators. A query's results go to result; an INSERT's plan ends in its Sink.
-func (s *Session) build(ctx context.Context, plan planner.Node, result exec.Operator) (j *job, err error) {
-	j = &job{pipeline: &exec.Pipeline{}}
-	var opened []exec.Operator
-	defer func() {
-		if err != nil {
-			closeAll(opened)
-			if j.pipeline.Source != nil {
-				j.pipeline.Source.Close()
-			}
-		}
-	}()
+// opFactory makes one operator of a task's chain, emitting into out.
+type opFactory func(ctx context.Context, task int, out exec.Output) (exec.Operator, error)
+
+// build turns a plan into an operator graph: this is the one place where plan nodes
+// become operators. The plan is cut into stages where rows must move between tasks: a
+// hash exchange before each aggregate, and a gather before the query result when it
+// runs in parallel. A query's results go to the operator result makes.
+func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory) (*job, error) {
 	env := &expr.Env{Location: s.cfg.Location, Now: s.cfg.Now}
 	mem := s.cfg.Mem
-	var add func(n planner.Node, out exec.Operator) error
-	add = func(n planner.Node, out exec.Operator) error {
-		if out != nil {
-			opened = append([]exec.Operator{out}, opened...)
+	parallelism := 1
+	if p, err := strconv.Atoi(s.settings["parallelism.default"]); err == nil && p > 0 {
+		parallelism = p
+	}
+	j := &job{graph: &exec.Graph{Mem: mem}}
+	var stages []exec.Stage
+	var chains [][]opFactory
+	startStage := func(st exec.Stage) {
+		stages = append(stages, st)
+		chains = append(chains, nil)
+	}
+	addOp := func(f opFactory) { chains[len(chains)-1] = append(chains[len(chains)-1], f) }
+
+	// The plan is a path from the source to its root: build from the source up.
+	var path []planner.Node
+	for n := plan; n != nil; {
+		path = append([]planner.Node{n}, path...)
+		children := n.Children()
+		if len(children) == 0 {
+			break
 		}
-		output := exec.OutputFunc(func(ctx context.Context, b exec.Batch) error { return out.Process(ctx, 0, b) })
+		n = children[0]
+	}
+	for _, n := range path {
 		switch n := n.(type) {
 		case *planner.Scan:
-			r, err := connector.OpenSource(ctx, connector.SourceSpec{Table: n.Table, Mem: mem, Location: s.cfg.Location})
-			if err != nil {
-				return err
-			}
-			j.pipeline.Source, j.source = r, n.Table.Name
-			return nil
+			table := n.Table
+			j.source = table.Name
+			startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
+				r, err := connector.OpenSource(ctx, connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location})
+				if err == nil {
+					j.readers = append(j.readers, r)
+				}
+				return r, err
+			}})
 		case *planner.Values:
-			j.pipeline.Source = &valuesReader{rows: n.Rows}
-			return nil
+			rows := n.Rows
+			startStage(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
+				return &valuesReader{rows: rows}, nil
+			}})
 		case *planner.Filter:
-			op, err := ops.NewFilter(mem, env, n.Cond, output)
-			if err != nil {
-				return err
-			}
-			return add(n.Input, op)
+			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+				return ops.NewFilter(mem, env, n.Cond, out)
+			})
 		case *planner.Project:
-			op, err := ops.NewProject(mem, env, n.Exprs, n.Schema(), output)
-			if err != nil {
-				return err
-			}
-			return add(n.Input, op)
+			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+				return ops.NewProject(mem, env, n.Exprs, n.Schema(), out)
+			})
 		case *planner.Aggregate:
-			return add(n.Input, ops.NewAggregate(mem, n, output))
+			st := exec.Stage{Name: "GroupAggregate", Parallelism: parallelism, Input: len(stages) - 1, Partition: exec.Hash, HashKeys: n.Keys}
+			if len(n.Keys) == 0 {
+				st.Parallelism, st.Partition = 1, exec.Gather
+			}
+			startStage(st)
+			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+				return ops.NewAggregate(mem, n, out), nil
+			})
 		case *planner.Sink:
 			if n.Input.Updating() && n.Table.Connector() == "filesystem" {
-				return fmt.Errorf("table %s: the filesystem sink accepts only inserts, but the query produces updates", n.Table.Name)
+				return nil, fmt.Errorf("table %s: the filesystem sink accepts only inserts, but the query produces updates", n.Table.Name)
 			}
-			op, err := connector.OpenSink(ctx, connector.SinkSpec{Table: n.Table, Schema: n.Schema(), Mem: mem, Location: s.cfg.Location, Stdout: s.cfg.Out})
-			if err != nil {
-				return err
-			}
-			return add(n.Input, op)
+			addOp(func(ctx context.Context, _ int, _ exec.Output) (exec.Operator, error) {
+				return connector.OpenSink(ctx, connector.SinkSpec{Table: n.Table, Schema: n.Schema(), Mem: mem, Location: s.cfg.Location, Stdout: s.cfg.Out, Stderr: s.cfg.Err})
+			})
+		default:
+			return nil, fmt.Errorf("cannot run plan node %T", n)
 		}
-		return fmt.Errorf("cannot run plan node %T", n)
 	}
-	if err := add(plan, result); err != nil {
-		return nil, err
+	if result != nil {
+		if stages[len(stages)-1].Parallelism > 1 {
+			startStage(exec.Stage{Name: "Collect", Parallelism: 1, Input: len(stages) - 1, Partition: exec.Gather})
+		}
+		addOp(result)
 	}
-	j.pipeline.Ops = opened
+	for i := range stages {
+		chain := chains[i]
+		stages[i].NewChain = func(task int, out exec.Output, restored [][]byte) ([]exec.Operator, error) {
+			return buildChain(ctx, chain, task, out, restored)
+		}
+	}
+	j.graph.Stages = stages
 	return j, nil
+}
+
+// buildChain makes a task's operators, the last emitting into out and each other one
+// into the next, and restores their state.
+func buildChain(ctx context.Context, chain []opFactory, task int, out exec.Output, restored [][]byte) (built []exec.Operator, err error) {
+	built = make([]exec.Operator, len(chain))
+	defer func() {
+		if err != nil {
+			closeAll(built)
+		}
+	}()
+	for i := len(chain) - 1; i >= 0; i-- {
+		next := out
+		if i < len(chain)-1 {
+			downstream := built[i+1]
+			next = exec.OutputFunc(func(ctx context.Context, b exec.Batch) error { return downstream.Process(ctx, 0, b) })
+		}
+		op, err := chain[i](ctx, task, next)
+		if err != nil {
+			return built, err
+		}
+		built[i] = op
+		if i < len(restored) && restored[i] != nil {
+			r, ok := op.(exec.Restorer)
+			if !ok {
+				return built, fmt.Errorf("checkpoint holds state for operator %d (%T), which keeps none", i, op)
+			}
+			if err := r.Restore(restored[i]); err != nil {
+				return built, err
+			}
+		}
+	}
+	return built, nil
 }
 
 func closeAll(opsList []exec.Operator) {
 	for _, op := range opsList {
-		if c, ok := op.(exec.Closer); ok {
+		if c, ok := op.(exec.Closer); ok && op != nil {
 			c.Close()
 		}
 	}
 }
 
-// runJob runs a job and reports the records its source skipped.
+// runJob runs a job and reports the records its sources skipped.
 func (s *Session) runJob(ctx context.Context, j *job) error {
-	err := j.pipeline.Run(ctx)
-	if sc, ok := j.pipeline.Source.(exec.SkipCounter); ok && sc.Skipped() > 0 {
-		fmt.Fprintf(s.cfg.Err, "table %s: skipped %d malformed records\n", j.source, sc.Skipped())
+	err := j.graph.Run(ctx, nil)
+	for _, r := range j.readers {
+		if sc, ok := r.(exec.SkipCounter); ok && sc.Skipped() > 0 {
+			fmt.Fprintf(s.cfg.Err, "table %s: skipped %d malformed records\n", j.source, sc.Skipped())
+		}
 	}
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
 )
@@ -235,14 +236,20 @@ func (s *Session) startJob(ctx context.Context, plan planner.Node) error {
 }
 
 func (s *Session) runQuery(ctx context.Context, plan planner.Node) error {
-	res := newResultSink(s.cfg, plan.Schema())
-	job, err := s.build(ctx, plan, res)
+	var res *resultSink
+	job, err := s.build(ctx, plan, func(context.Context, int, exec.Output) (exec.Operator, error) {
+		res = newResultSink(s.cfg, plan.Schema())
+		return res, nil
+	})
 	if err != nil {
 		return err
 	}
 	err = s.runJob(ctx, job)
 	if errors.Is(err, context.Canceled) {
 		err = nil // stopped by the user: show what there is
+	}
+	if res == nil || err != nil { // a failed query shows its error, not a partial result
+		return err
 	}
 	if perr := res.print(); err == nil {
 		err = perr

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"math"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -36,11 +37,11 @@ func binKernel[T fixed](dt arrow.DataType, l binLoops[T]) kernelFn {
 		var err error
 		switch {
 		case a.arr != nil && b.arr != nil:
-			err = l.aa(vals[T](a.arr), vals[T](b.arr), out, valid)
+			err = l.aa(arrowbuf.Values[T](a.arr), arrowbuf.Values[T](b.arr), out, valid)
 		case a.arr != nil:
-			err = l.as(vals[T](a.arr), scalarAs[T](b), out, valid)
+			err = l.as(arrowbuf.Values[T](a.arr), scalarAs[T](b), out, valid)
 		default:
-			err = l.sa(scalarAs[T](a), vals[T](b.arr), out, valid)
+			err = l.sa(scalarAs[T](a), arrowbuf.Values[T](b.arr), out, valid)
 		}
 		if err != nil {
 			buf.Release()
@@ -49,7 +50,7 @@ func binKernel[T fixed](dt arrow.DataType, l binLoops[T]) kernelFn {
 			}
 			return datum{}, err
 		}
-		return arrDatum(newArray(dt, n, vbuf, buf, array.UnknownNullCount), true), nil
+		return arrDatum(arrowbuf.NewArray(dt, n, vbuf, buf, array.UnknownNullCount), true), nil
 	}
 }
 
@@ -396,13 +397,13 @@ func unaryKernel[T fixed](dt arrow.DataType, f func(a, out []T, valid []byte) er
 			valid = vbuf.Bytes()
 		}
 		buf, out := outFixed[T](c.mem, n, args[:1])
-		if err := f(vals[T](args[0].arr), out, valid); err != nil {
+		if err := f(arrowbuf.Values[T](args[0].arr), out, valid); err != nil {
 			buf.Release()
 			if vbuf != nil {
 				vbuf.Release()
 			}
 			return datum{}, err
 		}
-		return arrDatum(newArray(dt, n, vbuf, buf, array.UnknownNullCount), true), nil
+		return arrDatum(arrowbuf.NewArray(dt, n, vbuf, buf, array.UnknownNullCount), true), nil
 	}
 }

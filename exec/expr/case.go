@@ -5,6 +5,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -48,7 +49,7 @@ func evalOn(c *ctx, nd node, b *batch, rows []int32, cols []int) (datum, error) 
 	sub := batch{cols: make([]arrow.Array, len(b.cols)), n: len(rows)}
 	for _, ci := range cols {
 		if ci < len(b.cols) && b.cols[ci] != nil {
-			sub.cols[ci] = Take(c.mem, b.cols[ci], rows)
+			sub.cols[ci] = exec.Take(c.mem, b.cols[ci], rows)
 		}
 	}
 	d, err := nd.eval(c, &sub)
@@ -89,37 +90,43 @@ func split(d datum, compact bool, rows []int32, nonNull bool) (yes, no, yesIdx [
 		}
 		return nil, rows, nil
 	}
+	if isNullArr(d.arr) {
+		return nil, rows, nil
+	}
 	var vbits, valid []byte
 	var voff int
 	if nonNull {
-		valid, voff = validity(d.arr)
-		if d.arr.DataType().ID() == arrow.NULL {
-			return nil, rows, nil
-		}
+		valid, voff = arrowbuf.Validity(d.arr)
 	} else {
 		vbits, valid = boolBits(d.arr)
 	}
-	yes = make([]int32, 0, len(rows))
-	no = make([]int32, 0, len(rows))
+	// Branch-free partition: write each row to both lists, advance one.
+	yes, no = make([]int32, len(rows)), make([]int32, len(rows))
+	if compact {
+		yesIdx = make([]int32, len(rows))
+	}
+	ky, kn := 0, 0
 	for j, r := range rows {
 		i := int(r)
 		if compact {
 			i = j
 		}
 		ok := valid == nil || bitAt(valid, voff+i)
-		if ok && vbits != nil {
-			ok = bitAt(vbits, i)
+		if vbits != nil {
+			ok = ok && bitAt(vbits, i)
 		}
-		if ok {
-			yes = append(yes, r)
-			if compact {
-				yesIdx = append(yesIdx, int32(j))
-			}
-		} else {
-			no = append(no, r)
+		yes[ky], no[kn] = r, r
+		if compact {
+			yesIdx[ky] = int32(j)
 		}
+		t := b2i(ok)
+		ky += t
+		kn += 1 - t
 	}
-	return yes, no, yesIdx
+	if compact {
+		yesIdx = yesIdx[:ky]
+	}
+	return yes[:ky], no[:kn], yesIdx
 }
 
 // part supplies the result of rows (ascending) from d: row rows[j] is d's value idx[j], or
@@ -171,8 +178,8 @@ func assemble(c *ctx, t planner.Type, dt arrow.DataType, n int, parts []part) (d
 func isNullArr(a arrow.Array) bool { return a.DataType().ID() == arrow.NULL }
 
 func assembleFixed[T fixed](mem memory.Allocator, dt arrow.DataType, n int, parts []part) datum {
-	vbuf, valid := allocBits(mem, n)
-	buf, out := allocFixed[T](mem, n)
+	vbuf, valid := arrowbuf.AllocBits(mem, n)
+	buf, out := arrowbuf.AllocFixed[T](mem, n)
 	clear(out)
 	for _, p := range parts {
 		if p.d.arr == nil || isNullArr(p.d.arr) {
@@ -186,8 +193,8 @@ func assembleFixed[T fixed](mem memory.Allocator, dt arrow.DataType, n int, part
 			}
 			continue
 		}
-		src := vals[T](p.d.arr)
-		bm, off := validity(p.d.arr)
+		src := arrowbuf.Values[T](p.d.arr)
+		bm, off := arrowbuf.Validity(p.d.arr)
 		for j, r := range p.rows {
 			i := p.at(j)
 			if bm == nil || bitAt(bm, off+i) {
@@ -196,12 +203,12 @@ func assembleFixed[T fixed](mem memory.Allocator, dt arrow.DataType, n int, part
 			}
 		}
 	}
-	return arrDatum(newArray(dt, n, vbuf, buf, array.UnknownNullCount), true)
+	return arrDatum(arrowbuf.NewArray(dt, n, vbuf, buf, array.UnknownNullCount), true)
 }
 
 func assembleBool(mem memory.Allocator, n int, parts []part) datum {
-	vbuf, valid := allocBits(mem, n)
-	buf, out := allocBits(mem, n)
+	vbuf, valid := arrowbuf.AllocBits(mem, n)
+	buf, out := arrowbuf.AllocBits(mem, n)
 	for _, p := range parts {
 		if p.d.arr == nil || isNullArr(p.d.arr) {
 			if p.d.arr != nil || p.d.null {
@@ -226,7 +233,7 @@ func assembleBool(mem memory.Allocator, n int, parts []part) datum {
 			}
 		}
 	}
-	return arrDatum(newArray(boolType, n, vbuf, buf, array.UnknownNullCount), true)
+	return arrDatum(arrowbuf.NewArray(boolType, n, vbuf, buf, array.UnknownNullCount), true)
 }
 
 func assembleString(mem memory.Allocator, n int, parts []part) datum {
@@ -236,27 +243,39 @@ func assembleString(mem memory.Allocator, n int, parts []part) datum {
 	for i := range from {
 		from[i] = -1
 	}
-	cols := make([]strCol, len(parts))
+	type source struct {
+		col  strCol
+		bm   []byte // validity of an array part
+		off  int
+		null bool // a NULL scalar or NULL array
+	}
+	srcs := make([]source, len(parts))
 	hint := 0
-	for k, p := range parts {
-		if p.d.arr != nil && isNullArr(p.d.arr) {
+	for k := range parts {
+		p := &parts[k]
+		src := &srcs[k]
+		if p.d.arr == nil {
+			src.null = p.d.null
+		} else if src.null = isNullArr(p.d.arr); !src.null {
+			src.bm, src.off = arrowbuf.Validity(p.d.arr)
+		}
+		if src.null {
 			continue
 		}
-		cols[k] = strColOf(p.d)
+		src.col = strColOf(p.d)
 		for j, r := range p.rows {
 			from[r] = int32(k)
 			idx[r] = int32(p.at(j))
 		}
 		hint += dataLen(p.d, len(p.rows))
 	}
-	vbuf, valid := allocBits(mem, n)
+	vbuf, valid := arrowbuf.AllocBits(mem, n)
 	sb := newStrBuilder(mem, n, hint)
 	for r := 0; r < n; r++ {
 		if k := from[r]; k >= 0 {
-			d := parts[k].d
-			i := int(idx[r])
-			if (d.arr == nil && !d.null) || (d.arr != nil && d.arr.IsValid(i)) {
-				sb.appendString(cols[k].at(i))
+			src := &srcs[k]
+			if i := int(idx[r]); src.bm == nil || bitAt(src.bm, src.off+i) {
+				sb.appendString(src.col.at(i))
 				setBit(valid, r)
 			}
 		}

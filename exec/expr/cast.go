@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"math"
 	"strconv"
 	"strings"
@@ -9,50 +10,6 @@ import (
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
 )
-
-// literalDatum converts a planner literal to a scalar.
-func literalDatum(e *planner.Literal) (datum, error) {
-	if e.Value == nil || e.T.Kind == planner.Null {
-		return nullDatum(), nil
-	}
-	bad := newError(ErrUnsupported, "literal %v (%T) is not a valid %s", e.Value, e.Value, e.T)
-	switch e.T.Kind {
-	case planner.Boolean:
-		if v, ok := e.Value.(bool); ok {
-			return datum{b: v}, nil
-		}
-	case planner.Int, planner.BigInt, planner.Date, planner.Timestamp, planner.TimestampLTZ,
-		planner.IntervalDayTime, planner.IntervalYearMonth:
-		switch v := e.Value.(type) {
-		case int32:
-			return datum{i: int64(v)}, nil
-		case int64:
-			return datum{i: v}, nil
-		case int:
-			return datum{i: int64(v)}, nil
-		}
-	case planner.Double:
-		switch v := e.Value.(type) {
-		case float64:
-			return datum{f: v}, nil
-		case int64:
-			return datum{f: float64(v)}, nil
-		case int32:
-			return datum{f: float64(v)}, nil
-		}
-	case planner.Decimal:
-		if v, ok := e.Value.(string); ok {
-			if d, ok := parseDecimal(v, e.T.Precision, e.T.Scale); ok {
-				return datum{d: d}, nil
-			}
-		}
-	case planner.String:
-		if v, ok := e.Value.(string); ok {
-			return datum{s: v}, nil
-		}
-	}
-	return datum{}, bad
-}
 
 // sameCastType reports whether a CAST between a and b changes nothing in the data.
 func sameCastType(a, b planner.Type) bool {
@@ -144,10 +101,10 @@ func castToString(from planner.Type) kernelFn {
 			v := intColOf(a)
 			fmt = func(i int, dst []byte) []byte { return strconv.AppendInt(dst, v.at(i), 10) }
 		case planner.Double:
-			v := vals[float64](a.arr)
+			v := arrowbuf.Values[float64](a.arr)
 			fmt = func(i int, dst []byte) []byte { return appendDouble(dst, v[i]) }
 		case planner.Decimal:
-			v := vals[dec](a.arr)
+			v := arrowbuf.Values[dec](a.arr)
 			fmt = func(i int, dst []byte) []byte { return appendDecimal(dst, v[i], from.Scale) }
 		case planner.Timestamp, planner.TimestampLTZ:
 			v := intColOf(a)
@@ -177,92 +134,6 @@ func castToString(from planner.Type) kernelFn {
 	}
 }
 
-// appendDouble formats f as Java's Double.toString: shortest round-trip digits, plain for
-// 1e-3 <= |f| < 1e7 with at least one fractional digit (35.8, 100.0), else d.dddE±n.
-func appendDouble(dst []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(dst, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-Infinity"...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(dst, "-0.0"...)
-		}
-		return append(dst, "0.0"...)
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		start := len(dst)
-		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
-		if !strings.Contains(string(dst[start:]), ".") {
-			dst = append(dst, ".0"...)
-		}
-		return dst
-	}
-	var tmp [32]byte
-	s := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
-	e := strings.IndexByte(string(s), 'e')
-	mant, exp := s[:e], s[e+1:]
-	dst = append(dst, mant...)
-	if !strings.Contains(string(mant), ".") {
-		dst = append(dst, ".0"...)
-	}
-	dst = append(dst, 'E')
-	if exp[0] == '-' {
-		dst = append(dst, '-')
-	}
-	exp = exp[1:]
-	for len(exp) > 1 && exp[0] == '0' {
-		exp = exp[1:]
-	}
-	return append(dst, exp...)
-}
-
-// appendDayTime formats milliseconds as Flink prints INTERVAL DAY TO SECOND: +d hh:mm:ss.SSS.
-func appendDayTime(dst []byte, ms int64) []byte {
-	if ms < 0 {
-		dst = append(dst, '-')
-		ms = -ms
-	} else {
-		dst = append(dst, '+')
-	}
-	dst = strconv.AppendInt(dst, ms/msPerDay, 10)
-	dst = append(dst, ' ')
-	dst = pad(dst, ms/3600000%24, 2)
-	dst = append(dst, ':')
-	dst = pad(dst, ms/60000%60, 2)
-	dst = append(dst, ':')
-	dst = pad(dst, ms/1000%60, 2)
-	dst = append(dst, '.')
-	return pad(dst, ms%1000, 3)
-}
-
-// appendYearMonth formats months as Flink prints INTERVAL YEAR TO MONTH: +y-mm.
-func appendYearMonth(dst []byte, m int64) []byte {
-	if m < 0 {
-		dst = append(dst, '-')
-		m = -m
-	} else {
-		dst = append(dst, '+')
-	}
-	dst = strconv.AppendInt(dst, m/12, 10)
-	dst = append(dst, '-')
-	return pad(dst, m%12, 2)
-}
-
-// parseBool accepts Flink's spellings, case-insensitive: t true y yes 1, f false n no 0.
-func parseBool(s string) (bool, bool) {
-	switch strings.ToLower(trimSpaceASCII(s)) {
-	case "t", "true", "y", "yes", "1":
-		return true, true
-	case "f", "false", "n", "no", "0":
-		return false, true
-	}
-	return false, false
-}
-
 func castToBool(from planner.Type, f castFail) kernelFn {
 	return func(c *ctx, n int, args []datum) (datum, error) {
 		a := args[0]
@@ -272,10 +143,10 @@ func castToBool(from planner.Type, f castFail) kernelFn {
 			v := intColOf(a)
 			conv = func(i int) (bool, bool, error) { return v.at(i) != 0, true, nil }
 		case planner.Double:
-			v := vals[float64](a.arr)
+			v := arrowbuf.Values[float64](a.arr)
 			conv = func(i int) (bool, bool, error) { return v[i] != 0, true, nil }
 		case planner.Decimal:
-			v := vals[dec](a.arr)
+			v := arrowbuf.Values[dec](a.arr)
 			conv = func(i int) (bool, bool, error) { return v[i] != decZero, true, nil }
 		case planner.String:
 			s := strColOf(a)
@@ -291,54 +162,6 @@ func castToBool(from planner.Type, f castFail) kernelFn {
 		}
 		return boolRows(c, n, args, conv)
 	}
-}
-
-// parseInt parses an integer as Flink does: surrounding whitespace, an optional sign,
-// digits, and an optional fraction that is checked and dropped.
-func parseInt(s string) (int64, bool) {
-	s = trimSpaceASCII(s)
-	i := 0
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	if i == len(s) {
-		return 0, false
-	}
-	var v uint64
-	digits := 0
-	for ; i < len(s) && s[i] != '.'; i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<63)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-		if v > 1<<63 {
-			return 0, false
-		}
-		digits++
-	}
-	if i < len(s) {
-		for i++; i < len(s); i++ {
-			if s[i] < '0' || s[i] > '9' {
-				return 0, false
-			}
-		}
-	}
-	if digits == 0 {
-		return 0, false
-	}
-	if neg {
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
 }
 
 func castToInt[T int32 | int64](from planner.Type, f castFail, dt arrow.DataType, lo, hi int64) kernelFn {
@@ -365,7 +188,7 @@ func castToInt[T int32 | int64](from planner.Type, f castFail, dt arrow.DataType
 				return inRange(v.at(i), func() string { return strconv.FormatInt(v.at(i), 10) })
 			}
 		case planner.Double:
-			v := vals[float64](a.arr)
+			v := arrowbuf.Values[float64](a.arr)
 			conv = func(i int) (T, bool, error) {
 				x := math.Trunc(v[i])
 				shown := func() string { return string(appendDouble(nil, v[i])) }
@@ -376,7 +199,7 @@ func castToInt[T int32 | int64](from planner.Type, f castFail, dt arrow.DataType
 				return inRange(int64(x), shown)
 			}
 		case planner.Decimal:
-			v := vals[dec](a.arr)
+			v := arrowbuf.Values[dec](a.arr)
 			conv = func(i int) (T, bool, error) {
 				shown := func() string { return string(appendDecimal(nil, v[i], from.Scale)) }
 				x, ok := decTrunc(v[i], from.Scale)
@@ -387,15 +210,7 @@ func castToInt[T int32 | int64](from planner.Type, f castFail, dt arrow.DataType
 				return inRange(x, shown)
 			}
 		case planner.String:
-			s := strColOf(a)
-			conv = func(i int) (T, bool, error) {
-				x, ok := parseInt(s.at(i))
-				if !ok {
-					ok, err := f.fail(quote(s.at(i)))
-					return 0, ok, err
-				}
-				return inRange(x, func() string { return quote(s.at(i)) })
-			}
+			return parseInts[T](c, n, a, f, dt, lo, hi)
 		default:
 			return datum{}, newError(ErrUnsupported, "cannot cast %s to %s", from, f.to)
 		}
@@ -403,15 +218,48 @@ func castToInt[T int32 | int64](from planner.Type, f castFail, dt arrow.DataType
 	}
 }
 
+// parseInts is CAST(STRING AS INT or BIGINT), a direct loop over the offsets.
+func parseInts[T int32 | int64](c *ctx, n int, a datum, f castFail, dt arrow.DataType, lo, hi int64) (datum, error) {
+	s := strColOf(a)
+	vbuf, valid := writableValidity(c.mem, n, []datum{a})
+	buf, out := arrowbuf.AllocFixed[T](c.mem, n)
+	nulls := 0
+	for i := range out {
+		out[i] = 0
+		if !bitAt(valid, i) {
+			nulls++
+			continue
+		}
+		v := s.at(i)
+		x, ok := parseInt(v)
+		if !ok || x < lo || x > hi {
+			if _, err := f.fail(quote(v)); err != nil {
+				vbuf.Release()
+				buf.Release()
+				return datum{}, err
+			}
+			clearBit(valid, i)
+			nulls++
+			continue
+		}
+		out[i] = T(x)
+	}
+	if nulls == 0 {
+		vbuf.Release()
+		vbuf = nil
+	}
+	return arrDatum(arrowbuf.NewArray(dt, n, vbuf, buf, nulls), true), nil
+}
+
 // widen converts every value with a typed loop (no failure possible).
 func widen[I int32 | int64, O int64 | float64](c *ctx, n int, a datum, dt arrow.DataType) datum {
-	src := vals[I](a.arr)
+	src := arrowbuf.Values[I](a.arr)
 	vbuf := andValidity(c.mem, n, []datum{a})
-	buf, out := allocFixed[O](c.mem, n)
+	buf, out := arrowbuf.AllocFixed[O](c.mem, n)
 	for i := range out {
 		out[i] = O(src[i])
 	}
-	return arrDatum(newArray(dt, n, vbuf, buf, -1), true)
+	return arrDatum(arrowbuf.NewArray(dt, n, vbuf, buf, -1), true)
 }
 
 func castToDouble(from planner.Type, f castFail, dt arrow.DataType) kernelFn {
@@ -427,7 +275,7 @@ func castToDouble(from planner.Type, f castFail, dt arrow.DataType) kernelFn {
 		case planner.BigInt:
 			return widen[int64, float64](c, n, a, dt), nil
 		case planner.Decimal:
-			v := vals[dec](a.arr)
+			v := arrowbuf.Values[dec](a.arr)
 			conv = func(i int) (float64, bool, error) { return decToFloat(v[i], from.Scale), true, nil }
 		case planner.String:
 			s := strColOf(a)
@@ -478,13 +326,13 @@ func castToDecimal(from planner.Type, f castFail, to planner.Type, dt arrow.Data
 				return result(r, ok, func() string { return strconv.FormatInt(v.at(i), 10) })
 			}
 		case planner.Double:
-			v := vals[float64](a.arr)
+			v := arrowbuf.Values[float64](a.arr)
 			conv = func(i int) (dec, bool, error) {
 				r, ok := decFromFloat(v[i], p, s)
 				return result(r, ok, func() string { return string(appendDouble(nil, v[i])) })
 			}
 		case planner.Decimal:
-			v := vals[dec](a.arr)
+			v := arrowbuf.Values[dec](a.arr)
 			conv = func(i int) (dec, bool, error) {
 				r, ok := decRescale(v[i], from.Scale, s, p)
 				return result(r, ok, func() string { return string(appendDecimal(nil, v[i], from.Scale)) })

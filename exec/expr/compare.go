@@ -2,6 +2,7 @@ package expr
 
 import (
 	"cmp"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -70,9 +71,9 @@ func cmpKernel(fn planner.Func, ta, tb planner.Type) (kernelFn, error) {
 func boolOut(loop func(a, b datum, n int, out []byte)) kernelFn {
 	return func(c *ctx, n int, args []datum) (datum, error) {
 		vbuf := andValidity(c.mem, n, args)
-		buf, out := allocBits(c.mem, n)
+		buf, out := arrowbuf.AllocBits(c.mem, n)
 		loop(args[0], args[1], n, out)
-		return arrDatum(newArray(boolType, n, vbuf, buf, array.UnknownNullCount), true), nil
+		return arrDatum(arrowbuf.NewArray(boolType, n, vbuf, buf, array.UnknownNullCount), true), nil
 	}
 }
 
@@ -80,11 +81,11 @@ func ordCmp[T int32 | int64 | float64](fn planner.Func) kernelFn {
 	return boolOut(func(a, b datum, n int, out []byte) {
 		switch {
 		case a.arr != nil && b.arr != nil:
-			cmpAA(fn, vals[T](a.arr), vals[T](b.arr), out)
+			cmpAA(fn, arrowbuf.Values[T](a.arr), arrowbuf.Values[T](b.arr), out)
 		case a.arr != nil:
-			cmpAS(fn, vals[T](a.arr), scalarAs[T](b), out)
+			cmpAS(fn, arrowbuf.Values[T](a.arr), scalarAs[T](b), out)
 		default:
-			cmpAS(flip(fn), vals[T](b.arr), scalarAs[T](a), out)
+			cmpAS(flip(fn), arrowbuf.Values[T](b.arr), scalarAs[T](a), out)
 		}
 	})
 }
@@ -210,10 +211,10 @@ func decCmpLoop(fn planner.Func, a, b datum, n int, out []byte) {
 	tbl := cmpTable(fn)
 	var av, bv []dec
 	if a.arr != nil {
-		av = vals[dec](a.arr)
+		av = arrowbuf.Values[dec](a.arr)
 	}
 	if b.arr != nil {
-		bv = vals[dec](b.arr)
+		bv = arrowbuf.Values[dec](b.arr)
 	}
 	for i := 0; i < n; i++ {
 		x, y := a.d, b.d

@@ -78,6 +78,7 @@ type evaluator struct {
 	t    planner.Type
 	dt   arrow.DataType
 	c    *ctx
+	b    batch // reused by every call
 }
 
 // Compile compiles a bound expression into an Evaluator whose arrays are allocated from mem.
@@ -91,16 +92,20 @@ func Compile(e planner.Expr, mem memory.Allocator, env *Env) (Evaluator, error) 
 }
 
 func (ev *evaluator) Eval(rec arrow.Record) (arrow.Array, error) {
-	b := batch{cols: rec.Columns(), n: int(rec.NumRows())}
+	if rec.NumRows() == 0 { // no row reaches anything, not even a failing constant
+		return broadcast(ev.c.mem, ev.t, ev.dt, nullDatum(), 0), nil
+	}
+	ev.b = batch{cols: rec.Columns(), n: int(rec.NumRows())}
+	defer func() { ev.b.cols = nil }()
 	ev.c.begin()
-	d, err := ev.root.eval(ev.c, &b)
+	d, err := ev.root.eval(ev.c, &ev.b)
 	if err != nil {
 		return nil, err
 	}
 	if d.arr != nil {
 		return d.arr, nil
 	}
-	return broadcast(ev.c.mem, ev.t, ev.dt, d, b.n), nil
+	return broadcast(ev.c.mem, ev.t, ev.dt, d, ev.b.n), nil
 }
 
 // colNode reads an input column, zero copy.
@@ -121,13 +126,19 @@ func (nd *colNode) eval(c *ctx, b *batch) (datum, error) {
 		return datum{}, newError(ErrUnsupported, "column %s has %d rows, want %d", nd.name, a.Len(), b.n)
 	}
 	id := a.DataType().ID()
-	if id == arrow.NULL && nd.id != arrow.NULL {
-		return nullDatum(), nil
+	if id == arrow.NULL || nd.id == arrow.NULL {
+		return nullDatum(), nil // a NULL column, or a column of type NULL
 	}
-	if id != nd.id {
-		return datum{}, newError(ErrUnsupported, "column %s is %s, want %s", nd.name, a.DataType(), nd.t)
+	bad := id != nd.id
+	switch dt := a.DataType().(type) {
+	case *arrow.Decimal128Type:
+		bad = bad || dt.Scale != nd.scale
+	case *arrow.TimestampType:
+		bad = bad || dt.Unit != arrow.Millisecond
+	case *arrow.DurationType:
+		bad = bad || dt.Unit != arrow.Millisecond
 	}
-	if id == arrow.DECIMAL128 && a.DataType().(*arrow.Decimal128Type).Scale != nd.scale {
+	if bad {
 		return datum{}, newError(ErrUnsupported, "column %s is %s, want %s", nd.name, a.DataType(), nd.t)
 	}
 	a.Retain()
@@ -456,9 +467,8 @@ func mayFail(e planner.Expr) bool {
 		case planner.FnAdd, planner.FnSub, planner.FnMul, planner.FnNeg, planner.FnAbs,
 			planner.FnRound, planner.FnFloor, planner.FnCeil:
 			return k == planner.Decimal
-		case planner.FnLike:
-			_, lit := e.Args[1].(*planner.Literal)
-			return len(e.Args) == 3 && !lit
+		case planner.FnLike: // an escape makes some patterns invalid
+			return len(e.Args) == 3 && !(isConstExpr(e.Args[1]) && isConstExpr(e.Args[2]))
 		}
 	}
 	return false
@@ -494,4 +504,48 @@ func colsOf(e planner.Expr) []int {
 	}
 	walk(e)
 	return out
+}
+
+// literalDatum converts a planner literal to a scalar.
+func literalDatum(e *planner.Literal) (datum, error) {
+	if e.Value == nil || e.T.Kind == planner.Null {
+		return nullDatum(), nil
+	}
+	bad := newError(ErrUnsupported, "literal %v (%T) is not a valid %s", e.Value, e.Value, e.T)
+	switch e.T.Kind {
+	case planner.Boolean:
+		if v, ok := e.Value.(bool); ok {
+			return datum{b: v}, nil
+		}
+	case planner.Int, planner.BigInt, planner.Date, planner.Timestamp, planner.TimestampLTZ,
+		planner.IntervalDayTime, planner.IntervalYearMonth:
+		switch v := e.Value.(type) {
+		case int32:
+			return datum{i: int64(v)}, nil
+		case int64:
+			return datum{i: v}, nil
+		case int:
+			return datum{i: int64(v)}, nil
+		}
+	case planner.Double:
+		switch v := e.Value.(type) {
+		case float64:
+			return datum{f: v}, nil
+		case int64:
+			return datum{f: float64(v)}, nil
+		case int32:
+			return datum{f: float64(v)}, nil
+		}
+	case planner.Decimal:
+		if v, ok := e.Value.(string); ok {
+			if d, ok := parseDecimal(v, e.T.Precision, e.T.Scale); ok {
+				return datum{d: d}, nil
+			}
+		}
+	case planner.String:
+		if v, ok := e.Value.(string); ok {
+			return datum{s: v}, nil
+		}
+	}
+	return datum{}, bad
 }

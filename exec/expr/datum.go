@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -82,41 +83,19 @@ type fixed interface {
 	~int32 | ~int64 | ~float64 | decimal128.Num
 }
 
-// vals returns the values of a fixed-width array as a typed slice of its Len (zero copy).
-func vals[T any](a arrow.Array) []T {
-	data := a.Data()
-	bufs := data.Buffers()
-	if len(bufs) < 2 || bufs[1] == nil || data.Len() == 0 {
-		return nil
-	}
-	raw := bufs[1].Bytes()
-	var z T
-	all := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw)/int(unsafe.Sizeof(z)))
-	off := data.Offset()
-	return all[off : off+data.Len()]
-}
-
-// validity returns a's validity bitmap and its bit offset, or nil when a has no nulls.
-func validity(a arrow.Array) ([]byte, int) {
-	if a.NullN() == 0 {
-		return nil, 0
-	}
-	return a.NullBitmapBytes(), a.Data().Offset()
-}
-
 // datumValid returns d's validity as a bitmap starting at bit 0 (nil: no nulls), copying
 // when the array is sliced at an offset.
 func datumValidity(mem memory.Allocator, d datum, n int) (*memory.Buffer, []byte) {
 	if d.arr == nil || d.arr.NullN() == 0 {
 		return nil, nil
 	}
-	bm, off := validity(d.arr)
+	bm, off := arrowbuf.Validity(d.arr)
 	if off == 0 {
 		buf := d.arr.Data().Buffers()[0]
 		buf.Retain()
 		return buf, bm
 	}
-	buf, out := allocBits(mem, n)
+	buf, out := arrowbuf.AllocBits(mem, n)
 	bitutil.CopyBitmap(bm, off, n, out, 0)
 	return buf, out
 }
@@ -141,51 +120,13 @@ func b2i(b bool) int {
 	return x
 }
 
-// allocFixed allocates a value buffer of n Ts from mem.
-func allocFixed[T any](mem memory.Allocator, n int) (*memory.Buffer, []T) {
-	var z T
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(n * int(unsafe.Sizeof(z)))
-	if n == 0 {
-		return buf, nil
-	}
-	return buf, unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(buf.Bytes()))), n)
-}
-
-// allocBits allocates a zeroed bitmap of n bits from mem.
-func allocBits(mem memory.Allocator, n int) (*memory.Buffer, []byte) {
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(int(bitutil.BytesForBits(int64(n))))
-	bm := buf.Bytes()
-	clear(bm)
-	return buf, bm
-}
-
 // allocOnes allocates a bitmap of n set bits.
 func allocOnes(mem memory.Allocator, n int) (*memory.Buffer, []byte) {
-	buf, bm := allocBits(mem, n)
+	buf, bm := arrowbuf.AllocBits(mem, n)
 	for i := range bm {
 		bm[i] = 0xff
 	}
 	return buf, bm
-}
-
-// newArray wraps buffers in an array of type dt and length n, taking over the caller's
-// references to validity and values. nulls may be array.UnknownNullCount.
-func newArray(dt arrow.DataType, n int, validity, values *memory.Buffer, nulls int) arrow.Array {
-	if validity == nil {
-		nulls = 0
-	}
-	data := array.NewData(dt, n, []*memory.Buffer{validity, values}, nil, nulls, 0)
-	arr := array.MakeFromData(data)
-	data.Release()
-	if validity != nil {
-		validity.Release()
-	}
-	if values != nil {
-		values.Release()
-	}
-	return arr
 }
 
 // andValidity returns the bitmap of rows where every array among args is valid, or nil when
@@ -210,8 +151,7 @@ func andValidity(mem memory.Allocator, n int, args []datum) *memory.Buffer {
 		buf.Retain()
 		return buf
 	}
-	buf, out := writableValidity(mem, n, args)
-	_ = out
+	buf, _ := writableValidity(mem, n, args)
 	return buf
 }
 
@@ -221,7 +161,7 @@ func writableValidity(mem memory.Allocator, n int, args []datum) (*memory.Buffer
 	buf, out := allocOnes(mem, n)
 	for i := range args {
 		if a := args[i].arr; a != nil && a.NullN() > 0 {
-			bm, off := validity(a)
+			bm, off := arrowbuf.Validity(a)
 			andBitsInto(out, bm, off, n)
 		}
 	}
@@ -303,9 +243,9 @@ func scalarAt(a arrow.Array, i int) datum {
 	}
 	switch a.DataType().(arrow.FixedWidthDataType).BitWidth() {
 	case 32:
-		return datum{i: int64(vals[int32](a)[i])}
+		return datum{i: int64(arrowbuf.Values[int32](a)[i])}
 	default:
-		return datum{i: vals[int64](a)[i]}
+		return datum{i: arrowbuf.Values[int64](a)[i]}
 	}
 }
 
@@ -324,9 +264,9 @@ func broadcast(mem memory.Allocator, t planner.Type, dt arrow.DataType, d datum,
 		if d.b {
 			buf, _ = allocOnes(mem, n)
 		} else {
-			buf, _ = allocBits(mem, n)
+			buf, _ = arrowbuf.AllocBits(mem, n)
 		}
-		return newArray(dt, n, nil, buf, 0)
+		return arrowbuf.NewArray(dt, n, nil, buf, 0)
 	case physI32:
 		return fillFixed(mem, dt, n, int32(d.i))
 	case physI64:
@@ -347,9 +287,9 @@ func broadcast(mem memory.Allocator, t planner.Type, dt arrow.DataType, d datum,
 
 // nullArray returns n NULLs of a non-NULL type (zeroing explicitly: the allocator may not).
 func nullArray(mem memory.Allocator, p phys, dt arrow.DataType, n int) arrow.Array {
-	vbuf, _ := allocBits(mem, n)
+	vbuf, _ := arrowbuf.AllocBits(mem, n)
 	if p == physStr {
-		offBuf, offs := allocFixed[int32](mem, n+1)
+		offBuf, offs := arrowbuf.AllocFixed[int32](mem, n+1)
 		clear(offs)
 		data := array.NewData(dt, n, []*memory.Buffer{vbuf, offBuf, nil}, nil, n, 0)
 		arr := array.MakeFromData(data)
@@ -361,7 +301,7 @@ func nullArray(mem memory.Allocator, p phys, dt arrow.DataType, n int) arrow.Arr
 	var buf *memory.Buffer
 	switch p {
 	case physBool:
-		buf, _ = allocBits(mem, n)
+		buf, _ = arrowbuf.AllocBits(mem, n)
 	case physI32:
 		buf = zeroFixed[int32](mem, n)
 	case physDec:
@@ -369,21 +309,21 @@ func nullArray(mem memory.Allocator, p phys, dt arrow.DataType, n int) arrow.Arr
 	default:
 		buf = zeroFixed[int64](mem, n)
 	}
-	return newArray(dt, n, vbuf, buf, n)
+	return arrowbuf.NewArray(dt, n, vbuf, buf, n)
 }
 
 func zeroFixed[T any](mem memory.Allocator, n int) *memory.Buffer {
-	buf, out := allocFixed[T](mem, n)
+	buf, out := arrowbuf.AllocFixed[T](mem, n)
 	clear(out)
 	return buf
 }
 
 func fillFixed[T any](mem memory.Allocator, dt arrow.DataType, n int, v T) arrow.Array {
-	buf, out := allocFixed[T](mem, n)
+	buf, out := arrowbuf.AllocFixed[T](mem, n)
 	for i := range out {
 		out[i] = v
 	}
-	return newArray(dt, n, nil, buf, 0)
+	return arrowbuf.NewArray(dt, n, nil, buf, 0)
 }
 
 // outFixed returns the buffer a fixed-width kernel writes n results into: the value buffer
@@ -401,7 +341,7 @@ func outFixed[T any](mem memory.Allocator, n int, args []datum) (*memory.Buffer,
 		}
 		buf := a.Data().Buffers()[1]
 		buf.Retain()
-		return buf, vals[T](a)
+		return buf, arrowbuf.Values[T](a)
 	}
-	return allocFixed[T](mem, n)
+	return arrowbuf.AllocFixed[T](mem, n)
 }

@@ -3,7 +3,7 @@
 // whole column per batch (array⊕scalar, scalar⊕array and array⊕array variants, NULLs carried
 // in validity bitmaps, literals never broadcast); CompilePredicate turns a BOOLEAN expression
 // into a filter that writes the indices of the passing rows, without a boolean array for the
-// common comparisons and their conjunctions; Take and TakeRecord gather rows by index. Errors
+// common comparisons and their conjunctions (exec.Take gathers rows by index). Errors
 // the SQL job must fail on (division by zero, a CAST that does not convert, DECIMAL overflow)
 // are returned from Eval; branches of CASE, COALESCE, AND and OR that could fail are evaluated
 // only on the rows that reach them, as Flink does. Evaluators and predicates keep scratch

@@ -177,6 +177,14 @@ func (g evalGroup) run(t *testing.T) {
 				checkArray(t, tc.e, got, wantSub)
 				got.Release()
 			}
+			// And on no rows.
+			empty := rec.NewSlice(0, 0)
+			defer empty.Release()
+			if got, err := ev.Eval(empty); err != nil || got.Len() != 0 {
+				t.Fatalf("Eval(%s) on no rows = %v, %v", tc.e, got, err)
+			} else {
+				got.Release()
+			}
 			if tc.e.Type().Kind == planner.Boolean {
 				checkPredicate(t, dirtyAllocator{mem}, tc.e, g.env, rec, want)
 			}

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"encoding/binary"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -198,10 +200,12 @@ func likeKernel(args []node, argT []planner.Type) (kernelFn, error) {
 // likeConst matches a column against a compiled pattern, eight rows a byte.
 func likeConst(c *ctx, n int, args []datum, m *likeMatcher) (datum, error) {
 	vbuf := andValidity(c.mem, n, args)
-	buf, out := allocBits(c.mem, n)
+	buf, out := arrowbuf.AllocBits(c.mem, n)
 	s := strColOf(args[0])
-	switch m.kind {
-	case likePrefix:
+	switch {
+	case m.kind == likePrefix && len(m.lit) <= 8 && n > 0:
+		prefix8(s, n, m.lit, out)
+	case m.kind == likePrefix:
 		lit := m.lit
 		for i := 0; i < n; i++ {
 			v := s.at(i)
@@ -212,5 +216,29 @@ func likeConst(c *ctx, n int, args []datum, m *likeMatcher) (datum, error) {
 			out[i>>3] |= b2u8(m.match(s.at(i))) << (i & 7)
 		}
 	}
-	return arrDatum(newArray(boolType, n, vbuf, buf, array.UnknownNullCount), true), nil
+	return arrDatum(arrowbuf.NewArray(boolType, n, vbuf, buf, array.UnknownNullCount), true), nil
+}
+
+// prefix8 packs whether each value starts with lit (at most 8 bytes) into out, comparing one
+// masked 8-byte load per row where the value buffer has 8 bytes to read.
+func prefix8(s strCol, n int, lit string, out []byte) {
+	var litBuf [8]byte
+	copy(litBuf[:], lit)
+	want := binary.LittleEndian.Uint64(litBuf[:])
+	mask := uint64(1)<<(8*len(lit)) - 1
+	if len(lit) == 8 {
+		mask = ^uint64(0)
+	}
+	offs, data := s.offs[:n+1], s.data
+	l := int32(len(lit))
+	for i := 0; i < n; i++ {
+		o0, o1 := offs[i], offs[i+1]
+		var ok bool
+		if int(o0)+8 <= len(data) {
+			ok = o1-o0 >= l && binary.LittleEndian.Uint64(data[o0:])&mask == want
+		} else {
+			ok = o1-o0 >= l && string(data[o0:o0+l]) == lit
+		}
+		out[i>>3] |= b2u8(ok) << (i & 7)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/bitutil"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -102,8 +103,8 @@ func logic3(mem memory.Allocator, n int, a, b datum, or bool) datum {
 		}
 		// NULL AND x is FALSE where x is FALSE, else NULL; NULL OR x is TRUE where x is TRUE.
 		av, avalid := boolBits(a.arr)
-		vbuf, valid := allocBits(mem, n)
-		buf, out := allocBits(mem, n)
+		vbuf, valid := arrowbuf.AllocBits(mem, n)
+		buf, out := arrowbuf.AllocBits(mem, n)
 		for i := range valid {
 			ok := ^byte(0)
 			if avalid != nil {
@@ -116,11 +117,11 @@ func logic3(mem memory.Allocator, n int, a, b datum, or bool) datum {
 				valid[i] = ok &^ av[i]
 			}
 		}
-		return arrDatum(newArray(boolType, n, vbuf, buf, array.UnknownNullCount), true)
+		return arrDatum(arrowbuf.NewArray(boolType, n, vbuf, buf, array.UnknownNullCount), true)
 	}
 	av, avalid := boolBits(a.arr)
 	bv, bvalid := boolBits(b.arr)
-	buf, out := allocBits(mem, n)
+	buf, out := arrowbuf.AllocBits(mem, n)
 	if avalid == nil && bvalid == nil {
 		for i := range out {
 			if or {
@@ -129,9 +130,9 @@ func logic3(mem memory.Allocator, n int, a, b datum, or bool) datum {
 				out[i] = av[i] & bv[i]
 			}
 		}
-		return arrDatum(newArray(boolType, n, nil, buf, 0), true)
+		return arrDatum(arrowbuf.NewArray(boolType, n, nil, buf, 0), true)
 	}
-	vbuf, valid := allocBits(mem, n)
+	vbuf, valid := arrowbuf.AllocBits(mem, n)
 	for i := range out {
 		va, vb := ^byte(0), ^byte(0)
 		if avalid != nil {
@@ -152,17 +153,17 @@ func logic3(mem memory.Allocator, n int, a, b datum, or bool) datum {
 			valid[i] = t | af | bf
 		}
 	}
-	return arrDatum(newArray(boolType, n, vbuf, buf, array.UnknownNullCount), true)
+	return arrDatum(arrowbuf.NewArray(boolType, n, vbuf, buf, array.UnknownNullCount), true)
 }
 
 func notKernel(c *ctx, n int, args []datum) (datum, error) {
 	v, _ := boolBits(args[0].arr)
 	vbuf := andValidity(c.mem, n, args)
-	buf, out := allocBits(c.mem, n)
+	buf, out := arrowbuf.AllocBits(c.mem, n)
 	for i := range out {
 		out[i] = ^v[i]
 	}
-	return arrDatum(newArray(boolType, n, vbuf, buf, array.UnknownNullCount), true), nil
+	return arrDatum(arrowbuf.NewArray(boolType, n, vbuf, buf, array.UnknownNullCount), true), nil
 }
 
 // isKernel is IS [NOT] NULL (any type) and IS [NOT] TRUE / FALSE (BOOLEAN); never NULL.
@@ -172,14 +173,14 @@ func isKernel(fn planner.Func, t planner.Type) (kernelFn, error) {
 	}
 	return func(c *ctx, n int, args []datum) (datum, error) {
 		a := args[0].arr
-		buf, out := allocBits(c.mem, n)
+		buf, out := arrowbuf.AllocBits(c.mem, n)
 		nb := len(out)
 		var v, valid []byte
 		allNull := isNullArr(a)
 		if !allNull {
 			if a.DataType().ID() == arrow.BOOL {
 				v, valid = boolBits(a)
-			} else if bm, off := validity(a); bm != nil {
+			} else if bm, off := arrowbuf.Validity(a); bm != nil {
 				valid = make([]byte, nb)
 				bitutil.CopyBitmap(bm, off, n, valid, 0)
 			}
@@ -211,7 +212,7 @@ func isKernel(fn planner.Func, t planner.Type) (kernelFn, error) {
 			}
 			out[i] = r
 		}
-		return arrDatum(newArray(boolType, n, nil, buf, 0), true), nil
+		return arrDatum(arrowbuf.NewArray(boolType, n, nil, buf, 0), true), nil
 	}, nil
 }
 
@@ -246,8 +247,8 @@ func nullIfKernel(ta, tb, t planner.Type) (kernelFn, error) {
 		ev, evalid := boolBits(e.arr)
 		data := a.Data()
 		off := data.Offset()
-		vbuf, valid := allocBits(c.mem, off+n)
-		abm, _ := validity(a)
+		vbuf, valid := arrowbuf.AllocBits(c.mem, off+n)
+		abm, _ := arrowbuf.Validity(a)
 		for i := 0; i < n; i++ {
 			equal := (evalid == nil || bitAt(evalid, i)) && bitAt(ev, i)
 			if !equal && (abm == nil || bitAt(abm, off+i)) {
@@ -314,135 +315,4 @@ func (nd *coalesceNode) eval(c *ctx, b *batch) (datum, error) {
 		remaining = rest
 	}
 	return assemble(c, nd.t, nd.dt, b.n, parts)
-}
-
-// compileIn compiles x IN (list). A constant list becomes a set probed once per row: TRUE when
-// x is in it, else NULL if the list holds a NULL, else FALSE; NULL when x is NULL. Otherwise
-// it is x = a OR x = b ..., as Calcite rewrites it.
-func (cp *compiler) compileIn(e *planner.Call) (node, error) {
-	x, items := e.Args[0], e.Args[1:]
-	p := physOf(x.Type())
-	allConst := true
-	for _, it := range items {
-		if it.Type().Kind != planner.Null && (physOf(it.Type()) != p || it.Type().Scale != x.Type().Scale) {
-			return nil, newError(ErrUnsupported, "IN list item %s is %s, want %s", it, it.Type(), x.Type())
-		}
-		allConst = allConst && isConstExpr(it)
-	}
-	if allConst {
-		var consts []datum
-		for _, it := range items {
-			nd, err := cp.compile(it)
-			if err != nil {
-				return nil, err
-			}
-			d, ok := isConst(nd)
-			if !ok {
-				allConst = false
-				break
-			}
-			consts = append(consts, d)
-		}
-		if fn := inKernel(p, consts); allConst && fn != nil {
-			xn, err := cp.compile(x)
-			if err != nil {
-				return nil, err
-			}
-			return cp.call("IN", []node{xn}, []planner.Type{x.Type()}, planner.TypeBoolean, true, fn)
-		}
-	}
-	ors := make([]planner.Expr, len(items))
-	for i, it := range items {
-		ors[i] = &planner.Call{Fn: planner.FnEq, Args: []planner.Expr{x, it}, T: planner.TypeBoolean}
-	}
-	if len(ors) == 1 {
-		return cp.compile(ors[0])
-	}
-	return cp.compile(&planner.Call{Fn: planner.FnOr, Args: ors, T: planner.TypeBoolean})
-}
-
-// valueSet is a small set: a linear scan up to 8 values, a map beyond.
-type valueSet[T comparable] struct {
-	list []T
-	m    map[T]struct{}
-}
-
-func newValueSet[T comparable](items []T) *valueSet[T] {
-	s := &valueSet[T]{list: items}
-	if len(items) > 8 {
-		s.m = make(map[T]struct{}, len(items))
-		for _, v := range items {
-			s.m[v] = struct{}{}
-		}
-	}
-	return s
-}
-
-func (s *valueSet[T]) has(v T) bool {
-	if s.m != nil {
-		_, ok := s.m[v]
-		return ok
-	}
-	for _, x := range s.list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-// inKernel returns the set-probing kernel for a constant list, or nil for types it does not
-// cover (they use the OR form).
-func inKernel(p phys, items []datum) kernelFn {
-	hasNull := false
-	var nonNull []datum
-	for _, d := range items {
-		if d.null {
-			hasNull = true
-		} else {
-			nonNull = append(nonNull, d)
-		}
-	}
-	switch p {
-	case physI32:
-		return inFixed(collect(nonNull, func(d datum) int32 { return int32(d.i) }), hasNull)
-	case physI64:
-		return inFixed(collect(nonNull, func(d datum) int64 { return d.i }), hasNull)
-	case physF64:
-		return inFixed(collect(nonNull, func(d datum) float64 { return d.f }), hasNull)
-	case physDec:
-		return inFixed(collect(nonNull, func(d datum) dec { return d.d }), hasNull)
-	case physStr:
-		set := newValueSet(collect(nonNull, func(d datum) string { return d.s }))
-		return func(c *ctx, n int, args []datum) (datum, error) {
-			s := strColOf(args[0])
-			return inRows(c, n, args, hasNull, func(i int) bool { return set.has(s.at(i)) })
-		}
-	}
-	return nil
-}
-
-func collect[T any](ds []datum, f func(datum) T) []T {
-	out := make([]T, len(ds))
-	for i, d := range ds {
-		out[i] = f(d)
-	}
-	return out
-}
-
-func inFixed[T int32 | int64 | float64 | dec](items []T, hasNull bool) kernelFn {
-	set := newValueSet(items)
-	return func(c *ctx, n int, args []datum) (datum, error) {
-		v := vals[T](args[0].arr)
-		return inRows(c, n, args, hasNull, func(i int) bool { return set.has(v[i]) })
-	}
-}
-
-func inRows(c *ctx, n int, args []datum, hasNull bool, has func(i int) bool) (datum, error) {
-	return boolRows(c, n, args, func(i int) (bool, bool, error) {
-		if has(i) {
-			return true, true, nil
-		}
-		return false, !hasNull, nil
-	})
 }

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"math"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -119,20 +120,8 @@ func absLoop[T int32 | int64](a, out []T, _ []byte) error {
 
 // roundKernel is ROUND(x[, d]): half away from zero, as Flink.
 func roundKernel(ta, t planner.Type, dt arrow.DataType) (kernelFn, error) {
-	var one func(x datum, d int64) (datum, error)
 	switch ta.Kind {
-	case planner.Int, planner.BigInt:
-		one = func(x datum, d int64) (datum, error) { return datum{i: roundInt(x.i, d)}, nil }
-	case planner.Double:
-		one = func(x datum, d int64) (datum, error) { return datum{f: roundFloat(x.f, d)}, nil }
-	case planner.Decimal:
-		one = func(x datum, d int64) (datum, error) {
-			r, ok := roundDec(x.d, ta.Scale, d, t)
-			if !ok {
-				return datum{}, newError(ErrOverflow, "%s overflow", t.Nullable())
-			}
-			return datum{d: r}, nil
-		}
+	case planner.Int, planner.BigInt, planner.Double, planner.Decimal:
 	default:
 		return nil, newError(ErrUnsupported, "ROUND does not take %s", ta)
 	}
@@ -144,25 +133,28 @@ func roundKernel(ta, t planner.Type, dt arrow.DataType) (kernelFn, error) {
 		x := args[0]
 		switch ta.Kind {
 		case planner.Int:
-			v := vals[int32](x.arr)
+			v := arrowbuf.Values[int32](x.arr)
 			return fixedRows(c, n, args, dt, func(i int) (int32, bool, error) {
 				return int32(roundInt(int64(v[i]), digits.at(i))), true, nil
 			})
 		case planner.BigInt:
-			v := vals[int64](x.arr)
+			v := arrowbuf.Values[int64](x.arr)
 			return fixedRows(c, n, args, dt, func(i int) (int64, bool, error) {
 				return roundInt(v[i], digits.at(i)), true, nil
 			})
 		case planner.Double:
-			v := vals[float64](x.arr)
+			v := arrowbuf.Values[float64](x.arr)
 			return fixedRows(c, n, args, dt, func(i int) (float64, bool, error) {
 				return roundFloat(v[i], digits.at(i)), true, nil
 			})
 		}
-		v := vals[dec](x.arr)
+		v := arrowbuf.Values[dec](x.arr)
 		return fixedRows(c, n, args, dt, func(i int) (dec, bool, error) {
-			r, err := one(datum{d: v[i]}, digits.at(i))
-			return r.d, true, err
+			r, ok := roundDec(v[i], ta.Scale, digits.at(i), t)
+			if !ok {
+				return r, false, newError(ErrOverflow, "%s overflow", t.Nullable())
+			}
+			return r, true, nil
 		})
 	}, nil
 }

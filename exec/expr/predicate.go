@@ -2,6 +2,7 @@ package expr
 
 import (
 	"cmp"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"math/bits"
 	"strings"
 
@@ -27,6 +28,7 @@ type selector interface {
 type predicate struct {
 	s selector
 	c *ctx
+	b batch // reused by every call
 }
 
 // CompilePredicate compiles a BOOLEAN filter. Comparisons of a column with a constant or
@@ -47,12 +49,16 @@ func CompilePredicate(e planner.Expr, mem memory.Allocator, env *Env) (Predicate
 
 func (p *predicate) Select(rec arrow.Record, sel []int32) ([]int32, error) {
 	n := int(rec.NumRows())
+	if n == 0 {
+		return sel[:0], nil
+	}
 	if cap(sel) < n {
 		sel = make([]int32, n)
 	}
-	b := batch{cols: rec.Columns(), n: n}
+	p.b = batch{cols: rec.Columns(), n: n}
+	defer func() { p.b.cols = nil }()
 	p.c.begin()
-	return p.s.filter(p.c, &b, nil, true, sel[:n])
+	return p.s.filter(p.c, &p.b, nil, true, sel[:n])
 }
 
 func (cp *compiler) selector(e planner.Expr) (selector, error) {
@@ -103,16 +109,19 @@ func (cp *compiler) cmpSelector(e *planner.Call) (selector, error) {
 	fn := e.Fn
 	lc, lcol := l.(*colNode)
 	rc, rcol := r.(*colNode)
-	ld, lconst := isConst(l)
-	rd, rconst := isConst(r)
+	// A side that reads no column (a literal, or CURRENT_TIMESTAMP - INTERVAL '1' HOUR) is one
+	// value per batch.
+	lconst, rconst := len(colsOf(e.Args[0])) == 0, len(colsOf(e.Args[1])) == 0
 	t := e.Args[0].Type()
 	if physOf(t) != physOf(e.Args[1].Type()) {
 		return nil, nil
 	}
+	var val node
 	switch {
 	case lcol && rconst:
+		val = r
 	case lconst && rcol:
-		lc, rd, fn = rc, ld, flip(fn)
+		lc, val, fn = rc, l, flip(fn)
 	case lcol && rcol:
 		switch physOf(t) {
 		case physI32:
@@ -126,20 +135,34 @@ func (cp *compiler) cmpSelector(e *planner.Call) (selector, error) {
 	default:
 		return nil, nil
 	}
-	if rd.null {
+	if d, ok := isConst(val); ok && d.null {
 		return noneSel{}, nil
 	}
 	switch physOf(t) {
 	case physI32:
-		return &colConstSel[int32]{col: lc, fn: fn, s: int32(rd.i)}, nil
+		return &colConstSel[int32]{col: lc, fn: fn, val: val}, nil
 	case physI64:
-		return &colConstSel[int64]{col: lc, fn: fn, s: rd.i}, nil
+		return &colConstSel[int64]{col: lc, fn: fn, val: val}, nil
 	case physF64:
-		return &colConstSel[float64]{col: lc, fn: fn, s: rd.f}, nil
+		return &colConstSel[float64]{col: lc, fn: fn, val: val}, nil
 	case physStr:
-		return &strConstSel{col: lc, fn: fn, s: rd.s}, nil
+		return &strConstSel{col: lc, fn: fn, val: val}, nil
 	}
 	return nil, nil
+}
+
+// batchValue evaluates a node that reads no column; ok is false when it is NULL.
+func batchValue(c *ctx, b *batch, nd node) (datum, bool, error) {
+	d, err := nd.eval(c, b)
+	if err != nil {
+		return d, false, err
+	}
+	if d.arr != nil { // not expected: a column-free node yields a scalar
+		s := scalarAt(d.arr, 0)
+		d.release()
+		d = s
+	}
+	return d, !d.null, nil
 }
 
 // rowsOf returns the rows to consider: in, or 0..n-1 from out's storage when all is set.
@@ -156,7 +179,7 @@ func rowsOf(b *batch, in []int32, all bool, out []int32) []int32 {
 
 // dropNulls keeps the rows of sel where the column is valid.
 func dropNulls(a arrow.Array, sel []int32) []int32 {
-	bm, off := validity(a)
+	bm, off := arrowbuf.Validity(a)
 	if bm == nil {
 		return sel
 	}
@@ -190,25 +213,29 @@ func (noneSel) filter(_ *ctx, _ *batch, _ []int32, _ bool, out []int32) ([]int32
 	return out[:0], nil
 }
 
-// colConstSel is column op constant over INT, BIGINT, DOUBLE and the types stored alike.
+// colConstSel is column op value over INT, BIGINT, DOUBLE and the types stored alike.
 type colConstSel[T int32 | int64 | float64] struct {
 	col *colNode
 	fn  planner.Func
-	s   T
+	val node // reads no column
 }
 
 func (p *colConstSel[T]) filter(c *ctx, b *batch, in []int32, all bool, out []int32) ([]int32, error) {
+	v, ok, err := batchValue(c, b, p.val)
+	if err != nil || !ok || b.n == 0 {
+		return out[:0], err
+	}
 	d, err := p.col.eval(c, b)
 	if err != nil || d.arr == nil {
 		return out[:0], err
 	}
 	defer d.release()
-	a := vals[T](d.arr)
+	a, s := arrowbuf.Values[T](d.arr), scalarAs[T](v)
 	var k int
 	if all {
-		k = selAS(p.fn, a, p.s, out)
+		k = selAS(p.fn, a, s, out)
 	} else {
-		k = refineAS(p.fn, a, p.s, in, out)
+		k = refineAS(p.fn, a, s, in, out)
 	}
 	return dropNulls(d.arr, out[:k]), nil
 }
@@ -310,7 +337,7 @@ func (p *colColSel[T]) filter(c *ctx, b *batch, in []int32, all bool, out []int3
 	if x.arr == nil || y.arr == nil {
 		return out[:0], nil
 	}
-	av, bv := vals[T](x.arr), vals[T](y.arr)
+	av, bv := arrowbuf.Values[T](x.arr), arrowbuf.Values[T](y.arr)
 	rows := rowsOf(b, in, all, out)
 	k := 0
 	switch p.fn {
@@ -348,14 +375,18 @@ func (p *colColSel[T]) filter(c *ctx, b *batch, in []int32, all bool, out []int3
 	return dropNulls(y.arr, dropNulls(x.arr, out[:k])), nil
 }
 
-// strConstSel is a STRING column op constant, by bytes.
+// strConstSel is a STRING column op value, by bytes.
 type strConstSel struct {
 	col *colNode
 	fn  planner.Func
-	s   string
+	val node // reads no column
 }
 
 func (p *strConstSel) filter(c *ctx, b *batch, in []int32, all bool, out []int32) ([]int32, error) {
+	v, ok, err := batchValue(c, b, p.val)
+	if err != nil || !ok || b.n == 0 {
+		return out[:0], err
+	}
 	d, err := p.col.eval(c, b)
 	if err != nil || d.arr == nil {
 		return out[:0], err
@@ -367,13 +398,13 @@ func (p *strConstSel) filter(c *ctx, b *batch, in []int32, all bool, out []int32
 	if p.fn == planner.FnEq {
 		for _, r := range rows {
 			out[k] = r
-			k += b2i(col.at(int(r)) == p.s)
+			k += b2i(col.at(int(r)) == v.s)
 		}
 	} else {
 		tbl := cmpTable(p.fn)
 		for _, r := range rows {
 			out[k] = r
-			k += int(tbl[strings.Compare(col.at(int(r)), p.s)+1])
+			k += int(tbl[strings.Compare(col.at(int(r)), v.s)+1])
 		}
 	}
 	return dropNulls(d.arr, out[:k]), nil
@@ -398,7 +429,7 @@ func (p *nullSel) filter(c *ctx, b *batch, in []int32, all bool, out []int32) ([
 		}
 		return out[:copy(out, rows)], nil
 	}
-	bm, off := validity(d.arr)
+	bm, off := arrowbuf.Validity(d.arr)
 	if bm == nil {
 		if p.not {
 			return out[:copy(out, rows)], nil

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -59,9 +60,9 @@ func intColOf(d datum) intCol {
 		return intCol{s: d.i, scalar: true}
 	}
 	if d.arr.DataType().(arrow.FixedWidthDataType).BitWidth() == 32 {
-		return intCol{v32: vals[int32](d.arr)}
+		return intCol{v32: arrowbuf.Values[int32](d.arr)}
 	}
-	return intCol{v64: vals[int64](d.arr)}
+	return intCol{v64: arrowbuf.Values[int64](d.arr)}
 }
 
 func (c *intCol) at(i int) int64 {
@@ -78,7 +79,7 @@ func (c *intCol) at(i int) int64 {
 // non-NULL; f reports ok=false for a NULL result.
 func fixedRows[T any](c *ctx, n int, args []datum, dt arrow.DataType, f func(i int) (T, bool, error)) (datum, error) {
 	vbuf, valid := writableValidity(c.mem, n, args)
-	buf, out := allocFixed[T](c.mem, n)
+	buf, out := arrowbuf.AllocFixed[T](c.mem, n)
 	var zero T
 	nulls := 0
 	for i := 0; i < n; i++ {
@@ -105,13 +106,13 @@ func fixedRows[T any](c *ctx, n int, args []datum, dt arrow.DataType, f func(i i
 		vbuf.Release()
 		vbuf = nil
 	}
-	return arrDatum(newArray(dt, n, vbuf, buf, nulls), true), nil
+	return arrDatum(arrowbuf.NewArray(dt, n, vbuf, buf, nulls), true), nil
 }
 
 // boolRows is fixedRows for a BOOLEAN result.
 func boolRows(c *ctx, n int, args []datum, f func(i int) (bool, bool, error)) (datum, error) {
 	vbuf, valid := writableValidity(c.mem, n, args)
-	buf, out := allocBits(c.mem, n)
+	buf, out := arrowbuf.AllocBits(c.mem, n)
 	nulls := 0
 	for i := 0; i < n; i++ {
 		if !bitAt(valid, i) {
@@ -137,7 +138,7 @@ func boolRows(c *ctx, n int, args []datum, f func(i int) (bool, bool, error)) (d
 		vbuf.Release()
 		vbuf = nil
 	}
-	return arrDatum(newArray(boolType, n, vbuf, buf, nulls), true), nil
+	return arrDatum(arrowbuf.NewArray(boolType, n, vbuf, buf, nulls), true), nil
 }
 
 // strRows computes a STRING result row by row: f appends the row's value to dst and returns
@@ -181,7 +182,7 @@ type strBuilder struct {
 }
 
 func newStrBuilder(mem memory.Allocator, n, hint int) *strBuilder {
-	offBuf, offs := allocFixed[int32](mem, n+1)
+	offBuf, offs := arrowbuf.AllocFixed[int32](mem, n+1)
 	offs[0] = 0
 	dataBuf := memory.NewResizableBuffer(mem)
 	dataBuf.Reserve(max(hint, 64))
@@ -199,12 +200,9 @@ func (b *strBuilder) grow(k int) {
 }
 
 func (b *strBuilder) appendString(s string) {
-	b.grow(len(s))
-	b.d = append(b.d, s...)
-}
-
-func (b *strBuilder) appendBytes(s []byte) {
-	b.grow(len(s))
+	if len(s) > cap(b.d)-len(b.d) {
+		b.grow(len(s))
+	}
 	b.d = append(b.d, s...)
 }
 

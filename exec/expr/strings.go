@@ -2,6 +2,7 @@ package expr
 
 import (
 	"encoding/binary"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -248,11 +249,11 @@ func substringKernel(c *ctx, n int, args []datum) (datum, error) {
 func charLengthKernel(c *ctx, n int, args []datum) (datum, error) {
 	s := strColOf(args[0])
 	vbuf := andValidity(c.mem, n, args)
-	buf, out := allocFixed[int32](c.mem, n)
+	buf, out := arrowbuf.AllocFixed[int32](c.mem, n)
 	for i := range out {
 		out[i] = int32(runeCount(s.at(i)))
 	}
-	return arrDatum(newArray(arrow.PrimitiveTypes.Int32, n, vbuf, buf, array.UnknownNullCount), true), nil
+	return arrDatum(arrowbuf.NewArray(arrow.PrimitiveTypes.Int32, n, vbuf, buf, array.UnknownNullCount), true), nil
 }
 
 // trimKernel is TRIM, LTRIM and RTRIM: it removes the characters of the set (default a
@@ -304,7 +305,7 @@ func replaceKernel(c *ctx, n int, args []datum) (datum, error) {
 func positionKernel(c *ctx, n int, args []datum) (datum, error) {
 	needle, hay := strColOf(args[0]), strColOf(args[1])
 	vbuf := andValidity(c.mem, n, args)
-	buf, out := allocFixed[int32](c.mem, n)
+	buf, out := arrowbuf.AllocFixed[int32](c.mem, n)
 	for i := range out {
 		h := hay.at(i)
 		k := strings.Index(h, needle.at(i))
@@ -314,5 +315,5 @@ func positionKernel(c *ctx, n int, args []datum) (datum, error) {
 			out[i] = int32(runeCount(h[:k]) + 1)
 		}
 	}
-	return arrDatum(newArray(arrow.PrimitiveTypes.Int32, n, vbuf, buf, array.UnknownNullCount), true), nil
+	return arrDatum(arrowbuf.NewArray(arrow.PrimitiveTypes.Int32, n, vbuf, buf, array.UnknownNullCount), true), nil
 }

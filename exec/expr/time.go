@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"math"
 	"strings"
 
@@ -165,7 +166,7 @@ func toTimestampLTZKernel(args []node, argT []planner.Type, dt arrow.DataType) (
 		}, true, nil
 	case planner.Double:
 		return func(c *ctx, n int, a []datum) (datum, error) {
-			v := vals[float64](a[0].arr)
+			v := arrowbuf.Values[float64](a[0].arr)
 			return fixedRows(c, n, a[:1], dt, func(i int) (int64, bool, error) {
 				f := v[i] * float64(mult)
 				if math.IsNaN(f) || math.Abs(f) >= 1<<63 {
@@ -177,7 +178,7 @@ func toTimestampLTZKernel(args []node, argT []planner.Type, dt arrow.DataType) (
 	case planner.Decimal:
 		s := argT[0].Scale
 		return func(c *ctx, n int, a []datum) (datum, error) {
-			v := vals[dec](a[0].arr)
+			v := arrowbuf.Values[dec](a[0].arr)
 			return fixedRows(c, n, a[:1], dt, func(i int) (int64, bool, error) {
 				r, ok := decRescale(v[i], s, s-int(prec)+3, 0)
 				if !ok {

@@ -40,7 +40,7 @@ func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {
 	case b.Len():
 		return f.out.Emit(ctx, b)
 	}
-	kept := exec.Batch{Rec: expr.TakeRecord(f.mem, b.Rec, f.sel)}
+	kept := exec.Batch{Rec: exec.TakeRecord(f.mem, b.Rec, f.sel)}
 	defer kept.Release()
 	if b.Kinds != nil {
 		kept.Kinds = make([]exec.RowKind, len(f.sel))

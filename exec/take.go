@@ -1,4 +1,4 @@
-package expr
+package exec
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 )
 
 // Take returns a new array holding arr's values at sel, in order (owned by the caller).
@@ -29,7 +30,7 @@ func Take(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
 	}
 	fw, ok := dt.(arrow.FixedWidthDataType)
 	if !ok {
-		panic(fmt.Sprintf("expr.Take: unsupported type %s", dt))
+		panic(fmt.Sprintf("exec.Take: unsupported type %s", dt))
 	}
 	vbuf := takeValidity(mem, arr, sel)
 	var buf *memory.Buffer
@@ -47,9 +48,9 @@ func Take(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
 	case 256:
 		buf = takeFixed[[4]uint64](mem, arr, sel)
 	default:
-		panic(fmt.Sprintf("expr.Take: unsupported type %s", dt))
+		panic(fmt.Sprintf("exec.Take: unsupported type %s", dt))
 	}
-	return newArray(dt, n, vbuf, buf, array.UnknownNullCount)
+	return arrowbuf.NewArray(dt, n, vbuf, buf, array.UnknownNullCount)
 }
 
 // TakeRecord applies Take to every column.
@@ -79,8 +80,8 @@ func contiguous(sel []int32) bool {
 }
 
 func takeFixed[T any](mem memory.Allocator, arr arrow.Array, sel []int32) *memory.Buffer {
-	src := vals[T](arr)
-	buf, out := allocFixed[T](mem, len(sel))
+	src := arrowbuf.Values[T](arr)
+	buf, out := arrowbuf.AllocFixed[T](mem, len(sel))
 	out = out[:len(sel)]
 	for i, j := range sel {
 		out[i] = src[j]
@@ -90,11 +91,11 @@ func takeFixed[T any](mem memory.Allocator, arr arrow.Array, sel []int32) *memor
 
 // takeValidity gathers the validity bits at sel, or returns nil when arr has no nulls.
 func takeValidity(mem memory.Allocator, arr arrow.Array, sel []int32) *memory.Buffer {
-	bm, off := validity(arr)
+	bm, off := arrowbuf.Validity(arr)
 	if bm == nil {
 		return nil
 	}
-	buf, out := allocBits(mem, len(sel))
+	buf, out := arrowbuf.AllocBits(mem, len(sel))
 	gatherBits(out, bm, off, sel)
 	return buf
 }
@@ -114,17 +115,17 @@ func gatherBits(out, src []byte, off int, sel []int32) {
 
 func takeBool(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
 	vbuf := takeValidity(mem, arr, sel)
-	buf, out := allocBits(mem, len(sel))
+	buf, out := arrowbuf.AllocBits(mem, len(sel))
 	data := arr.Data()
 	gatherBits(out, data.Buffers()[1].Bytes(), data.Offset(), sel)
-	return newArray(arr.DataType(), len(sel), vbuf, buf, array.UnknownNullCount)
+	return arrowbuf.NewArray(arr.DataType(), len(sel), vbuf, buf, array.UnknownNullCount)
 }
 
 func takeBinary(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
 	n := len(sel)
 	vbuf := takeValidity(mem, arr, sel)
 	data := arr.Data()
-	offBuf, offs := allocFixed[int32](mem, n+1)
+	offBuf, offs := arrowbuf.AllocFixed[int32](mem, n+1)
 	var src []int32
 	var bytes []byte
 	if arr.Len() > 0 {

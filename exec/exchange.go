@@ -1,0 +1,165 @@
+package exec
+
+import (
+	"context"
+	"hash/maphash"
+	"math"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+)
+
+// exchange is a task's output to the next stage: it routes each batch to the channels of
+// the downstream tasks by the stage's partitioning, and broadcasts barriers and ends.
+type exchange struct {
+	mem       memory.Allocator
+	outs      []chan message // by downstream task; nil where not connected
+	partition Partition
+	keys      []int
+	self      int
+
+	hashes []uint64
+	sel    [][]int32
+}
+
+var _ Output = (*exchange)(nil)
+
+func newExchange(mem memory.Allocator, outs []chan message, p Partition, keys []int, self int) *exchange {
+	return &exchange{mem: mem, outs: outs, partition: p, keys: keys, self: self, sel: make([][]int32, len(outs))}
+}
+
+// Emit sends b downstream; the channel's reader releases what it receives.
+func (e *exchange) Emit(ctx context.Context, b Batch) error {
+	switch {
+	case e.partition == Forward:
+		return e.send(ctx, e.outs[e.self], b)
+	case e.partition == Gather || len(e.outs) == 1:
+		return e.send(ctx, e.outs[0], b)
+	}
+	n := b.Len()
+	e.hashes = hashRows(b.Rec, e.keys, e.hashes[:0])
+	for i := range e.sel {
+		e.sel[i] = e.sel[i][:0]
+	}
+	for row := 0; row < n; row++ {
+		t := TaskOfKeyGroup(KeyGroup(e.hashes[row]), len(e.outs))
+		e.sel[t] = append(e.sel[t], int32(row))
+	}
+	for t, sel := range e.sel {
+		switch len(sel) {
+		case 0:
+			continue
+		case n:
+			return e.send(ctx, e.outs[t], b)
+		}
+		part := Batch{Rec: TakeRecord(e.mem, b.Rec, sel)}
+		if b.Kinds != nil {
+			part.Kinds = make([]RowKind, len(sel))
+			for i, r := range sel {
+				part.Kinds[i] = b.Kinds[r]
+			}
+		}
+		if err := e.sendOwned(ctx, e.outs[t], part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// send passes a batch the caller keeps: the channel gets its own reference. Kinds are
+// copied, since the caller may reuse them.
+func (e *exchange) send(ctx context.Context, ch chan message, b Batch) error {
+	b.Retain()
+	if b.Kinds != nil {
+		b.Kinds = append([]RowKind(nil), b.Kinds...)
+	}
+	return e.sendOwned(ctx, ch, b)
+}
+
+func (e *exchange) sendOwned(ctx context.Context, ch chan message, b Batch) error {
+	select {
+	case ch <- message{batch: b}:
+		return nil
+	case <-ctx.Done():
+		b.Release()
+		return context.Cause(ctx)
+	}
+}
+
+// broadcast sends a barrier or an end to every downstream task.
+func (e *exchange) broadcast(ctx context.Context, m message) error {
+	for _, ch := range e.outs {
+		if ch == nil {
+			continue
+		}
+		select {
+		case ch <- m:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	return nil
+}
+
+// KeyGroup maps a key's hash to its key group.
+func KeyGroup(hash uint64) int { return int(hash % MaxParallelism) }
+
+// TaskOfKeyGroup returns the task that owns key group kg among parallelism tasks, as
+// Flink assigns contiguous ranges of key groups.
+func TaskOfKeyGroup(kg, parallelism int) int { return kg * parallelism / MaxParallelism }
+
+var hashSeed = maphash.MakeSeed()
+
+// hashRows hashes the key columns of every row. Equal keys hash equally within a
+// process; the seed is fixed per process, and key groups are recomputed on restore.
+func hashRows(rec arrow.Record, keys []int, out []uint64) []uint64 {
+	n := int(rec.NumRows())
+	for i := 0; i < n; i++ {
+		out = append(out, 0)
+	}
+	for _, k := range keys {
+		col := rec.Column(k)
+		switch c := col.(type) {
+		case *array.Int64:
+			for i, v := range c.Int64Values() {
+				out[i] = mix(out[i], uint64(v))
+			}
+		case *array.Int32:
+			for i, v := range c.Int32Values() {
+				out[i] = mix(out[i], uint64(v))
+			}
+		case *array.Float64:
+			for i, v := range c.Float64Values() {
+				out[i] = mix(out[i], math.Float64bits(v))
+			}
+		case *array.String:
+			for i := 0; i < n; i++ {
+				out[i] = mix(out[i], maphash.String(hashSeed, c.Value(i)))
+			}
+		default:
+			for i := 0; i < n; i++ {
+				out[i] = mix(out[i], maphash.String(hashSeed, col.ValueStr(i)))
+			}
+		}
+		if col.NullN() > 0 {
+			for i := 0; i < n; i++ {
+				if col.IsNull(i) {
+					out[i] = mix(out[i]^0x9e3779b97f4a7c15, 0)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// mix folds v into h (a 64-bit finalizer, so that sequential keys spread evenly).
+func mix(h, v uint64) uint64 {
+	h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb3fe1a85ec53
+	h ^= h >> 33
+	return h
+}

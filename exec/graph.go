@@ -1,0 +1,248 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+)
+
+// Partition says how a stage's input reaches its parallel tasks.
+type Partition int
+
+const (
+	// Forward sends upstream task i's output to task i (same parallelism).
+	Forward Partition = iota
+	// Hash sends each row to the task that owns its key's key group.
+	Hash
+	// Gather sends everything to a single task.
+	Gather
+)
+
+// MaxParallelism is the number of key groups: keyed state is kept per key group, so it
+// can be spread over any parallelism up to this.
+const MaxParallelism = 128
+
+// Stage is a chain of operators run by Parallelism tasks. A source stage reads from
+// readers; any other stage reads the output of the stage Input.
+type Stage struct {
+	Name        string
+	Parallelism int
+	// NewReader opens the reader of a source stage's task (nil for other stages).
+	NewReader func(task int) (Reader, error)
+	Input     int // the upstream stage, for non-source stages
+	Partition Partition
+	HashKeys  []int // the input columns that key Hash partitioning
+	// NewChain builds a task's operators, in data order, the last emitting into out;
+	// restored is what the task's operators snapshotted at the checkpoint restored from,
+	// one entry per operator (nil when starting fresh).
+	NewChain func(task int, out Output, restored [][]byte) ([]Operator, error)
+}
+
+// Graph is a job's stages in data order: every stage's Input comes before it.
+type Graph struct {
+	Stages []Stage
+	Mem    memory.Allocator // for the batches exchanges split
+}
+
+// TaskID names one task: stage index and task index within the stage.
+type TaskID struct{ Stage, Task int }
+
+func (t TaskID) String() string { return fmt.Sprintf("%d.%d", t.Stage, t.Task) }
+
+// Snapshotter is an operator or reader with state that belongs in checkpoints.
+type Snapshotter interface {
+	// Snapshot captures the state as of the barrier of checkpoint id, which reached the
+	// operator after all records before it and none after it; the bytes returned are
+	// restored into the operator's replacement after a failure.
+	Snapshot(ctx context.Context, id int64) ([]byte, error)
+}
+
+// Restorer is a Reader that can resume from a position it snapshotted.
+type Restorer interface {
+	Restore(state []byte) error
+}
+
+// CommitListener is an operator (a sink) told when a checkpoint it took part in is
+// complete, so it can make that checkpoint's output visible.
+type CommitListener interface {
+	CheckpointComplete(ctx context.Context, id int64) error
+}
+
+// Checkpointing connects a running graph to its checkpoint coordinator.
+type Checkpointing struct {
+	// Aligned selects exactly-once barrier alignment; otherwise at-least-once.
+	Aligned bool
+	// Triggers delivers the ids of checkpoints to start; the sources receive them.
+	Triggers <-chan int64
+	// Ack receives each task's snapshot of a checkpoint: one state entry per operator
+	// (the reader first, for source tasks).
+	Ack func(task TaskID, id int64, state [][]byte, stats TaskStats)
+	// Restored is the state to start from, by task (nil: start fresh).
+	Restored map[TaskID][][]byte
+}
+
+// TaskStats describes a task's part in a checkpoint.
+type TaskStats struct {
+	AlignmentNanos int64
+}
+
+// Run runs the graph until every source ended and every task finished, a task failed,
+// or ctx is cancelled. Checkpointing may be nil (no checkpoints).
+func (g *Graph) Run(ctx context.Context, cp *Checkpointing) error {
+	if cp == nil {
+		cp = &Checkpointing{}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	tasks, err := g.build(cp)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(tasks))
+	for i, t := range tasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := t.run(ctx); err != nil {
+				errs[i] = err
+				cancel(err)
+			}
+		}()
+	}
+	// Triggers go to the sources, which emit barriers; tasks that already finished
+	// acknowledge with their final state.
+	defer func() {
+		for _, t := range tasks {
+			t.close()
+		}
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case id, ok := <-cp.Triggers:
+				if !ok {
+					return
+				}
+				for _, t := range tasks {
+					t.trigger(ctx, id)
+				}
+			}
+		}
+	}()
+	// Wait for the tasks, then stop the trigger loop.
+	done := make(chan struct{})
+	go func() {
+		for _, t := range tasks {
+			<-t.done
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		<-done
+	}
+	cancel(nil)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return firstCause(errs)
+	}
+	return context.Cause(ctx)
+}
+
+// firstCause returns the first task error that is not a mere cancellation.
+func firstCause(errs []error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// build creates every task and the channels between them.
+func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
+	// inputs[s][t] are the channels task t of stage s reads.
+	inputs := make([][][]chan message, len(g.Stages))
+	outputs := make([][][]chan message, len(g.Stages)) // outputs[s][t]: channels task t writes, by target task
+	for s, st := range g.Stages {
+		inputs[s] = make([][]chan message, st.Parallelism)
+		outputs[s] = make([][]chan message, st.Parallelism)
+	}
+	for s, st := range g.Stages {
+		if st.NewReader != nil {
+			continue
+		}
+		up := g.Stages[st.Input]
+		for u := 0; u < up.Parallelism; u++ {
+			outputs[st.Input][u] = make([]chan message, st.Parallelism)
+			for d := 0; d < st.Parallelism; d++ {
+				if st.Partition == Forward && u != d {
+					continue
+				}
+				ch := make(chan message, channelCapacity)
+				outputs[st.Input][u][d] = ch
+				inputs[s][d] = append(inputs[s][d], ch)
+			}
+		}
+	}
+	defer func() {
+		if err != nil {
+			for _, t := range tasks {
+				t.close()
+			}
+		}
+	}()
+	for s, st := range g.Stages {
+		var downstream *Stage
+		for i := range g.Stages {
+			if g.Stages[i].NewReader == nil && g.Stages[i].Input == s && i != s {
+				downstream = &g.Stages[i]
+			}
+		}
+		for i := 0; i < st.Parallelism; i++ {
+			id := TaskID{s, i}
+			t := &task{id: id, cp: cp, inputs: inputs[s][i], done: make(chan struct{}), triggers: make(chan int64, 1)}
+			restored := cp.Restored[id]
+			out := Output(nil)
+			if downstream != nil {
+				t.exchange = newExchange(g.Mem, outputs[s][i], downstream.Partition, downstream.HashKeys, i)
+				out = t.exchange
+			}
+			if st.NewReader != nil {
+				if t.reader, err = st.NewReader(i); err != nil {
+					return nil, err
+				}
+				if len(restored) > 0 {
+					if r, ok := t.reader.(Restorer); ok && restored[0] != nil {
+						if err := r.Restore(restored[0]); err != nil {
+							t.reader.Close()
+							return nil, fmt.Errorf("restoring source of task %s: %w", id, err)
+						}
+					}
+					restored = restored[1:]
+				}
+			}
+			if t.ops, err = st.NewChain(i, out, restored); err != nil {
+				if t.reader != nil {
+					t.reader.Close()
+				}
+				return nil, err
+			}
+			tasks = append(tasks, t)
+		}
+	}
+	return tasks, nil
+}
+
+// channelCapacity bounds the batches in flight between two tasks: a slow consumer
+// blocks its producers (back-pressure) and memory stays bounded.
+const channelCapacity = 8

@@ -1,0 +1,356 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"io"
+	"reflect"
+	"sync"
+	"time"
+)
+
+// message is what flows on a channel between tasks: a batch, a barrier or end of input.
+type message struct {
+	batch   Batch
+	barrier int64 // > 0: the barrier of this checkpoint
+	end     bool
+}
+
+// task runs one parallel instance of a stage: a reader or input channels, a chain of
+// operators, and an exchange to the next stage. It owns barrier alignment and
+// acknowledgements; operators only see batches, flushes and snapshot calls.
+type task struct {
+	id       TaskID
+	cp       *Checkpointing
+	reader   Reader
+	ops      []Operator
+	inputs   []chan message
+	exchange *exchange
+	triggers chan int64
+	done     chan struct{}
+
+	mu       sync.Mutex // guards finished: a finished task is snapshotted by the trigger loop
+	finished bool
+	closed   bool
+
+	dirty     bool // input arrived since the last flush
+	lastFlush time.Time
+}
+
+// trigger starts checkpoint id at this task: a source task emits the barrier, a task
+// that already finished acknowledges with its final state, others wait for barriers.
+func (t *task) trigger(ctx context.Context, id int64) {
+	t.mu.Lock()
+	finished := t.finished
+	t.mu.Unlock()
+	if finished {
+		if state, err := t.snapshot(ctx, id); err == nil {
+			t.cp.Ack(t.id, id, state, TaskStats{})
+		}
+		return
+	}
+	if t.reader == nil {
+		return
+	}
+	select {
+	case t.triggers <- id:
+	case <-ctx.Done():
+	case <-t.done:
+	}
+}
+
+func (t *task) run(ctx context.Context) error {
+	defer close(t.done)
+	t.lastFlush = time.Now()
+	var err error
+	if t.reader != nil {
+		err = t.runSource(ctx)
+	} else {
+		err = t.runInputs(ctx)
+	}
+	if err == nil {
+		t.mu.Lock()
+		t.finished = true
+		t.mu.Unlock()
+	}
+	return err
+}
+
+// head passes a batch to the first operator, or straight to the exchange.
+func (t *task) head(ctx context.Context, b Batch) error {
+	t.dirty = true
+	if len(t.ops) > 0 {
+		return t.ops[0].Process(ctx, 0, b)
+	}
+	if t.exchange != nil {
+		return t.exchange.Emit(ctx, b)
+	}
+	return nil
+}
+
+func (t *task) runSource(ctx context.Context) error {
+	for {
+		select {
+		case id := <-t.triggers:
+			if err := t.checkpoint(ctx, id, 0); err != nil {
+				return err
+			}
+			continue
+		default:
+		}
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		b, err := t.reader.Next(ctx)
+		if err == io.EOF {
+			return t.finish(ctx)
+		}
+		if err != nil {
+			return err
+		}
+		if b.Rec == nil {
+			if err := t.flush(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		err = t.head(ctx, b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+		if err := t.maybeFlush(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// runInputs reads the input channels, aligning barriers when exactly-once.
+func (t *task) runInputs(ctx context.Context) error {
+	n := len(t.inputs)
+	blocked := make([]bool, n) // delivered the barrier being aligned (exactly-once)
+	seen := make([]bool, n)    // delivered the barrier being aligned
+	ended := make([]bool, n)
+	live := n
+	var aligning int64 // the checkpoint being aligned, or 0
+	var alignStart time.Time
+	tick := time.NewTicker(flushInterval)
+	defer tick.Stop()
+	cases := make([]reflect.SelectCase, 0, n+2)
+	index := make([]int, 0, n)
+	for live > 0 {
+		// Select over the inputs that may be read, the flush tick and cancellation.
+		cases, index = cases[:0], index[:0]
+		for i, ch := range t.inputs {
+			if !blocked[i] && !ended[i] {
+				cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
+				index = append(index, i)
+			}
+		}
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(tick.C)},
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
+		chosen, v, _ := reflect.Select(cases)
+		switch chosen {
+		case len(cases) - 1:
+			return context.Cause(ctx)
+		case len(cases) - 2:
+			if err := t.flush(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		in := index[chosen]
+		m := v.Interface().(message)
+		switch {
+		case m.end:
+			ended[in] = true
+			live--
+		case m.barrier > 0:
+			if m.barrier < aligning {
+				continue // a barrier of a checkpoint this task already abandoned
+			}
+			if m.barrier > aligning {
+				// A newer checkpoint overtakes one still aligning: that one is abandoned.
+				aligning, alignStart = m.barrier, time.Now()
+				clear(seen)
+				clear(blocked)
+			}
+			seen[in] = true
+			blocked[in] = t.cp.Aligned
+		default:
+			err := t.head(ctx, m.batch)
+			m.batch.Release()
+			if err != nil {
+				return err
+			}
+			if t.inputIdle() {
+				err = t.flush(ctx)
+			} else {
+				err = t.maybeFlush(ctx)
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		// A barrier or an end may complete the alignment: every live input delivered it.
+		if aligning > 0 && allSeen(seen, ended) {
+			stats := TaskStats{AlignmentNanos: int64(time.Since(alignStart))}
+			if err := t.checkpoint(ctx, aligning, stats.AlignmentNanos); err != nil {
+				return err
+			}
+			aligning = 0
+			clear(seen)
+			clear(blocked)
+		}
+	}
+	return t.finish(ctx)
+}
+
+func allSeen(seen, ended []bool) bool {
+	any := false
+	for i := range seen {
+		if !seen[i] && !ended[i] {
+			return false
+		}
+		any = any || seen[i]
+	}
+	return any
+}
+
+// checkpoint snapshots the task for checkpoint id: operators emit what they hold back,
+// then snapshot, the barrier goes downstream, and the coordinator gets the states.
+func (t *task) checkpoint(ctx context.Context, id int64, alignNanos int64) error {
+	if err := t.flushAll(ctx); err != nil {
+		return err
+	}
+	state, err := t.snapshot(ctx, id)
+	if err != nil {
+		return err
+	}
+	if t.exchange != nil {
+		if err := t.exchange.broadcast(ctx, message{barrier: id}); err != nil {
+			return err
+		}
+	}
+	if t.cp.Ack != nil {
+		t.cp.Ack(t.id, id, state, TaskStats{AlignmentNanos: alignNanos})
+	}
+	return nil
+}
+
+// snapshot collects the state of the reader (source tasks) and of every operator.
+func (t *task) snapshot(ctx context.Context, id int64) ([][]byte, error) {
+	var state [][]byte
+	add := func(x any) error {
+		var s []byte
+		if sn, ok := x.(Snapshotter); ok {
+			var err error
+			if s, err = sn.Snapshot(ctx, id); err != nil {
+				return err
+			}
+		}
+		state = append(state, s)
+		return nil
+	}
+	if t.reader != nil {
+		if err := add(t.reader); err != nil {
+			return nil, err
+		}
+	}
+	for _, op := range t.ops {
+		if err := add(op); err != nil {
+			return nil, err
+		}
+	}
+	return state, nil
+}
+
+// inputIdle reports whether no input has a message waiting: operators that hold back
+// output emit it then, so a trickle of input is not delayed and a flood is folded.
+func (t *task) inputIdle() bool {
+	for _, ch := range t.inputs {
+		if len(ch) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// maybeFlush flushes when the flush interval passed under continuous input.
+func (t *task) maybeFlush(ctx context.Context) error {
+	if time.Since(t.lastFlush) < flushInterval {
+		return nil
+	}
+	return t.flush(ctx)
+}
+
+// flush asks the operators to emit what they hold back, if input arrived since the last.
+func (t *task) flush(ctx context.Context) error {
+	if !t.dirty {
+		return nil
+	}
+	return t.flushAll(ctx)
+}
+
+func (t *task) flushAll(ctx context.Context) error {
+	t.dirty, t.lastFlush = false, time.Now()
+	for _, op := range t.ops {
+		if f, ok := op.(Flusher); ok {
+			if err := f.Flush(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// finish tells the operators, upstream first, that the input ended, and passes the end on.
+func (t *task) finish(ctx context.Context) error {
+	for _, op := range t.ops {
+		if f, ok := op.(Finisher); ok {
+			if err := f.Finish(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if t.exchange != nil {
+		return t.exchange.broadcast(ctx, message{end: true})
+	}
+	return nil
+}
+
+// close releases the reader and operators once; it runs after every task stopped.
+func (t *task) close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	var errs []error
+	if t.reader != nil {
+		errs = append(errs, t.reader.Close())
+	}
+	for _, op := range t.ops {
+		if c, ok := op.(Closer); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	// Drain what upstream tasks left in the channels.
+	for _, ch := range t.inputs {
+		for {
+			select {
+			case m := <-ch:
+				m.batch.Release()
+				continue
+			default:
+			}
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// flushInterval bounds how long a Flusher may hold back results under continuous input.
+const flushInterval = 50 * time.Millisecond
