@@ -17,11 +17,12 @@ import (
 // per group: +I for a new group, -U/+U when its result changed, -D when its last row was
 // retracted.
 type aggregate struct {
-	keyCols []int
-	argCols []int // per aggregate; -1 for COUNT(*)
-	accs    []accumulator
-	out     exec.Output
-	builder *array.RecordBuilder
+	keyCols   []int
+	argCols   []int // per aggregate; -1 for COUNT(*)
+	accs      []accumulator
+	out       exec.Output
+	builder   *array.RecordBuilder
+	appenders []func(value) // per output column
 
 	groups  groupIndex
 	rows    []int64 // live input rows per group
@@ -61,14 +62,18 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output) e
 		a.argCols = append(a.argCols, call.Arg)
 		a.accs = append(a.accs, newAccumulator(call, argType, n.Input.Updating()))
 	}
+	for _, f := range a.builder.Fields() {
+		a.appenders = append(a.appenders, appender(f))
+	}
 	a.groups = newGroupIndex(n.Keys, in)
 	a.batchNo = 1
 	return a
 }
 
-// miniBatchRows is how many input rows the aggregate folds in before it emits; the task
-// also flushes it whenever its input is idle, so latency stays low.
-const miniBatchRows = 16 << 10
+// miniBatchRows is how many input rows the aggregate folds in at most before it emits.
+// Its task flushes it sooner: whenever the input is idle, and at least every flush
+// interval, so latency stays low; state held back is bounded by the number of groups.
+const miniBatchRows = 256 << 10
 
 func (a *aggregate) Process(ctx context.Context, _ int, b exec.Batch) error {
 	rows := b.Len()
@@ -276,10 +281,10 @@ func (a *aggregate) emit(ctx context.Context) error {
 func (a *aggregate) appendRow(g int32, results []value) {
 	nk := len(a.keyCols)
 	for k := 0; k < nk; k++ {
-		appendValue(a.builder.Field(k), a.keys[int(g)*nk+k])
+		a.appenders[k](a.keys[int(g)*nk+k])
 	}
 	for j, v := range results {
-		appendValue(a.builder.Field(nk+j), v)
+		a.appenders[nk+j](v)
 	}
 }
 

@@ -70,34 +70,71 @@ func reader(arr arrow.Array) (func(i int) value, error) {
 	return nil, fmt.Errorf("aggregation over %s is not supported", arr.DataType())
 }
 
-// appendValue appends v to a builder of the type v was read from.
-func appendValue(b array.Builder, v value) {
-	if v.null {
-		b.AppendNull()
-		return
+// appender returns a function appending values to b, typed once for b's type.
+func appender(b array.Builder) func(value) {
+	null := func(v value) bool {
+		if v.null {
+			b.AppendNull()
+		}
+		return v.null
 	}
 	switch b := b.(type) {
 	case *array.Int64Builder:
-		b.Append(v.i)
+		return func(v value) {
+			if !null(v) {
+				b.Append(v.i)
+			}
+		}
 	case *array.Int32Builder:
-		b.Append(int32(v.i))
+		return func(v value) {
+			if !null(v) {
+				b.Append(int32(v.i))
+			}
+		}
 	case *array.Float64Builder:
-		b.Append(v.f)
+		return func(v value) {
+			if !null(v) {
+				b.Append(v.f)
+			}
+		}
 	case *array.StringBuilder:
-		b.Append(v.s)
+		return func(v value) {
+			if !null(v) {
+				b.Append(v.s)
+			}
+		}
 	case *array.BooleanBuilder:
-		b.Append(v.i != 0)
+		return func(v value) {
+			if !null(v) {
+				b.Append(v.i != 0)
+			}
+		}
 	case *array.TimestampBuilder:
-		b.Append(arrow.Timestamp(v.i))
+		return func(v value) {
+			if !null(v) {
+				b.Append(arrow.Timestamp(v.i))
+			}
+		}
 	case *array.Date32Builder:
-		b.Append(arrow.Date32(v.i))
+		return func(v value) {
+			if !null(v) {
+				b.Append(arrow.Date32(v.i))
+			}
+		}
 	case *array.DurationBuilder:
-		b.Append(arrow.Duration(v.i))
+		return func(v value) {
+			if !null(v) {
+				b.Append(arrow.Duration(v.i))
+			}
+		}
 	case *array.Decimal128Builder:
-		b.Append(v.d)
-	default:
-		b.AppendNull()
+		return func(v value) {
+			if !null(v) {
+				b.Append(v.d)
+			}
+		}
 	}
+	return func(value) { b.AppendNull() }
 }
 
 // less orders two non-null values of the same SQL type.
