@@ -183,7 +183,7 @@ func (t *task) runInputs(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if t.inputIdle() {
+			if t.inputIdle() && time.Since(t.lastFlush) >= idleFlushGap {
 				err = t.flush(ctx)
 			} else {
 				err = t.maybeFlush(ctx)
@@ -353,4 +353,9 @@ func (t *task) close() error {
 }
 
 // flushInterval bounds how long a Flusher may hold back results under continuous input.
-const flushInterval = 50 * time.Millisecond
+// When the input goes idle, a task flushes sooner, but not more often than idleFlushGap,
+// so that a fast consumer of a slower producer still folds several batches together.
+const (
+	flushInterval = 50 * time.Millisecond
+	idleFlushGap  = 10 * time.Millisecond
+)
