@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"hash/maphash"
 	"math"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -38,7 +37,7 @@ func (e *exchange) Emit(ctx context.Context, b Batch) error {
 		return e.send(ctx, e.outs[0], b)
 	}
 	n := b.Len()
-	e.hashes = hashRows(b.Rec, e.keys, e.hashes[:0])
+	e.hashes = HashRows(b.Rec, e.keys, e.hashes[:0])
 	for i := range e.sel {
 		e.sel[i] = e.sel[i][:0]
 	}
@@ -109,15 +108,16 @@ func KeyGroup(hash uint64) int { return int(hash % MaxParallelism) }
 // Flink assigns contiguous ranges of key groups.
 func TaskOfKeyGroup(kg, parallelism int) int { return kg * parallelism / MaxParallelism }
 
-var hashSeed = maphash.MakeSeed()
-
-// hashRows hashes the key columns of every row. Equal keys hash equally within a
-// process; the seed is fixed per process, and key groups are recomputed on restore.
-func hashRows(rec arrow.Record, keys []int, out []uint64) []uint64 {
+// HashRows appends the hash of the key columns of every row of rec to out. The hash is
+// stable across processes: keyed state is stored by the key group it gives.
+func HashRows(rec arrow.Record, keys []int, out []uint64) []uint64 {
+	base := len(out)
 	n := int(rec.NumRows())
 	for i := 0; i < n; i++ {
 		out = append(out, 0)
 	}
+	out2 := out
+	out = out[base:]
 	for _, k := range keys {
 		col := rec.Column(k)
 		switch c := col.(type) {
@@ -135,11 +135,11 @@ func hashRows(rec arrow.Record, keys []int, out []uint64) []uint64 {
 			}
 		case *array.String:
 			for i := 0; i < n; i++ {
-				out[i] = mix(out[i], maphash.String(hashSeed, c.Value(i)))
+				out[i] = mix(out[i], fnv1a(c.Value(i)))
 			}
 		default:
 			for i := 0; i < n; i++ {
-				out[i] = mix(out[i], maphash.String(hashSeed, col.ValueStr(i)))
+				out[i] = mix(out[i], fnv1a(col.ValueStr(i)))
 			}
 		}
 		if col.NullN() > 0 {
@@ -150,7 +150,17 @@ func hashRows(rec arrow.Record, keys []int, out []uint64) []uint64 {
 			}
 		}
 	}
-	return out
+	return out2
+}
+
+// fnv1a is the 64-bit FNV-1a hash of s.
+func fnv1a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // mix folds v into h (a 64-bit finalizer, so that sequential keys spread evenly).

@@ -1,6 +1,9 @@
 package ops
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/decimal128"
@@ -17,6 +20,9 @@ type accumulator interface {
 	update(groups []int32, signs []int8, col arrow.Array) error
 	result(g int32) value
 	reset(g int32)
+	// save appends group g's state to dst; load restores what save wrote.
+	save(dst []byte, g int32) []byte
+	load(d *decoder, g int32)
 }
 
 // rowAdder is an accumulator that takes one value at a time; forEachRow drives it.
@@ -361,4 +367,59 @@ func growTo[T any](s []T, n int) []T {
 	out := make([]T, n, max(n, 2*cap(s)))
 	copy(out, s)
 	return out
+}
+
+func (c *count) save(dst []byte, g int32) []byte { return binary.AppendVarint(dst, c.n[g]) }
+func (c *count) load(d *decoder, g int32)        { c.n[g] = d.varint() }
+
+func (s *sum) save(dst []byte, g int32) []byte {
+	dst = binary.AppendVarint(dst, s.n[g])
+	switch s.in.Kind {
+	case planner.Double:
+		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.floats[g]))
+	case planner.Decimal:
+		return appendValueBytes(dst, value{d: s.decs[g]})
+	}
+	return binary.AppendVarint(dst, s.ints[g])
+}
+
+func (s *sum) load(d *decoder, g int32) {
+	s.n[g] = d.varint()
+	switch s.in.Kind {
+	case planner.Double:
+		s.floats[g] = math.Float64frombits(d.uint64())
+	case planner.Decimal:
+		s.decs[g] = d.value().d
+	default:
+		s.ints[g] = d.varint()
+	}
+}
+
+func (e *extreme) save(dst []byte, g int32) []byte {
+	if !e.has[g] {
+		return appendValueBytes(dst, value{null: true})
+	}
+	return appendValueBytes(dst, e.best[g])
+}
+
+func (e *extreme) load(d *decoder, g int32) {
+	v := d.value()
+	e.best[g], e.has[g] = v, !v.null
+	if v.null {
+		e.best[g] = value{}
+	}
+}
+
+func (e *extremeMultiset) save(dst []byte, g int32) []byte { return appendCounts(dst, e.values[g]) }
+func (e *extremeMultiset) load(d *decoder, g int32) {
+	e.values[g], e.stale[g] = d.counts(), true
+}
+
+func (d *distinct) save(dst []byte, g int32) []byte {
+	return d.inner.save(appendCounts(dst, d.seen[g]), g)
+}
+
+func (d *distinct) load(dec *decoder, g int32) {
+	d.seen[g] = dec.counts()
+	d.inner.load(dec, g)
 }

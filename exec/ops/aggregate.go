@@ -24,12 +24,18 @@ type aggregate struct {
 	builder   *array.RecordBuilder
 	appenders []func(value) // per output column
 
-	groups  groupIndex
-	rows    []int64 // live input rows per group
-	keys    []value // nKeys per group
-	free    []int32
-	stamp   []uint64 // the emission that last touched the group
-	batchNo uint64
+	groups groupIndex
+	rows   []int64 // live input rows per group
+	keys   []value // nKeys per group
+	free   []int32
+	stamp  []uint64 // the emission that last touched the group
+	kgs    []uint16 // key group per group
+
+	state     *KeyedState // nil: no checkpoints
+	dirtyFlag []bool      // changed since the last checkpoint
+	dirty     []int32
+	dropped   [][]byte // state keys of groups deleted since the last checkpoint
+	batchNo   uint64
 
 	pending int     // input rows folded in since the last emission
 	touched []int32 // groups changed since the last emission, in order
@@ -38,6 +44,7 @@ type aggregate struct {
 
 	kinds      []exec.RowKind
 	signs      []int8
+	hashes     []uint64
 	groupBuf   []int32
 	keyReaders []func(int) value
 	keyScratch []value
@@ -50,10 +57,11 @@ var (
 	_ exec.Finisher = (*aggregate)(nil)
 )
 
-// NewAggregate returns the operator for a plan's Aggregate node.
-func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output) exec.Operator {
+// NewAggregate returns the operator for a plan's Aggregate node; ks is where it keeps
+// its checkpointed state (nil without checkpoints).
+func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, ks *KeyedState) exec.Operator {
 	in := n.Input.Schema()
-	a := &aggregate{keyCols: n.Keys, out: out, builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
+	a := &aggregate{keyCols: n.Keys, out: out, state: ks, builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
 	for _, call := range n.Aggs {
 		var argType planner.Type
 		if call.Arg >= 0 {
@@ -136,6 +144,7 @@ func rowSign(k exec.RowKind) int8 {
 // assignGroups returns the group of every row, creating groups for inserted rows; a
 // retraction of a group that does not exist gets -1 (there is nothing to undo).
 func (a *aggregate) assignGroups(rec arrow.Record, signs []int8) ([]int32, error) {
+	a.hashes = a.hashes[:0]
 	n := int(rec.NumRows())
 	groups := growTo(a.groupBuf[:0], n)
 	a.groupBuf = groups
@@ -148,7 +157,7 @@ func (a *aggregate) assignGroups(rec arrow.Record, signs []int8) ([]int32, error
 					g = -1
 					if signs == nil || signs[i] > 0 {
 						key[0].i = k
-						g = a.newGroup(key, nil)
+						g = a.newGroup(key, nil, a.keyGroup(rec, i))
 					}
 				}
 				groups[i] = g
@@ -171,7 +180,7 @@ func (a *aggregate) assignGroups(rec arrow.Record, signs []int8) ([]int32, error
 		if !found {
 			g = -1
 			if signs == nil || signs[i] > 0 {
-				g = a.newGroup(key, a.keyBuf)
+				g = a.newGroup(key, a.keyBuf, a.keyGroup(rec, i))
 			}
 		}
 		groups[i] = g
@@ -190,8 +199,17 @@ func readers(rec arrow.Record, cols []int, out []func(int) value) ([]func(int) v
 	return out, nil
 }
 
-// newGroup creates a group for key (encoded is its bytesIndex form, if any).
-func (a *aggregate) newGroup(key []value, encoded []byte) int32 {
+// keyGroup returns the key group of row i of rec, hashing the batch's keys once.
+func (a *aggregate) keyGroup(rec arrow.Record, i int) uint16 {
+	if len(a.hashes) == 0 {
+		a.hashes = exec.HashRows(rec, a.keyCols, a.hashes)
+	}
+	return uint16(exec.KeyGroup(a.hashes[i]))
+}
+
+// newGroup creates a group for key (encoded is its bytesIndex form, if any) in key
+// group kg.
+func (a *aggregate) newGroup(key []value, encoded []byte, kg uint16) int32 {
 	var g int32
 	if n := len(a.free); n > 0 {
 		g, a.free = a.free[n-1], a.free[:n-1]
@@ -199,12 +217,15 @@ func (a *aggregate) newGroup(key []value, encoded []byte) int32 {
 		g = int32(len(a.rows))
 		a.rows = append(a.rows, 0)
 		a.stamp = append(a.stamp, 0)
+		a.kgs = append(a.kgs, 0)
+		a.dirtyFlag = append(a.dirtyFlag, false)
 		a.keys = append(a.keys, make([]value, len(a.keyCols))...)
 		for _, acc := range a.accs {
 			acc.grow(int(g) + 1)
 		}
 	}
 	copy(a.keys[int(g)*len(a.keyCols):], key)
+	a.kgs[g] = kg
 	a.groups.insert(key, encoded, g)
 	return g
 }
@@ -216,6 +237,10 @@ func (a *aggregate) touch(g int32) {
 	}
 	a.stamp[g] = a.batchNo
 	a.touched = append(a.touched, g)
+	if !a.dirtyFlag[g] {
+		a.dirtyFlag[g] = true
+		a.dirty = append(a.dirty, g)
+	}
 	live := a.rows[g] > 0
 	a.wasLive = append(a.wasLive, live)
 	for _, acc := range a.accs {
@@ -291,6 +316,10 @@ func (a *aggregate) appendRow(g int32, results []value) {
 // drop forgets an empty group.
 func (a *aggregate) drop(g int32) {
 	nk := len(a.keyCols)
+	if a.state != nil {
+		a.dropped = append(a.dropped, a.stateKey(g))
+		a.dirtyFlag[g] = false
+	}
 	a.groups.remove(a.keys[int(g)*nk : (int(g)+1)*nk])
 	for _, acc := range a.accs {
 		acc.reset(g)

@@ -1,0 +1,127 @@
+package ops
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow/go/v15/arrow/decimal128"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/state"
+)
+
+// KeyedState is where an aggregate task keeps its checkpointed state: a namespace (the
+// operator's UID) in the job's store, and the key groups the task owns.
+type KeyedState struct {
+	Store           *state.Store
+	Namespace       string
+	FirstKG, LastKG int
+}
+
+var (
+	_ exec.Snapshotter = (*aggregate)(nil)
+	_ exec.Restorer    = (*aggregate)(nil)
+)
+
+// stateHandle is what a checkpoint records for an aggregate task.
+type stateHandle struct {
+	Namespace  string
+	Checkpoint int64
+}
+
+// Snapshot writes the groups changed since the previous checkpoint, and the keys of
+// those deleted, as checkpoint id's delta. The task has flushed the aggregate first, so
+// every change is emitted and no group is half-updated.
+func (a *aggregate) Snapshot(_ context.Context, id int64) ([]byte, error) {
+	if a.state == nil {
+		return nil, errors.New("aggregate: checkpoint without a state store")
+	}
+	d := state.Delta{Deletes: a.dropped}
+	for _, g := range a.dirty {
+		if !a.dirtyFlag[g] {
+			continue // dropped, or listed twice after its slot was reused
+		}
+		a.dirtyFlag[g] = false
+		d.Puts = append(d.Puts, state.KV{Key: a.stateKey(g), Value: a.saveGroup(g)})
+	}
+	a.dirty, a.dropped = a.dirty[:0], nil
+	if _, err := a.state.Store.WriteDelta(a.state.Namespace, id, d); err != nil {
+		return nil, err
+	}
+	return json.Marshal(stateHandle{Namespace: a.state.Namespace, Checkpoint: id})
+}
+
+// Restore loads the groups of this task's key groups as of the checkpoint in handle.
+func (a *aggregate) Restore(handle []byte) error {
+	var h stateHandle
+	if err := json.Unmarshal(handle, &h); err != nil {
+		return fmt.Errorf("aggregate state handle: %w", err)
+	}
+	if a.state == nil || h.Namespace != a.state.Namespace {
+		return fmt.Errorf("aggregate state handle names %q, not this operator", h.Namespace)
+	}
+	return a.state.Store.Read(h.Namespace, h.Checkpoint, a.state.FirstKG, a.state.LastKG, func(k, v []byte) error {
+		if len(k) < 2 {
+			return fmt.Errorf("%w: aggregate key too short", state.ErrCorrupt)
+		}
+		key, err := decodeKey(k[2:], len(a.keyCols))
+		if err != nil {
+			return err
+		}
+		var encoded []byte
+		if _, ok := a.groups.(*bytesIndex); ok {
+			encoded = k[2:]
+		}
+		g := a.newGroup(key, encoded, binary.BigEndian.Uint16(k))
+		dec := &decoder{buf: v}
+		a.rows[g] = dec.varint()
+		for _, acc := range a.accs {
+			acc.load(dec, g)
+		}
+		return dec.err
+	})
+}
+
+// stateKey is a group's key in the store: its key group, then its encoded key values.
+func (a *aggregate) stateKey(g int32) []byte {
+	nk := len(a.keyCols)
+	return encodeKey(state.KeyPrefix(int(a.kgs[g])), a.keys[int(g)*nk:(int(g)+1)*nk])
+}
+
+func (a *aggregate) saveGroup(g int32) []byte {
+	buf := binary.AppendVarint(nil, a.rows[g])
+	for _, acc := range a.accs {
+		buf = acc.save(buf, g)
+	}
+	return buf
+}
+
+// decodeKey reads n key values written by encodeKey.
+func decodeKey(b []byte, n int) ([]value, error) {
+	key := make([]value, n)
+	for i := range key {
+		if len(b) < 1 {
+			return nil, fmt.Errorf("%w: aggregate key truncated", state.ErrCorrupt)
+		}
+		if b[0] == 0 {
+			key[i], b = value{null: true}, b[1:]
+			continue
+		}
+		if len(b) < 37 {
+			return nil, fmt.Errorf("%w: aggregate key truncated", state.ErrCorrupt)
+		}
+		le := binary.LittleEndian
+		v := value{i: int64(le.Uint64(b[1:])), f: math.Float64frombits(le.Uint64(b[9:]))}
+		v.d = decimal128.New(int64(le.Uint64(b[25:])), le.Uint64(b[17:]))
+		size := int(le.Uint32(b[33:]))
+		if len(b) < 37+size {
+			return nil, fmt.Errorf("%w: aggregate key truncated", state.ErrCorrupt)
+		}
+		v.s = string(b[37 : 37+size])
+		key[i], b = v, b[37+size:]
+	}
+	return key, nil
+}

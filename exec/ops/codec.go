@@ -1,0 +1,113 @@
+package ops
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow/go/v15/arrow/decimal128"
+	"github.com/streamsql/streamsql/state"
+)
+
+// appendValueBytes encodes v for keyed state: a null flag, then every field, so that it
+// decodes without knowing the column's type.
+func appendValueBytes(dst []byte, v value) []byte {
+	if v.null {
+		return append(dst, 0)
+	}
+	dst = append(dst, 1)
+	dst = binary.AppendVarint(dst, v.i)
+	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v.f))
+	dst = binary.LittleEndian.AppendUint64(dst, v.d.LowBits())
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(v.d.HighBits()))
+	dst = binary.AppendUvarint(dst, uint64(len(v.s)))
+	return append(dst, v.s...)
+}
+
+// decoder reads what the append functions wrote; the first error sticks.
+type decoder struct {
+	buf []byte
+	err error
+}
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: truncated aggregate state", state.ErrCorrupt)
+	}
+	d.buf = nil
+}
+
+func (d *decoder) byte() byte {
+	if len(d.buf) < 1 {
+		d.fail()
+		return 0
+	}
+	b := d.buf[0]
+	d.buf = d.buf[1:]
+	return b
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.buf)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.buf = d.buf[n:]
+	return v
+}
+
+func (d *decoder) uint64() uint64 {
+	if len(d.buf) < 8 {
+		d.fail()
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.buf)
+	d.buf = d.buf[8:]
+	return v
+}
+
+func (d *decoder) value() value {
+	if d.byte() == 0 {
+		return value{null: true}
+	}
+	v := value{i: d.varint(), f: math.Float64frombits(d.uint64())}
+	lo := d.uint64()
+	v.d = decimal128.New(int64(d.uint64()), lo)
+	n, k := binary.Uvarint(d.buf)
+	if k <= 0 || uint64(len(d.buf)-k) < n {
+		d.fail()
+		return value{}
+	}
+	v.s = string(d.buf[k : k+int(n)])
+	d.buf = d.buf[k+int(n):]
+	return v
+}
+
+// appendCounts encodes a value multiset.
+func appendCounts(dst []byte, m map[value]int64) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(m)))
+	for v, n := range m {
+		dst = appendValueBytes(dst, v)
+		dst = binary.AppendVarint(dst, n)
+	}
+	return dst
+}
+
+func (d *decoder) counts() map[value]int64 {
+	n, k := binary.Uvarint(d.buf)
+	if k <= 0 || n > uint64(len(d.buf)) {
+		d.fail()
+		return nil
+	}
+	d.buf = d.buf[k:]
+	if n == 0 {
+		return nil
+	}
+	m := make(map[value]int64, n)
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		v := d.value()
+		m[v] = d.varint()
+	}
+	return m
+}

@@ -1,0 +1,224 @@
+package state
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Store is a job's keyed state: one bbolt file. Its methods are safe for concurrent use
+// (bbolt serializes writers).
+type Store struct {
+	db *bolt.DB
+}
+
+// Open opens (creating it if needed) the state file at path.
+func Open(path string) (*Store, error) {
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("state %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Layout: one top-level bucket per namespace, holding a "base" bucket and one bucket per
+// delta, named "d" + the checkpoint id (8 bytes, big-endian, so deltas sort by id). A
+// delta value starts with a marker byte: put or delete.
+var baseBucket = []byte("base")
+
+const (
+	markPut    = 1
+	markDelete = 0
+)
+
+func deltaName(id int64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{'d'}, uint64(id))
+}
+
+func deltaID(name []byte) (int64, bool) {
+	if len(name) != 9 || name[0] != 'd' {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(name[1:])), true
+}
+
+// Delta is the change of one namespace's state at one checkpoint: keys put with their
+// values, and keys deleted. Keys begin with their key group (KeyPrefix).
+type Delta struct {
+	Puts    []KV
+	Deletes [][]byte
+}
+
+// KV is a key and its value.
+type KV struct{ Key, Value []byte }
+
+// KeyPrefix is the first two bytes of every key: its key group, so a task can read just
+// the key groups it owns.
+func KeyPrefix(keyGroup int) []byte { return binary.BigEndian.AppendUint16(nil, uint16(keyGroup)) }
+
+// WriteDelta stores namespace ns's changes at checkpoint id durably (bbolt syncs on
+// commit) and returns the bytes written.
+func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
+	var written int64
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		top, err := tx.CreateBucketIfNotExists([]byte(ns))
+		if err != nil {
+			return err
+		}
+		b, err := top.CreateBucketIfNotExists(deltaName(id))
+		if err != nil {
+			return err
+		}
+		for _, kv := range d.Puts {
+			v := append([]byte{markPut}, kv.Value...)
+			if err := b.Put(kv.Key, v); err != nil {
+				return err
+			}
+			written += int64(len(kv.Key) + len(v))
+		}
+		for _, k := range d.Deletes {
+			if err := b.Put(k, []byte{markDelete}); err != nil {
+				return err
+			}
+			written += int64(len(k) + 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("state %s checkpoint %d: %w", ns, id, err)
+	}
+	return written, nil
+}
+
+// Read calls fn for every key of namespace ns in the key groups [firstKG, lastKG], as
+// of checkpoint upTo: the base with the deltas up to upTo applied in order. The slices
+// passed to fn are valid during the call only.
+func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, value []byte) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		top := tx.Bucket([]byte(ns))
+		if top == nil {
+			return nil
+		}
+		from, to := KeyPrefix(firstKG), KeyPrefix(lastKG+1)
+		merged := map[string][]byte{}
+		inRange := func(b *bolt.Bucket, apply func(k, v []byte)) {
+			c := b.Cursor()
+			for k, v := c.Seek(from); k != nil && (lastKG+1 > 0xffff || bytes.Compare(k, to) < 0); k, v = c.Next() {
+				apply(k, v)
+			}
+		}
+		if base := top.Bucket(baseBucket); base != nil {
+			inRange(base, func(k, v []byte) { merged[string(k)] = bytes.Clone(v) })
+		}
+		err := top.ForEachBucket(func(name []byte) error {
+			id, ok := deltaID(name)
+			if !ok || id > upTo {
+				return nil
+			}
+			inRange(top.Bucket(name), func(k, v []byte) {
+				if len(v) > 0 && v[0] == markPut {
+					merged[string(k)] = bytes.Clone(v[1:])
+				} else {
+					delete(merged, string(k))
+				}
+			})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for k, v := range merged {
+			if err := fn([]byte(k), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Merge folds the deltas of checkpoints up to id into the base of every namespace:
+// checkpoint id and later ones stay restorable, earlier ones no longer are.
+func (s *Store) Merge(id int64) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(ns []byte, top *bolt.Bucket) error {
+			var merge [][]byte
+			err := top.ForEachBucket(func(name []byte) error {
+				if d, ok := deltaID(name); ok && d <= id {
+					merge = append(merge, bytes.Clone(name))
+				}
+				return nil
+			})
+			if err != nil || len(merge) == 0 {
+				return err
+			}
+			base, err := top.CreateBucketIfNotExists(baseBucket)
+			if err != nil {
+				return err
+			}
+			for _, name := range merge { // in id order: bucket names sort by id
+				err := top.Bucket(name).ForEach(func(k, v []byte) error {
+					if len(v) > 0 && v[0] == markPut {
+						return base.Put(k, bytes.Clone(v[1:]))
+					}
+					return base.Delete(k)
+				})
+				if err != nil {
+					return err
+				}
+				if err := top.DeleteBucket(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// DiscardAfter deletes the deltas of checkpoints after id, which never completed: a
+// restore from id must not see them, and neither may later checkpoints.
+func (s *Store) DiscardAfter(id int64) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(ns []byte, top *bolt.Bucket) error {
+			var drop [][]byte
+			top.ForEachBucket(func(name []byte) error {
+				if d, ok := deltaID(name); ok && d > id {
+					drop = append(drop, bytes.Clone(name))
+				}
+				return nil
+			})
+			for _, name := range drop {
+				if err := top.DeleteBucket(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// Reset deletes all state: a job starting from nothing.
+func (s *Store) Reset() error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		var names [][]byte
+		tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			names = append(names, bytes.Clone(name))
+			return nil
+		})
+		for _, n := range names {
+			if err := tx.DeleteBucket(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ErrCorrupt says stored state could not be decoded.
+var ErrCorrupt = errors.New("corrupt state")
