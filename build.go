@@ -13,11 +13,14 @@ import (
 	"github.com/streamsql/streamsql/exec/expr"
 	"github.com/streamsql/streamsql/exec/ops"
 	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/state"
 )
 
-// job is a plan built into an operator graph, with what reporting needs.
+// job is a plan built into an operator graph, with what running it needs.
 type job struct {
+	id      string // names its state directory
 	graph   *exec.Graph
+	store   *state.Store  // keyed state, when checkpointing
 	readers []exec.Reader // the readers opened by the latest run, for their skip counts
 	source  string        // the table the source reads
 }
@@ -36,7 +39,7 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 	if p, err := strconv.Atoi(s.settings["parallelism.default"]); err == nil && p > 0 {
 		parallelism = p
 	}
-	j := &job{graph: &exec.Graph{Mem: mem}}
+	j := &job{id: jobID(plan, parallelism), graph: &exec.Graph{Mem: mem}}
 	var stages []exec.Stage
 	var chains [][]opFactory
 	startStage := func(st exec.Stage) {
@@ -60,8 +63,12 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 		case *planner.Scan:
 			table := n.Table
 			j.source = table.Name
-			startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
-				r, err := connector.OpenSource(ctx, connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location})
+			tasks := 1
+			if connector.Parallelizable(table) {
+				tasks = parallelism
+			}
+			startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
+				r, err := connector.OpenSource(ctx, connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location, Task: task, Tasks: tasks})
 				if err == nil {
 					j.readers = append(j.readers, r)
 				}
@@ -86,13 +93,17 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 				st.Parallelism, st.Partition = 1, exec.Gather
 			}
 			startStage(st)
-			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
-				return ops.NewAggregate(mem, n, out), nil
+			uid := fmt.Sprintf("aggregate-%d", len(stages)-1)
+			tasks := st.Parallelism
+			addOp(func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
+				var ks *ops.KeyedState
+				if j.store != nil {
+					first, last := exec.KeyGroupRange(task, tasks)
+					ks = &ops.KeyedState{Store: j.store, Namespace: uid, FirstKG: first, LastKG: last}
+				}
+				return ops.NewAggregate(mem, n, out, ks), nil
 			})
 		case *planner.Sink:
-			if n.Input.Updating() && n.Table.Connector() == "filesystem" {
-				return nil, fmt.Errorf("table %s: the filesystem sink accepts only inserts, but the query produces updates", n.Table.Name)
-			}
 			addOp(func(ctx context.Context, _ int, _ exec.Output) (exec.Operator, error) {
 				return connector.OpenSink(ctx, connector.SinkSpec{Table: n.Table, Schema: n.Schema(), Mem: mem, Location: s.cfg.Location, Stdout: s.cfg.Out, Stderr: s.cfg.Err})
 			})
@@ -155,17 +166,6 @@ func closeAll(opsList []exec.Operator) {
 			c.Close()
 		}
 	}
-}
-
-// runJob runs a job and reports the records its sources skipped.
-func (s *Session) runJob(ctx context.Context, j *job) error {
-	err := j.graph.Run(ctx, nil)
-	for _, r := range j.readers {
-		if sc, ok := r.(exec.SkipCounter); ok && sc.Skipped() > 0 {
-			fmt.Fprintf(s.cfg.Err, "table %s: skipped %d malformed records\n", j.source, sc.Skipped())
-		}
-	}
-	return err
 }
 
 // valuesReader produces rows with no columns once, for SELECT without FROM.

@@ -26,6 +26,10 @@ type Config struct {
 	Mem      memory.Allocator // default: the Go allocator
 	Location *time.Location   // session time zone; default: the machine's
 	Now      func() time.Time // the clock; default time.Now
+	// StateDir holds each job's checkpoints (default ./streamsql-state). A job started
+	// again with the same statement resumes from its latest completed checkpoint.
+	StateDir string
+	Fresh    bool // discard earlier checkpoints: start jobs from nothing
 }
 
 // Session executes statements against its own catalog and settings.
@@ -60,6 +64,9 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	if cfg.Err == nil {
 		cfg.Err = io.Discard
+	}
+	if cfg.StateDir == "" {
+		cfg.StateDir = "streamsql-state"
 	}
 	s := &Session{cfg: cfg, catalog: planner.NewCatalog(), settings: map[string]string{}}
 	s.jobCtx, s.cancelJobs = context.WithCancel(context.Background())

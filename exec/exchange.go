@@ -173,3 +173,11 @@ func mix(h, v uint64) uint64 {
 	h ^= h >> 33
 	return h
 }
+
+// KeyGroupRange returns the key groups [first, last] that task owns among parallelism
+// tasks: those TaskOfKeyGroup assigns to it.
+func KeyGroupRange(task, parallelism int) (first, last int) {
+	first = (task*MaxParallelism + parallelism - 1) / parallelism
+	last = ((task+1)*MaxParallelism+parallelism-1)/parallelism - 1
+	return first, last
+}

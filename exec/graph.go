@@ -52,6 +52,18 @@ type TaskID struct{ Stage, Task int }
 
 func (t TaskID) String() string { return fmt.Sprintf("%d.%d", t.Stage, t.Task) }
 
+// Tasks lists the graph's tasks, stage by stage: a task's index in this list is its
+// identity in checkpoints.
+func (g *Graph) Tasks() []TaskID {
+	var ids []TaskID
+	for s, st := range g.Stages {
+		for t := 0; t < st.Parallelism; t++ {
+			ids = append(ids, TaskID{s, t})
+		}
+	}
+	return ids
+}
+
 // Snapshotter is an operator or reader with state that belongs in checkpoints.
 type Snapshotter interface {
 	// Snapshot captures the state as of the barrier of checkpoint id, which reached the
@@ -91,11 +103,11 @@ type TaskStats struct {
 
 // Run runs the graph until every source ended and every task finished, a task failed,
 // or ctx is cancelled. Checkpointing may be nil (no checkpoints).
-func (g *Graph) Run(ctx context.Context, cp *Checkpointing) error {
+func (g *Graph) Run(parent context.Context, cp *Checkpointing) error {
 	if cp == nil {
 		cp = &Checkpointing{}
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	tasks, err := g.build(cp)
 	if err != nil {
@@ -155,7 +167,7 @@ func (g *Graph) Run(ctx context.Context, cp *Checkpointing) error {
 	if err := errors.Join(errs...); err != nil {
 		return firstCause(errs)
 	}
-	return context.Cause(ctx)
+	return context.Cause(parent) // nil unless the caller stopped the job
 }
 
 // firstCause returns the first task error that is not a mere cancellation.

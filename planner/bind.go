@@ -71,8 +71,15 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (Node, error) {
 		proj.Exprs = append(proj.Exprs, e)
 		proj.Names = append(proj.Names, col.Name)
 	}
+	if n.Updating() && appendOnly(t) {
+		return nil, errorf(s, "table %s: the %s sink accepts only inserts, but the query produces updates", t.Name, t.Connector())
+	}
 	return rewrite(&Sink{Input: proj, Table: t}), nil
 }
+
+// appendOnly reports whether a table's sink can only append rows: it cannot apply the
+// retractions of an updating query.
+func appendOnly(t *Table) bool { return t.Connector() == "filesystem" }
 
 // query plans a SELECT block, returning its plan and the scope its output is visible as.
 func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
@@ -89,10 +96,11 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if cond, err = b.expect(q.Where, cond, TypeBoolean); err != nil {
+		checked, err := b.expect(q.Where, cond, TypeBoolean)
+		if err != nil {
 			return nil, nil, errorf(q.Where, "WHERE needs a BOOLEAN condition, got %s", cond.Type().Nullable())
 		}
-		input = &Filter{Input: input, Cond: cond}
+		input = &Filter{Input: input, Cond: checked}
 	}
 	items, err := expandStars(q.Items, sc)
 	if err != nil {

@@ -163,6 +163,13 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 				return folded, nil
 			}
 		}
+		if t.Kind == String && t.Length > 0 {
+			// CAST to VARCHAR(n) keeps the first n characters, as Flink does.
+			s := &Cast{X: x, T: TypeString, Try: e.Try}
+			n := &Literal{Value: int32(t.Length), T: Type{Kind: Int, NotNull: true}}
+			one := &Literal{Value: int32(1), T: Type{Kind: Int, NotNull: true}}
+			return &Call{Fn: FnSubstring, Args: []Expr{s, one, n}, T: Type{Kind: String, Length: t.Length}}, nil
+		}
 		return &Cast{X: x, T: t.Nullable(), Try: e.Try}, nil
 	case *parser.ExtractExpr:
 		x, err := b.bind(e.X)
@@ -443,6 +450,11 @@ func (b *exprBinder) binary(e *parser.BinaryExpr) (Expr, error) {
 	}
 	fn := arithmeticFuncs[e.Op]
 	lt, rt := l.Type(), r.Type()
+	// DATE ± interval is a DATE, computed on its midnight.
+	if lt.Kind == Date && (rt.Kind == IntervalDayTime || rt.Kind == IntervalYearMonth) && (fn == FnAdd || fn == FnSub) {
+		ts := &Call{Fn: fn, Args: []Expr{&Cast{X: l, T: TypeTS}, r}, T: Type{Kind: Timestamp, Precision: 3, NotNull: notNull}}
+		return &Cast{X: ts, T: TypeDate}, nil
+	}
 	// Timestamp arithmetic with intervals.
 	if (lt.Kind == Timestamp || lt.Kind == TimestampLTZ) && (rt.Kind == IntervalDayTime || rt.Kind == IntervalYearMonth) && (fn == FnAdd || fn == FnSub) {
 		return &Call{Fn: fn, Args: []Expr{l, r}, T: Type{Kind: lt.Kind, Precision: 3, NotNull: notNull}}, nil
@@ -487,11 +499,12 @@ func compare(n positioned, fn Func, l, r Expr) (Expr, error) {
 func concat(n positioned, args []Expr) (Expr, error) {
 	notNull := true
 	for i, a := range args {
-		if a.Type().Kind != String {
-			if !canCast(a.Type(), TypeString) {
-				return nil, errorf(n, "cannot concatenate %s", a.Type().Nullable())
-			}
+		switch a.Type().Kind {
+		case String:
+		case Null:
 			args[i] = castTo(a, TypeString)
+		default:
+			return nil, errorf(n, "cannot concatenate %s: CONCAT and || take STRING arguments; use CAST(x AS STRING)", a.Type().Nullable())
 		}
 		notNull = notNull && a.Type().NotNull
 	}
@@ -537,8 +550,9 @@ func (b *exprBinder) in(e *parser.InExpr) (Expr, error) {
 	}
 	t := x.Type()
 	for i, item := range list {
-		var ok bool
-		if t, ok = commonType(t, item.Type()); !ok {
+		common, ok := commonType(t, item.Type())
+		t = common
+		if !ok {
 			return nil, errorf(e.List[i], "IN list item of type %s does not match %s", item.Type().Nullable(), x.Type().Nullable())
 		}
 	}
@@ -608,10 +622,11 @@ func (b *exprBinder) caseExpr(e *parser.CaseExpr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		var ok bool
-		if t, ok = commonType(t, res.Type()); !ok {
+		common, ok := commonType(t, res.Type())
+		if !ok {
 			return nil, errorf(w.Result, "CASE branches have types %s and %s", t, res.Type().Nullable())
 		}
+		t = common
 		c.Whens = append(c.Whens, When{Cond: cond, Result: res})
 	}
 	c.Else = &Literal{T: TypeNull}
@@ -620,10 +635,11 @@ func (b *exprBinder) caseExpr(e *parser.CaseExpr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		var ok bool
-		if t, ok = commonType(t, els.Type()); !ok {
+		common, ok := commonType(t, els.Type())
+		if !ok {
 			return nil, errorf(e.Else, "CASE branches have types %s and %s", t, els.Type().Nullable())
 		}
+		t = common
 		c.Else = els
 	}
 	if t.Kind == Null {

@@ -191,10 +191,11 @@ func (b *exprBinder) call(e *parser.FuncCall) (Expr, error) {
 		t := TypeNull
 		notNull := false
 		for i, a := range args {
-			var ok bool
-			if t, ok = commonType(t, a.Type()); !ok {
+			common, ok := commonType(t, a.Type())
+			if !ok {
 				return nil, errorf(e.Args[i], "COALESCE arguments have types %s and %s", t, a.Type().Nullable())
 			}
+			t = common
 			notNull = notNull || a.Type().NotNull
 		}
 		for i := range args {

@@ -30,9 +30,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	file := fs.String("f", "", "run the statements of `FILE`")
 	inline := fs.String("e", "", "run the statements of `SQL`")
+	stateDir := fs.String("state-dir", "streamsql-state", "where jobs keep checkpoints; a job started again resumes from its latest")
+	fresh := fs.Bool("fresh", false, "discard earlier checkpoints and start jobs from nothing")
 	format := fs.String("format", "", "how SELECT results print: table, csv, json or changelog (default: table in the shell or on a terminal, csv otherwise)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog]\n       streamsql bench [-rows N]\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
+		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog] [--state-dir DIR] [--fresh]\n       streamsql bench [-rows N]\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -49,7 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			*format = "table"
 		}
 	}
-	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Format: *format, Verbose: interactive})
+	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Format: *format, Verbose: interactive, StateDir: *stateDir, Fresh: *fresh})
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
 		return 2

@@ -45,6 +45,10 @@ type SourceSpec struct {
 	// Now is the clock of datagen's timestamps (without a seed) and of its pacing;
 	// nil means time.Now.
 	Now func() time.Time
+	// Task and Tasks say which share of the source to read when Tasks tasks read it in
+	// parallel (see split); 0 and 0 mean a single task. Only Parallelizable sources
+	// accept Tasks > 1.
+	Task, Tasks int
 }
 
 // SinkSpec is what OpenSink needs to open a table's sink.

@@ -19,25 +19,34 @@ import (
 // each column, paced to 'rows-per-second', bounded by 'number-of-rows' and by the end
 // of any sequence.
 //
-// Each column draws from its own generators, seeded from 'seed' and the column's
-// position, so the same seed gives the same rows whatever the batch sizes; without a
-// seed the rows differ on every run. With a seed, timestamps and dates count back from
-// the fixed time 2020-01-01 00:00:00 instead of now.
+// A random value is a function of the seed, the column's position and the row's global
+// index (see datagen_gen.go), so the same seed gives the same rows whatever the batch
+// sizes, the number of parallel tasks (see split) or a restore in between; without a
+// seed one is drawn at open, and the rows differ on every run. With a seed, timestamps
+// and dates count back from the fixed time 2020-01-01 00:00:00; without one they count
+// back from the clock at each batch, so a restored reader replays every value but those.
+//
+// A snapshot is the number of rows this task produced and the seed (see datagenState).
 type DatagenReader struct {
+	table  string
+	split  split
 	rb     *array.RecordBuilder
 	fields []fieldGen
 	batch  int
-	limit  int64 // rows to produce in all; -1 when unbounded
+	limit  int64 // rows this task produces in all; -1 when unbounded
 	pos    int64 // rows produced so far
 	pace   *tokenBucket
 	now    func() time.Time
 	loc    *time.Location
+	seed   uint64
 	seeded bool
 }
 
 var (
-	_ exec.Reader = (*DatagenReader)(nil)
-	_ exec.Closer = (*DatagenReader)(nil)
+	_ exec.Reader      = (*DatagenReader)(nil)
+	_ exec.Closer      = (*DatagenReader)(nil)
+	_ exec.Snapshotter = (*DatagenReader)(nil)
+	_ exec.Restorer    = (*DatagenReader)(nil)
 )
 
 var datagenKeys = []string{"number-of-rows", "rows-per-second", "seed"}
@@ -53,6 +62,10 @@ var seededBase = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 func openDatagen(spec SourceSpec) (*DatagenReader, error) {
 	t := spec.Table
 	schema := t.PhysicalSchema()
+	sp, err := newSplit(spec)
+	if err != nil {
+		return nil, err
+	}
 	isFieldKey := func(k string) bool {
 		if !strings.HasPrefix(k, "fields.") {
 			return false
@@ -97,6 +110,9 @@ func openDatagen(spec SourceSpec) (*DatagenReader, error) {
 		seed = rand.Uint64()
 	}
 	d := &DatagenReader{
+		table:  t.Name,
+		split:  sp,
+		seed:   seed,
 		batch:  spec.BatchSize,
 		limit:  limit,
 		now:    spec.Now,
@@ -104,7 +120,7 @@ func openDatagen(spec SourceSpec) (*DatagenReader, error) {
 		seeded: seeded,
 	}
 	for i, c := range schema {
-		g, n, err := newFieldGen(o, c, i, seed)
+		g, n, err := newFieldGen(o, c, i)
 		if err != nil {
 			return nil, err
 		}
@@ -113,6 +129,7 @@ func openDatagen(spec SourceSpec) (*DatagenReader, error) {
 		}
 		d.fields = append(d.fields, g)
 	}
+	d.limit = sp.rows(d.limit)
 	// Keep a batch of long random strings within maxBatchBytes.
 	rowBytes := 0
 	for _, g := range d.fields {
@@ -123,7 +140,7 @@ func openDatagen(spec SourceSpec) (*DatagenReader, error) {
 	if rowBytes > 0 && d.batch*rowBytes > maxBatchBytes {
 		d.batch = max(1, maxBatchBytes/rowBytes)
 	}
-	d.pace = newTokenBucket(float64(rps), d.batch, spec.Now)
+	d.pace = newTokenBucket(float64(rps)/float64(sp.tasks), d.batch, spec.Now)
 	d.rb = array.NewRecordBuilder(spec.Mem, exec.ArrowSchema(schema))
 	return d, nil
 }
@@ -137,8 +154,7 @@ func fieldIndex(s planner.Schema, name string) int {
 	return -1
 }
 
-// Position returns the number of rows produced so far: a sequence's next value is its
-// start plus the position.
+// Position returns the number of rows this task produced so far.
 func (d *DatagenReader) Position() int64 { return d.pos }
 
 // Next generates the next batch; see exec.Reader.
@@ -162,9 +178,9 @@ func (d *DatagenReader) Next(ctx context.Context) (exec.Batch, error) {
 	if err != nil || got == 0 {
 		return exec.Batch{}, err
 	}
-	base := d.baseTimes()
+	span := rowSpan{seed: d.seed, first: d.split.global(d.pos), step: uint64(d.split.tasks), n: got, base: d.baseTimes()}
 	for i, g := range d.fields {
-		g.append(d.rb.Field(i), d.pos, got, base)
+		g.append(d.rb.Field(i), span)
 	}
 	d.pos += int64(got)
 	return exec.Batch{Rec: d.rb.NewRecord()}, nil
@@ -209,55 +225,19 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// fieldGen appends the values of one column for the rows at positions pos..pos+n-1.
+// fieldGen appends the values of one column for the rows of a span.
 type fieldGen interface {
-	append(b array.Builder, pos int64, n int, base baseTimes)
+	append(b array.Builder, s rowSpan)
 }
 
-// splitmix64 spreads a seed into well-mixed state for PCG.
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-func newRand(seed uint64, stream uint64) *rand.Rand {
-	a := splitmix64(seed ^ splitmix64(stream))
-	return rand.New(rand.NewPCG(a, splitmix64(a)))
-}
-
-// nulls decides which rows of a column are NULL, from its own generator so that the
-// values drawn do not depend on it.
-type nulls struct {
-	rate  float64
-	rng   *rand.Rand
-	valid []bool
-}
-
-// fill returns the validity of the next n rows, or nil when none can be NULL.
-func (z *nulls) fill(n int) []bool {
-	if z.rate <= 0 {
-		return nil
-	}
-	if cap(z.valid) < n {
-		z.valid = make([]bool, n)
-	}
-	z.valid = z.valid[:n]
-	for i := range z.valid {
-		z.valid[i] = z.rng.Float64() >= z.rate
-	}
-	return z.valid
-}
-
-func newFieldGen(o *options, c planner.Column, col int, seed uint64) (fieldGen, int64, error) {
+func newFieldGen(o *options, c planner.Column, col int) (fieldGen, int64, error) {
 	prefix := "fields." + c.Name + "."
 	has := func(k string) bool { _, ok := o.t.Option(prefix + k); return ok }
 	kind := "random"
 	if v, ok := o.t.Option(prefix + "kind"); ok {
 		kind = strings.ToLower(strings.TrimSpace(v))
 	}
-	z := nulls{rng: newRand(seed, uint64(col)*2+1)}
+	z := nulls{col: col}
 	if v, ok := o.t.Option(prefix + "null-rate"); ok {
 		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || !(r >= 0 && r <= 1) {
@@ -268,7 +248,6 @@ func newFieldGen(o *options, c planner.Column, col int, seed uint64) (fieldGen, 
 		}
 		z.rate = r
 	}
-	rng := newRand(seed, uint64(col)*2)
 	typ := c.Type.Nullable()
 	only := func(kind string, allowed ...string) error {
 		for _, k := range datagenFieldKeys {
@@ -308,7 +287,7 @@ func newFieldGen(o *options, c planner.Column, col int, seed uint64) (fieldGen, 
 		if min > max {
 			return nil, 0, o.err("option '%smin' (%d) is greater than '%smax' (%d)", prefix, min, prefix, max)
 		}
-		return &randomInt{rng: rng, z: z, min: min, span: uint64(max) - uint64(min) + 1}, -1, nil
+		return &randomInt{z: z, min: min, span: uint64(max) - uint64(min) + 1}, -1, nil
 	case planner.Double:
 		if err := only("a random", "min", "max"); err != nil {
 			return nil, 0, err
@@ -324,7 +303,7 @@ func newFieldGen(o *options, c planner.Column, col int, seed uint64) (fieldGen, 
 		if min > max {
 			return nil, 0, o.err("option '%smin' (%v) is greater than '%smax' (%v)", prefix, min, prefix, max)
 		}
-		return &randomDouble{rng: rng, z: z, min: min, max: max}, -1, nil
+		return &randomDouble{z: z, min: min, max: max}, -1, nil
 	case planner.Decimal:
 		if err := only("a random", "min", "max"); err != nil {
 			return nil, 0, err
@@ -346,12 +325,12 @@ func newFieldGen(o *options, c planner.Column, col int, seed uint64) (fieldGen, 
 		if min > max {
 			return nil, 0, o.err("option '%smin' is greater than '%smax'", prefix, prefix)
 		}
-		return &randomDecimal{randomInt: randomInt{rng: rng, z: z, min: min, span: uint64(max) - uint64(min) + 1}}, -1, nil
+		return &randomDecimal{randomInt: randomInt{z: z, min: min, span: uint64(max) - uint64(min) + 1}}, -1, nil
 	case planner.Boolean:
 		if err := only("a random"); err != nil {
 			return nil, 0, err
 		}
-		return &randomBool{rng: rng, z: z}, -1, nil
+		return &randomBool{z: z}, -1, nil
 	case planner.String:
 		if err := only("a random", "length"); err != nil {
 			return nil, 0, err
@@ -360,7 +339,7 @@ func newFieldGen(o *options, c planner.Column, col int, seed uint64) (fieldGen, 
 		if err != nil {
 			return nil, 0, err
 		}
-		return &randomString{rng: rng, z: z, length: int(n)}, -1, nil
+		return &randomString{z: z, length: int(n)}, -1, nil
 	case planner.Timestamp, planner.TimestampLTZ, planner.Date:
 		if err := only("a random", "max-past"); err != nil {
 			return nil, 0, err
@@ -369,7 +348,7 @@ func newFieldGen(o *options, c planner.Column, col int, seed uint64) (fieldGen, 
 		if err != nil {
 			return nil, 0, err
 		}
-		return &randomTime{rng: rng, z: z, kind: c.Type.Kind, maxPast: past.Milliseconds()}, -1, nil
+		return &randomTime{z: z, kind: c.Type.Kind, maxPast: past.Milliseconds()}, -1, nil
 	}
 	return nil, 0, o.err("datagen cannot generate column %s of type %s", c.Name, typ)
 }

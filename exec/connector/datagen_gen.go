@@ -2,7 +2,7 @@ package connector
 
 import (
 	"math"
-	"math/rand/v2"
+	"math/bits"
 	"strconv"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -12,40 +12,77 @@ import (
 )
 
 // The value generators of the datagen source, one type a kind of column.
+//
+// Random values are counter-based: word k of column c for the row with global index g
+// is mix(key(seed, c, k) + g·γ), SplitMix64's output at position g, so each row's
+// values are a pure function of (seed, column, row) — a restored or parallel reader
+// produces the very rows an uninterrupted single reader would — while a batch is still
+// generated column by column in a tight loop. Stream k = 0 decides NULLs, so the values
+// drawn do not depend on the null rate.
 
-// randomInt draws integers uniformly from [min, min+span-1]; span 0 is the full range.
-type randomInt struct {
-	rng  *rand.Rand
-	z    nulls
-	min  int64
-	span uint64
-	i64  []int64
-	i32  []int32
+// golden is γ, SplitMix64's increment: 2^64 divided by the golden ratio, odd.
+const golden = 0x9e3779b97f4a7c15
+
+// mix is SplitMix64's finalizer, a bijection of 64-bit words.
+func mix(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }
 
-func (g *randomInt) next() int64 {
-	if g.span == 0 {
-		return int64(g.rng.Uint64())
-	}
-	return g.min + int64(g.rng.Uint64N(g.span))
+func splitmix64(x uint64) uint64 { return mix(x + golden) }
+
+// rowSpan is what a batch generates: n rows with global indexes first, first+step, ...
+type rowSpan struct {
+	seed        uint64
+	first, step uint64
+	n           int
+	base        baseTimes
 }
 
-func (g *randomInt) append(b array.Builder, _ int64, n int, _ baseTimes) {
-	valid := g.z.fill(n)
-	switch b := b.(type) {
-	case *array.Int64Builder:
-		g.i64 = resize(g.i64, n)
-		for i := range g.i64 {
-			g.i64[i] = g.next()
-		}
-		b.AppendValues(g.i64, valid)
-	case *array.Int32Builder:
-		g.i32 = resize(g.i32, n)
-		for i := range g.i32 {
-			g.i32[i] = int32(g.next())
-		}
-		b.AppendValues(g.i32, valid)
+// words returns stream k of column col over the rows of the span.
+func (s rowSpan) words(col, k int) words {
+	key := splitmix64(splitmix64(s.seed) ^ uint64(col)<<32 ^ uint64(k))
+	return words{state: key + s.first*golden, inc: s.step * golden}
+}
+
+// words yields one random word a row.
+type words struct{ state, inc uint64 }
+
+func (w *words) next() uint64 {
+	z := mix(w.state)
+	w.state += w.inc
+	return z
+}
+
+// below maps a random word to [0, n) by multiply-shift (its bias, at most n/2^64, is
+// negligible).
+func below(w, n uint64) uint64 {
+	hi, _ := bits.Mul64(w, n)
+	return hi
+}
+
+// unit maps a random word to [0, 1).
+func unit(w uint64) float64 { return float64(w>>11) * 0x1p-53 }
+
+// nulls decides which rows of column col are NULL.
+type nulls struct {
+	col   int
+	rate  float64
+	valid []bool
+}
+
+// fill returns the validity of the span's rows, or nil when none can be NULL.
+func (z *nulls) fill(s rowSpan) []bool {
+	if z.rate <= 0 {
+		return nil
 	}
+	z.valid = resize(z.valid, s.n)
+	w := s.words(z.col, 0)
+	for i := range z.valid {
+		z.valid[i] = unit(w.next()) >= z.rate
+	}
+	return z.valid
 }
 
 func resize[T any](s []T, n int) []T {
@@ -55,84 +92,119 @@ func resize[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// randomInt draws integers uniformly from [min, min+span-1]; span 0 is the full range.
+type randomInt struct {
+	z    nulls
+	min  int64
+	span uint64
+	i64  []int64
+	i32  []int32
+}
+
+func (g *randomInt) value(w uint64) int64 {
+	if g.span == 0 {
+		return int64(w)
+	}
+	return g.min + int64(below(w, g.span))
+}
+
+func (g *randomInt) append(b array.Builder, s rowSpan) {
+	valid := g.z.fill(s)
+	w := s.words(g.z.col, 1)
+	switch b := b.(type) {
+	case *array.Int64Builder:
+		g.i64 = resize(g.i64, s.n)
+		for i := range g.i64 {
+			g.i64[i] = g.value(w.next())
+		}
+		b.AppendValues(g.i64, valid)
+	case *array.Int32Builder:
+		g.i32 = resize(g.i32, s.n)
+		for i := range g.i32 {
+			g.i32[i] = int32(g.value(w.next()))
+		}
+		b.AppendValues(g.i32, valid)
+	}
+}
+
 type randomDecimal struct {
 	randomInt
 	vals []decimal128.Num
 }
 
-func (g *randomDecimal) append(b array.Builder, _ int64, n int, _ baseTimes) {
-	valid := g.z.fill(n)
-	g.vals = resize(g.vals, n)
+func (g *randomDecimal) append(b array.Builder, s rowSpan) {
+	valid := g.z.fill(s)
+	w := s.words(g.z.col, 1)
+	g.vals = resize(g.vals, s.n)
 	for i := range g.vals {
-		g.vals[i] = decimal128.FromI64(g.next())
+		g.vals[i] = decimal128.FromI64(g.value(w.next()))
 	}
 	b.(*array.Decimal128Builder).AppendValues(g.vals, valid)
 }
 
 type randomDouble struct {
-	rng      *rand.Rand
 	z        nulls
 	min, max float64
 	vals     []float64
 }
 
-func (g *randomDouble) append(b array.Builder, _ int64, n int, _ baseTimes) {
-	valid := g.z.fill(n)
-	g.vals = resize(g.vals, n)
-	span := g.max - g.min
-	for i := range g.vals {
-		r := g.rng.Float64()
-		if math.IsInf(span, 0) {
+func (g *randomDouble) append(b array.Builder, s rowSpan) {
+	valid := g.z.fill(s)
+	w := s.words(g.z.col, 1)
+	g.vals = resize(g.vals, s.n)
+	if span := g.max - g.min; !math.IsInf(span, 0) {
+		for i := range g.vals {
+			g.vals[i] = g.min + unit(w.next())*span
+		}
+	} else {
+		for i := range g.vals {
+			r := unit(w.next())
 			g.vals[i] = r*g.max + (1-r)*g.min
-		} else {
-			g.vals[i] = g.min + r*span
 		}
 	}
 	b.(*array.Float64Builder).AppendValues(g.vals, valid)
 }
 
 type randomBool struct {
-	rng   *rand.Rand
-	z     nulls
-	bits  uint64 // unused random bits, carried across batches
-	nbits int
-	vals  []bool
+	z    nulls
+	vals []bool
 }
 
-func (g *randomBool) append(b array.Builder, _ int64, n int, _ baseTimes) {
-	valid := g.z.fill(n)
-	g.vals = resize(g.vals, n)
+func (g *randomBool) append(b array.Builder, s rowSpan) {
+	valid := g.z.fill(s)
+	w := s.words(g.z.col, 1)
+	g.vals = resize(g.vals, s.n)
 	for i := range g.vals {
-		if g.nbits == 0 {
-			g.bits, g.nbits = g.rng.Uint64(), 64
-		}
-		g.vals[i] = g.bits&1 == 1
-		g.bits >>= 1
-		g.nbits--
+		g.vals[i] = w.next()>>63 == 1
 	}
 	b.(*array.BooleanBuilder).AppendValues(g.vals, valid)
 }
 
-// randomString draws strings of lowercase hex digits, as Flink's datagen does.
+// randomString draws strings of lowercase hex digits, as Flink's datagen does; word
+// stream 1+j gives digits 16j to 16j+15.
 type randomString struct {
-	rng    *rand.Rand
 	z      nulls
 	length int
+	words  []words
 	buf    []byte
 }
 
 const hexDigits = "0123456789abcdef"
 
-func (g *randomString) append(b array.Builder, _ int64, n int, _ baseTimes) {
-	valid := g.z.fill(n)
+func (g *randomString) append(b array.Builder, s rowSpan) {
+	valid := g.z.fill(s)
 	sb := b.(*array.StringBuilder)
-	sb.Reserve(n)
-	sb.ReserveData(n * g.length)
+	sb.Reserve(s.n)
+	sb.ReserveData(s.n * g.length)
+	g.words = resize(g.words, (g.length+15)/16)
+	for j := range g.words {
+		g.words[j] = s.words(g.z.col, 1+j)
+	}
 	g.buf = resize(g.buf, g.length)
-	for i := 0; i < n; i++ {
-		for j := 0; j < g.length; j += 16 {
-			r := g.rng.Uint64()
-			for k := j; k < j+16 && k < g.length; k++ {
+	for i := 0; i < s.n; i++ {
+		for j := range g.words {
+			r := g.words[j].next()
+			for k := j * 16; k < min(j*16+16, g.length); k++ {
 				g.buf[k] = hexDigits[r&15]
 				r >>= 4
 			}
@@ -141,13 +213,12 @@ func (g *randomString) append(b array.Builder, _ int64, n int, _ baseTimes) {
 			sb.AppendNull()
 			continue
 		}
-		sb.BinaryBuilder.Append(g.buf)
+		sb.UnsafeAppend(g.buf)
 	}
 }
 
 // randomTime draws timestamps (or dates) up to maxPast milliseconds before the base.
 type randomTime struct {
-	rng     *rand.Rand
 	z       nulls
 	kind    planner.Kind
 	maxPast int64
@@ -155,37 +226,38 @@ type randomTime struct {
 	dates   []arrow.Date32
 }
 
-func (g *randomTime) past() int64 {
+func (g *randomTime) past(w uint64) int64 {
 	if g.maxPast <= 0 {
 		return 0
 	}
-	return g.rng.Int64N(g.maxPast + 1)
+	return int64(below(w, uint64(g.maxPast)+1))
 }
 
-func (g *randomTime) append(b array.Builder, _ int64, n int, base baseTimes) {
-	valid := g.z.fill(n)
+func (g *randomTime) append(b array.Builder, s rowSpan) {
+	valid := g.z.fill(s)
+	w := s.words(g.z.col, 1)
 	switch g.kind {
 	case planner.Date:
-		g.dates = resize(g.dates, n)
+		g.dates = resize(g.dates, s.n)
 		for i := range g.dates {
-			g.dates[i] = arrow.Date32(base.days - g.past()/86400000)
+			g.dates[i] = arrow.Date32(s.base.days - g.past(w.next())/86400000)
 		}
 		b.(*array.Date32Builder).AppendValues(g.dates, valid)
 	default:
-		at := base.wall
+		at := s.base.wall
 		if g.kind == planner.TimestampLTZ {
-			at = base.instant
+			at = s.base.instant
 		}
-		g.ts = resize(g.ts, n)
+		g.ts = resize(g.ts, s.n)
 		for i := range g.ts {
-			g.ts[i] = arrow.Timestamp(at - g.past())
+			g.ts[i] = arrow.Timestamp(at - g.past(w.next()))
 		}
 		b.(*array.TimestampBuilder).AppendValues(g.ts, valid)
 	}
 }
 
-// sequence produces start, start+1, ..., end: the value of the row at position pos is
-// start+pos, so a restored position continues the sequence.
+// sequence produces start, start+1, ..., end: the value of the row with global index g
+// is start+g, so a restored or parallel reader continues or interleaves the sequence.
 type sequence struct {
 	z     nulls
 	kind  planner.Kind
@@ -240,32 +312,32 @@ func newSequence(o *options, c planner.Column, prefix string, z nulls) (fieldGen
 	return g, count, nil
 }
 
-func (g *sequence) append(b array.Builder, pos int64, n int, _ baseTimes) {
-	valid := g.z.fill(n)
-	first := g.start + pos
+func (g *sequence) append(b array.Builder, s rowSpan) {
+	valid := g.z.fill(s)
+	n, first, step := s.n, g.start+int64(s.first), int64(s.step)
 	switch b := b.(type) {
 	case *array.Int64Builder:
 		g.i64 = resize(g.i64, n)
 		for i := range g.i64 {
-			g.i64[i] = first + int64(i)
+			g.i64[i] = first + int64(i)*step
 		}
 		b.AppendValues(g.i64, valid)
 	case *array.Int32Builder:
 		g.i32 = resize(g.i32, n)
 		for i := range g.i32 {
-			g.i32[i] = int32(first + int64(i))
+			g.i32[i] = int32(first + int64(i)*step)
 		}
 		b.AppendValues(g.i32, valid)
 	case *array.Float64Builder:
 		g.f64 = resize(g.f64, n)
 		for i := range g.f64 {
-			g.f64[i] = float64(first + int64(i))
+			g.f64[i] = float64(first + int64(i)*step)
 		}
 		b.AppendValues(g.f64, valid)
 	case *array.Decimal128Builder:
 		g.dec = resize(g.dec, n)
 		for i := range g.dec {
-			g.dec[i] = decimal128.FromI64(first + int64(i)).Mul(g.scale)
+			g.dec[i] = decimal128.FromI64(first + int64(i)*step).Mul(g.scale)
 		}
 		b.AppendValues(g.dec, valid)
 	case *array.StringBuilder:
@@ -275,7 +347,7 @@ func (g *sequence) append(b array.Builder, pos int64, n int, _ baseTimes) {
 				b.AppendNull()
 				continue
 			}
-			g.str = strconv.AppendInt(g.str[:0], first+int64(i), 10)
+			g.str = strconv.AppendInt(g.str[:0], first+int64(i)*step, 10)
 			b.BinaryBuilder.Append(g.str)
 		}
 	}

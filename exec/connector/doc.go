@@ -5,4 +5,11 @@
 // error). Records are converted by package format; this package owns the I/O: files,
 // sockets, pacing, byte offsets and line numbers. The engine calls OpenSource and
 // OpenSink with a spec; there is no registry.
+//
+// The datagen and filesystem sources are replayable: their readers snapshot their
+// position for a checkpoint (exec.Snapshotter) and a new reader restored from it
+// (exec.Restorer) continues with exactly the rows that followed (state.go has the
+// encoding). They are also Parallelizable: several tasks, each given its
+// SourceSpec.Task, read disjoint shares of the rows (split.go). The socket source is
+// neither.
 package connector

@@ -30,8 +30,12 @@ var errClosed = errors.New("connector: reader is closed")
 // interval and reads each new file once. A file must be complete when it appears
 // (written elsewhere and moved in, or written under a hidden name and renamed, as the
 // filesystem sink does); data appended to a file already read is not seen.
+//
+// A snapshot is the files read, the file being read with the offset and line number of
+// its next record, and the files listed but not yet read (see fileState).
 type FileReader struct {
 	table   string
+	split   split
 	path    string
 	dir     bool
 	monitor time.Duration // 0: bounded
@@ -39,7 +43,8 @@ type FileReader struct {
 	batch   int
 	now     func() time.Time
 
-	pending  []string        // files listed and not yet read, in order
+	pending  []string        // this task's files listed and not yet read, in order
+	done     []string        // this task's files read to their end
 	seen     map[string]bool // files listed so far
 	lastList time.Time
 
@@ -63,10 +68,16 @@ type FilePosition struct {
 var (
 	_ exec.Reader      = (*FileReader)(nil)
 	_ exec.SkipCounter = (*FileReader)(nil)
+	_ exec.Snapshotter = (*FileReader)(nil)
+	_ exec.Restorer    = (*FileReader)(nil)
 )
 
 func openFileSource(spec SourceSpec) (*FileReader, error) {
 	t := spec.Table
+	sp, err := newSplit(spec)
+	if err != nil {
+		return nil, err
+	}
 	o, err := newOptions(t, []string{"path", "source.monitor-interval"}, true, nil)
 	if err != nil {
 		return nil, err
@@ -89,6 +100,7 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 	}
 	r := &FileReader{
 		table:   t.Name,
+		split:   sp,
 		path:    path,
 		dir:     st.IsDir(),
 		monitor: monitor,
@@ -105,7 +117,8 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 	return r, nil
 }
 
-// list adds the files not seen before to pending.
+// list adds this task's files not seen before to pending (see split for which are
+// this task's).
 func (r *FileReader) list() error {
 	r.lastList = r.now()
 	var found []string
@@ -133,13 +146,25 @@ func (r *FileReader) list() error {
 		}
 	}
 	sort.Strings(found)
-	for _, p := range found {
-		if !r.seen[p] {
-			r.seen[p] = true
+	for i, p := range found {
+		if r.seen[p] {
+			continue
+		}
+		r.seen[p] = true
+		if r.owns(i, p) {
 			r.pending = append(r.pending, p)
 		}
 	}
 	return nil
+}
+
+// owns reports whether file i of a sorted listing is this task's: by its index when
+// the path is listed once, by its name when a monitored directory's indexes shift.
+func (r *FileReader) owns(i int, p string) bool {
+	if r.dir && r.monitor > 0 {
+		return r.split.ownsName(filepath.Base(p))
+	}
+	return r.split.ownsIndex(i)
 }
 
 func (r *FileReader) err(err error) error {
@@ -213,12 +238,23 @@ func (r *FileReader) poll(ctx context.Context) error {
 func (r *FileReader) open() error {
 	p := r.pending[0]
 	r.pending = r.pending[1:]
-	f, err := os.Open(p)
+	return r.openAt(FilePosition{Path: p})
+}
+
+// openAt opens a file to read from a position.
+func (r *FileReader) openAt(pos FilePosition) error {
+	f, err := os.Open(pos.Path)
 	if err != nil {
 		return r.err(err)
 	}
+	if pos.Offset > 0 {
+		if _, err := f.Seek(pos.Offset, io.SeekStart); err != nil {
+			f.Close()
+			return r.err(err)
+		}
+	}
 	r.f = f
-	r.pos = FilePosition{Path: p}
+	r.pos = pos
 	r.start, r.end, r.eof = 0, 0, false
 	return nil
 }
@@ -291,6 +327,7 @@ func (r *FileReader) fill() error {
 func (r *FileReader) closeFile() error {
 	err := r.f.Close()
 	r.f = nil
+	r.done = append(r.done, r.pos.Path)
 	if err != nil {
 		return r.err(err)
 	}

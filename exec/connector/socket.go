@@ -25,8 +25,10 @@ const (
 // SocketReader is the socket source of Flink's examples: a TCP client of
 // hostname:port that splits what it receives on 'byte-delimiter' (default 10, a line
 // feed) and decodes each record with the table's format. It is unbounded and ends
-// (io.EOF) when the server closes the connection. A goroutine owned by the reader reads
-// the connection; Close stops it and waits for it.
+// (io.EOF) when the server closes the connection. It is not replayable, so it is no
+// exec.Restorer: after a restore it reads what arrives from then on (at-most-once),
+// and it never runs in parallel. A goroutine owned by the reader reads the
+// connection; Close stops it and waits for it.
 type SocketReader struct {
 	table string
 	addr  string
@@ -59,6 +61,9 @@ var (
 
 func openSocket(ctx context.Context, spec SourceSpec) (*SocketReader, error) {
 	t := spec.Table
+	if _, err := newSplit(spec); err != nil {
+		return nil, err // not replayable, and one connection: never in parallel
+	}
 	o, err := newOptions(t, []string{"byte-delimiter", "hostname", "port"}, true, nil)
 	if err != nil {
 		return nil, err

@@ -1,12 +1,12 @@
 package expr
 
 import (
-	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"math"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"github.com/streamsql/streamsql/planner"
 )
 

@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -9,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/bitutil"
 	"github.com/apache/arrow/go/v15/arrow/decimal128"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"github.com/streamsql/streamsql/planner"
 )
 

@@ -1,11 +1,11 @@
 package expr
 
 import (
-	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"math"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"github.com/streamsql/streamsql/planner"
 )
 

@@ -1,12 +1,12 @@
 package expr
 
 import (
-	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 )
 
 // Row readers and drivers for functions whose per-row work (parsing, formatting, calendars,

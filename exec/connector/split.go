@@ -1,0 +1,66 @@
+package connector
+
+import (
+	"errors"
+	"hash/fnv"
+
+	"github.com/streamsql/streamsql/planner"
+)
+
+// split is the share of a source that one of its parallel tasks reads: together the
+// tasks 0..tasks-1 read every row exactly once.
+//
+//   - datagen: the row with global index g (0, 1, ...) is task g % tasks's, so task k
+//     produces rows k, k+tasks, k+2·tasks, ... (sequences interleave as in Flink), and
+//     paces itself to its share of 'rows-per-second'.
+//   - filesystem: whole files. Reading a path once, file i of the sorted listing is
+//     task i % tasks's; monitoring a directory, where indexes shift as files arrive,
+//     a file is task fnv32a(name) % tasks's.
+//   - socket: one task only.
+type split struct{ task, tasks int }
+
+func newSplit(spec SourceSpec) (split, error) {
+	s := split{task: spec.Task, tasks: max(spec.Tasks, 1)}
+	if spec.Tasks < 0 || s.task < 0 || s.task >= s.tasks {
+		return split{}, tableErr(spec.Table, ErrInvalidOption, "source task %d of %d does not exist", spec.Task, spec.Tasks)
+	}
+	if s.tasks > 1 && !Parallelizable(spec.Table) {
+		return split{}, tableErr(spec.Table, errors.ErrUnsupported, "the %s source cannot run in parallel", spec.Table.Connector())
+	}
+	return s, nil
+}
+
+// Parallelizable reports whether the source of t can be read by several tasks, each
+// given its own SourceSpec.Task; when not, the planner runs it as one task.
+func Parallelizable(t *planner.Table) bool {
+	switch t.Connector() {
+	case "datagen", "filesystem":
+		return true
+	}
+	return false
+}
+
+// rows returns this split's share of n rows, or -1 when n is -1 (unbounded).
+func (s split) rows(n int64) int64 {
+	if n < 0 {
+		return -1
+	}
+	c := n / int64(s.tasks)
+	if n%int64(s.tasks) > int64(s.task) {
+		c++
+	}
+	return c
+}
+
+// global returns the global index of this split's local row i.
+func (s split) global(i int64) uint64 { return uint64(s.task) + uint64(i)*uint64(s.tasks) }
+
+// ownsIndex reports whether file i of a sorted listing is this split's.
+func (s split) ownsIndex(i int) bool { return i%s.tasks == s.task }
+
+// ownsName reports whether the file of that name is this split's, by a hash of the name.
+func (s split) ownsName(name string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return int(h.Sum32()%uint32(s.tasks)) == s.task
+}

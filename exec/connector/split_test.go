@@ -1,0 +1,150 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// readTask reads task of tasks of tbl to its end and returns its rows, sorted.
+func readTask(t *testing.T, tbl *planner.Table, task, tasks int) []string {
+	t.Helper()
+	r, err := OpenSource(context.Background(), SourceSpec{Table: tbl, Mem: checkedMem(t), Location: time.UTC, BatchSize: 64, Task: task, Tasks: tasks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	out, _, err := drain(t, r, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.SplitAfter(out, "]\n") // no value of these tests holds "]\n"
+	slices.Sort(rows)
+	return slices.DeleteFunc(rows, func(s string) bool { return s == "" })
+}
+
+func TestSplitsReadEveryRowOnce(t *testing.T) {
+	tables := map[string]*planner.Table{}
+	for name, tbl := range datagenCases() {
+		if _, seeded := tbl.Options["seed"]; seeded {
+			tables["datagen "+name] = tbl
+		}
+	}
+	for name, tbl := range fileCases(t) {
+		tables[name] = tbl
+	}
+	monitored := *tables["csv directory"] // files by the hash of their name
+	monitored.Options = map[string]string{"source.monitor-interval": "1h"}
+	for k, v := range tables["csv directory"].Options {
+		monitored.Options[k] = v
+	}
+	tables["monitored csv directory"] = &monitored
+	for name, tbl := range tables {
+		t.Run(name, func(t *testing.T) {
+			all := readTask(t, tbl, 0, 0)
+			for tasks := 1; tasks <= 3; tasks++ {
+				var union []string
+				for task := 0; task < tasks; task++ {
+					rows := readTask(t, tbl, task, tasks)
+					if !strings.HasSuffix(name, "file") && len(rows) == 0 {
+						t.Errorf("task %d of %d read nothing", task, tasks)
+					}
+					if strings.HasSuffix(name, "file") && task > 0 && len(rows) > 0 {
+						t.Errorf("task %d of %d read a file of one file", task, tasks)
+					}
+					union = append(union, rows...)
+				}
+				slices.Sort(union)
+				if !slices.Equal(union, all) {
+					t.Errorf("%d tasks read %d rows, not the %d of one task", tasks, len(union), len(all))
+				}
+			}
+		})
+	}
+}
+
+func TestSplitsOfDatagen(t *testing.T) {
+	tbl := table("seq", planner.Schema{{Name: "id", Type: planner.TypeInt}}, map[string]string{
+		"connector": "datagen", "rows-per-second": "300", "number-of-rows": "8",
+		"fields.id.kind": "sequence", "fields.id.start": "10", "fields.id.end": "100",
+	})
+	want := []string{"+I[10]\n+I[13]\n+I[16]\n", "+I[11]\n+I[14]\n+I[17]\n", "+I[12]\n+I[15]\n"}
+	for task := 0; task < 3; task++ {
+		r, err := OpenSource(context.Background(), SourceSpec{Table: tbl, Mem: checkedMem(t), Task: task, Tasks: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := r.(*DatagenReader)
+		if d.pace.rate != 100 {
+			t.Errorf("task %d paced to %v rows/s", task, d.pace.rate)
+		}
+		rows, _, err := drain(t, r, 100)
+		r.Close()
+		if err != nil || rows != want[task] {
+			t.Errorf("task %d: %q, %v; want %q", task, rows, err, want[task])
+		}
+	}
+}
+
+func TestSplitRestore(t *testing.T) {
+	tbl := fileCases(t)["csv directory"]
+	mem := checkedMem(t)
+	open := func(task int) exec.Reader {
+		r, err := OpenSource(context.Background(), SourceSpec{Table: tbl, Mem: mem, BatchSize: 2, Task: task, Tasks: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := open(0) // files 0, 2 and 4: 10 rows
+	defer r.Close()
+	readAtLeast(t, r, 5)
+	state := snapshot(t, r)
+	tail, _, _ := drain(t, r, 1)
+	r2 := open(0)
+	defer r2.Close()
+	if err := r2.(exec.Restorer).Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := drain(t, r2, 1); got != tail || tail == "" {
+		t.Errorf("after restore: %q, want %q", got, tail)
+	}
+	r1 := open(1)
+	defer r1.Close()
+	if err := r1.(exec.Restorer).Restore(state); !errors.Is(err, ErrInvalidState) {
+		t.Errorf("task 1 restored task 0's state: %v", err)
+	}
+}
+
+func TestSplitErrors(t *testing.T) {
+	ctx := context.Background()
+	sock := table("t", sensors, map[string]string{"connector": "socket", "hostname": "localhost", "port": "9", "format": "csv"})
+	_, err := OpenSource(ctx, SourceSpec{Table: sock, Tasks: 2})
+	if err == nil || err.Error() != "table t: the socket source cannot run in parallel" {
+		t.Errorf("socket in parallel: %v", err)
+	}
+	gen := table("t", sensors, map[string]string{"connector": "datagen"})
+	for _, s := range [][2]int{{2, 2}, {-1, 2}, {1, 0}, {0, -1}} {
+		_, err := OpenSource(ctx, SourceSpec{Table: gen, Task: s[0], Tasks: s[1]})
+		if err == nil || !strings.HasPrefix(err.Error(), "table t: source task ") {
+			t.Errorf("task %d of %d: %v", s[0], s[1], err)
+		}
+	}
+	files := table("t", sensors, map[string]string{"connector": "filesystem", "path": filepath.Join(t.TempDir()), "format": "csv"})
+	for tbl, want := range map[*planner.Table]bool{sock: false, gen: true, files: true, table("t", sensors, map[string]string{"connector": "kafka"}): false} {
+		if got := Parallelizable(tbl); got != want {
+			t.Errorf("Parallelizable(%s) = %v", tbl.Connector(), got)
+		}
+	}
+	var r exec.Reader = (*SocketReader)(nil)
+	if _, ok := r.(exec.Restorer); ok {
+		t.Error("the socket source is a Restorer")
+	}
+}

@@ -1,0 +1,260 @@
+package streamsql
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/streamsql/streamsql/checkpoint"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/state"
+)
+
+// jobID names a job's directory under the state directory: the same statement, planned
+// the same way, finds its checkpoints again after a restart of the process.
+func jobID(plan planner.Node, parallelism int) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%d\n%s", parallelism, planner.Explain(plan, parallelism))))
+	return "job-" + hex.EncodeToString(sum[:8])
+}
+
+// runJob runs a job to its end: it takes checkpoints as configured, and after a failure
+// restarts it by the restart strategy from the latest completed checkpoint.
+func (s *Session) runJob(ctx context.Context, j *job) error {
+	cfg, err := checkpoint.ParseConfig(s.settings)
+	if err != nil {
+		return err
+	}
+	strategy, err := checkpoint.ParseRestartStrategy(s.settings, cfg.Interval > 0)
+	if err != nil {
+		return err
+	}
+	var ck *checkpointer
+	if cfg.Interval > 0 {
+		if ck, err = s.openCheckpointer(j, cfg); err != nil {
+			return err
+		}
+		defer ck.close()
+	}
+	for attempt := 1; ; attempt++ {
+		err := s.runAttempt(ctx, j, ck)
+		s.reportSkipped(j)
+		if err == nil && ck != nil {
+			// A finished job's checkpoints have served: running it again starts over.
+			return ck.discard()
+		}
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		delay, ok := strategy.Restart(time.Now())
+		if !ok {
+			return err
+		}
+		fmt.Fprintf(s.cfg.Err, "job %s failed: %v; restart %d in %v (%s)\n", j.id, err, attempt, delay, strategy)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+func (s *Session) reportSkipped(j *job) {
+	for _, r := range j.readers {
+		if sc, ok := r.(exec.SkipCounter); ok && sc.Skipped() > 0 {
+			fmt.Fprintf(s.cfg.Err, "table %s: skipped %d malformed records\n", j.source, sc.Skipped())
+		}
+	}
+	j.readers = nil
+}
+
+// runAttempt runs the graph once, from the latest completed checkpoint if there is one.
+func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) error {
+	if ck == nil {
+		return j.graph.Run(ctx, nil)
+	}
+	tasks := j.graph.Tasks()
+	restored, nextID, err := ck.restore(tasks, s.cfg.Err)
+	if err != nil {
+		return err
+	}
+	if restored != nil {
+		fmt.Fprintf(s.cfg.Err, "job %s: restoring checkpoint %d\n", j.id, nextID-1)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	coord := checkpoint.NewCoordinator(ck.cfg, len(tasks), nextID, time.Now())
+	triggers := make(chan int64, 16)
+	acks := make(chan checkpoint.Ack, 64)
+	index := map[exec.TaskID]int{}
+	for i, t := range tasks {
+		index[t] = i
+	}
+	cp := &exec.Checkpointing{
+		Aligned:  ck.cfg.Mode == checkpoint.ExactlyOnce,
+		Triggers: triggers,
+		Restored: restored,
+		Ack: func(task exec.TaskID, id int64, st [][]byte, stats exec.TaskStats) {
+			data, _ := json.Marshal(st)
+			ack := checkpoint.Ack{Checkpoint: id, Task: index[task], State: data, Stats: checkpoint.TaskStats{Alignment: time.Duration(stats.AlignmentNanos)}}
+			select {
+			case acks <- ack:
+			case <-ctx.Done():
+			}
+		},
+	}
+	done := make(chan struct{})
+	go func() { // the coordinator's runner: ticks, acknowledgements, actions
+		defer close(done)
+		tick := time.NewTicker(min(ck.cfg.Interval/4+time.Millisecond, 100*time.Millisecond))
+		defer tick.Stop()
+		for {
+			var actions []checkpoint.Action
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				actions = coord.Tick(now)
+			case ack := <-acks:
+				actions = coord.Ack(time.Now(), ack.Checkpoint, ack)
+			}
+			for _, a := range actions {
+				switch a := a.(type) {
+				case checkpoint.Trigger:
+					select {
+					case triggers <- a.ID:
+					case <-ctx.Done():
+						return
+					}
+				case checkpoint.Complete:
+					if err := ck.complete(j, a); err != nil {
+						for _, b := range coord.Failed(time.Now(), a.ID, err.Error()) {
+							if f, ok := b.(checkpoint.FailJob); ok {
+								cancel(errors.New(f.Reason))
+							}
+						}
+					}
+				case checkpoint.Abort:
+					fmt.Fprintf(s.cfg.Err, "job %s: checkpoint %d aborted: %s\n", j.id, a.ID, a.Reason)
+				case checkpoint.FailJob:
+					cancel(errors.New(a.Reason))
+				}
+			}
+		}
+	}()
+	err = j.graph.Run(ctx, cp)
+	cancel(nil)
+	<-done
+	return err
+}
+
+// checkpointer keeps a job's checkpoints: metadata in storage, keyed state in the store.
+type checkpointer struct {
+	cfg       checkpoint.Config
+	storage   *checkpoint.Storage
+	store     *state.Store
+	completed []int64 // completed checkpoints still restorable, oldest first
+	log       func(format string, args ...any)
+}
+
+func (s *Session) openCheckpointer(j *job, cfg checkpoint.Config) (*checkpointer, error) {
+	dir := filepath.Join(s.cfg.StateDir, j.id)
+	if s.cfg.Fresh {
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	store, err := state.Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		return nil, err
+	}
+	j.store = store
+	return &checkpointer{
+		cfg: cfg, storage: &checkpoint.Storage{Dir: filepath.Join(dir, "checkpoints")}, store: store,
+		log: func(format string, args ...any) { fmt.Fprintf(s.cfg.Err, format, args...) },
+	}, nil
+}
+
+func (c *checkpointer) close() error { return c.store.Close() }
+
+// discard deletes the checkpoints and state of a job that finished.
+func (c *checkpointer) discard() error {
+	if err := c.store.Reset(); err != nil {
+		return err
+	}
+	return os.RemoveAll(c.storage.Dir)
+}
+
+// restore finds the latest intact checkpoint and returns each task's state and the next
+// checkpoint id; without one, the job starts from nothing.
+func (c *checkpointer) restore(tasks []exec.TaskID, warn io.Writer) (map[exec.TaskID][][]byte, int64, error) {
+	meta, err := c.storage.Latest(func(err error) { fmt.Fprintf(warn, "warning: %v\n", err) })
+	if errors.Is(err, checkpoint.ErrNoCheckpoint) {
+		c.completed = nil
+		return nil, 1, c.store.Reset()
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := c.store.DiscardAfter(meta.ID); err != nil {
+		return nil, 0, err
+	}
+	ids, _ := c.storage.IDs()
+	c.completed = nil
+	for _, id := range ids {
+		if id <= meta.ID {
+			c.completed = append(c.completed, id)
+		}
+	}
+	sort.Slice(c.completed, func(i, k int) bool { return c.completed[i] < c.completed[k] })
+	restored := map[exec.TaskID][][]byte{}
+	for _, ack := range meta.Tasks {
+		var st [][]byte
+		if err := json.Unmarshal(ack.State, &st); err != nil {
+			return nil, 0, fmt.Errorf("checkpoint %d: task %d state: %w", meta.ID, ack.Task, err)
+		}
+		if ack.Task >= len(tasks) {
+			return nil, 0, fmt.Errorf("checkpoint %d has state for task %d of a job with %d tasks", meta.ID, ack.Task, len(tasks))
+		}
+		restored[tasks[ack.Task]] = st
+	}
+	return restored, meta.ID + 1, nil
+}
+
+// complete makes checkpoint a durable: its metadata is written and synced, then older
+// checkpoints beyond the retained ones are dropped and their state merged.
+func (c *checkpointer) complete(j *job, a checkpoint.Complete) error {
+	meta := &checkpoint.Metadata{ID: a.ID, Job: j.id, Started: a.Started, Completed: time.Now(), Tasks: a.Acks}
+	if err := c.storage.Write(meta); err != nil {
+		return err
+	}
+	c.completed = append(c.completed, a.ID)
+	// Keep at least two restorable, so a damaged latest one falls back to the previous.
+	keep := max(c.cfg.Retained, 2)
+	if len(c.completed) > keep {
+		c.completed = c.completed[len(c.completed)-keep:]
+	}
+	if err := c.store.Merge(c.completed[0]); err != nil {
+		return err
+	}
+	if err := c.storage.Retain(keep); err != nil {
+		return err
+	}
+	var align time.Duration
+	for _, ack := range a.Acks {
+		align = max(align, ack.Stats.Alignment)
+	}
+	c.log("job %s: checkpoint %d completed in %v (alignment %v)\n", j.id, a.ID, meta.Completed.Sub(a.Started).Round(time.Millisecond), align.Round(time.Microsecond))
+	return nil
+}
