@@ -9,9 +9,9 @@ import (
 // Ack is a task's acknowledgement of a checkpoint: its snapshot is taken and persisted.
 type Ack struct {
 	Checkpoint int64
-	Task       int // the task's index in the job's task list
-	State []byte // the task's handle to its state: what restoring it needs
-	Stats TaskStats
+	Task       int    // the task's index in the job's task list
+	State      []byte // the task's handle to its state: what restoring it needs
+	Stats      TaskStats
 }
 
 // TaskStats describes one task's part of a checkpoint.
