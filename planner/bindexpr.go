@@ -462,6 +462,14 @@ func (b *exprBinder) binary(e *parser.BinaryExpr) (Expr, error) {
 	if (rt.Kind == Timestamp || rt.Kind == TimestampLTZ) && (lt.Kind == IntervalDayTime || lt.Kind == IntervalYearMonth) && fn == FnAdd {
 		return &Call{Fn: fn, Args: []Expr{r, l}, T: Type{Kind: rt.Kind, Precision: 3, NotNull: notNull}}, nil
 	}
+	if fn == FnMul {
+		if folded, ok := scaleInterval(l, r); ok {
+			return folded, nil
+		}
+		if folded, ok := scaleInterval(r, l); ok {
+			return folded, nil
+		}
+	}
 	if lt.Kind == Null {
 		lt = rt
 	}
@@ -651,4 +659,29 @@ func (b *exprBinder) caseExpr(e *parser.CaseExpr) (Expr, error) {
 	}
 	c.Else = castTo(c.Else, t)
 	return c, nil
+}
+
+// scaleInterval folds a constant interval times a constant integer into an interval.
+func scaleInterval(iv, n Expr) (Expr, bool) {
+	il, ok1 := iv.(*Literal)
+	nl, ok2 := n.(*Literal)
+	if !ok1 || !ok2 || il.Value == nil || nl.Value == nil || (il.T.Kind != IntervalDayTime && il.T.Kind != IntervalYearMonth) {
+		return nil, false
+	}
+	var k int64
+	switch v := nl.Value.(type) {
+	case int32:
+		k = int64(v)
+	case int64:
+		k = v
+	default:
+		return nil, false
+	}
+	switch v := il.Value.(type) {
+	case int64: // day-time, milliseconds
+		return &Literal{Value: v * k, T: il.T}, true
+	case int32: // year-month, months
+		return &Literal{Value: int32(int64(v) * k), T: il.T}, true
+	}
+	return nil, false
 }

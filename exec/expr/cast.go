@@ -306,11 +306,14 @@ func castToDecimal(from planner.Type, f castFail, to planner.Type, dt arrow.Data
 		a := args[0]
 		var conv func(i int) (dec, bool, error)
 		result := func(r dec, ok bool, shown func() string) (dec, bool, error) {
-			if !ok {
-				ok, err := f.fail(shown())
-				return decZero, ok, err
+			switch {
+			case ok:
+				return r, true, nil
+			case from.Kind != planner.String:
+				return decZero, false, nil // a number too large for the DECIMAL is NULL, as in Flink
 			}
-			return r, true, nil
+			ok, err := f.fail(shown())
+			return decZero, ok, err
 		}
 		switch from.Kind {
 		case planner.Boolean:

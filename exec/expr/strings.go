@@ -131,6 +131,10 @@ func caseKernel(upper bool) kernelFn {
 				r, w := utf8.DecodeRuneInString(s[j:])
 				j += w
 				sb.grow(utf8.UTFMax)
+				if upper && r == 'ß' { // the one full case mapping users meet: Java gives SS
+					sb.d = append(sb.d, "SS"...)
+					continue
+				}
 				sb.d = utf8.AppendRune(sb.d, mapRune(r))
 			}
 			sb.endRow(i)

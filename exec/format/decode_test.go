@@ -314,7 +314,7 @@ func TestJSONDecodeTypes(t *testing.T) {
 +I[null, null, null, null, null, null, null, null, null]
 +I[null, null, null, null, null, null, null, null, null]
 +I[null, null, null, null, null, esc " \ / `+"\b\f\n\r\t"+` é 😀 `+"\uFFFD"+` x, null, null, null]
-+I[false, null, null, null, null, {"nested":[1, "two"]}, null, null, null]
++I[false, null, null, null, null, {"nested":[1,"two"]}, null, null, null]
 +I[null, null, null, null, null, second, null, null, null]
 `)
 }

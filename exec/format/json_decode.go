@@ -3,6 +3,7 @@ package format
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"math/bits"
 	"strconv"
 	"unicode/utf16"
@@ -216,6 +217,11 @@ func (d *JSONDecoder) value(ci int, b []byte, p int) (int, string) {
 		text = b[p:np]
 		if c.kind != planner.String {
 			return np, c.valueError(text, reasonSyntax)
+		}
+		// A nested value read as a STRING is its compact JSON text, as in Flink.
+		var compact bytes.Buffer
+		if json.Compact(&compact, text) == nil {
+			text = compact.Bytes()
 		}
 	default:
 		return p, offsetMsg("unexpected "+strconv.QuoteRune(rune(ch)), p)
