@@ -130,7 +130,7 @@ func TestOptionErrors(t *testing.T) {
 		{map[string]string{"connector": "print", "standard-error": "maybe"}, true,
 			`table sensors: option 'standard-error' must be true or false, got "maybe"`},
 		{map[string]string{"connector": "blackhole", "path": "/x"}, true,
-			`table sensors: unsupported option 'path' for connector 'blackhole' (supported: connector)`},
+			`table sensors: unsupported option 'path' for connector 'blackhole' (supported: connector, test.fail-at-record, test.fail-mode)`},
 		{map[string]string{"connector": "filesystem", "format": "json"}, true,
 			`table sensors: option 'path' is required`},
 	} {

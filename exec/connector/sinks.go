@@ -2,7 +2,11 @@ package connector
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"math"
+	"strings"
+	"sync"
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/format"
@@ -51,16 +55,54 @@ func (s *printSink) Process(_ context.Context, _ int, b exec.Batch) error {
 func (s *printSink) Finish(context.Context) error { return nil }
 func (s *printSink) Close() error                 { return nil }
 
-// blackholeSink discards every row, as Flink's blackhole connector does.
-type blackholeSink struct{}
-
-var _ Sink = blackholeSink{}
-
-func openBlackhole(spec SinkSpec) (blackholeSink, error) {
-	_, err := newOptions(spec.Table, nil, false, nil)
-	return blackholeSink{}, err
+// blackholeSink discards every row, as Flink's blackhole connector does. For tests of
+// failover it can fail on purpose: 'test.fail-at-record' = 'k' fails at the k-th record
+// it receives, with 'test.fail-mode' = 'once' (the first time in this process, the
+// default) or 'always' (every time the sink starts over).
+type blackholeSink struct {
+	table  string
+	failAt int64
+	always bool
+	seen   int64
 }
 
-func (blackholeSink) Process(context.Context, int, exec.Batch) error { return nil }
-func (blackholeSink) Finish(context.Context) error                   { return nil }
-func (blackholeSink) Close() error                                   { return nil }
+var _ Sink = (*blackholeSink)(nil)
+
+// failedOnce remembers the tables whose 'once' failure has happened in this process.
+var failedOnce sync.Map
+
+func openBlackhole(spec SinkSpec) (*blackholeSink, error) {
+	o, err := newOptions(spec.Table, []string{"test.fail-at-record", "test.fail-mode"}, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	s := &blackholeSink{table: spec.Table.Name}
+	if s.failAt, err = o.int64Opt("test.fail-at-record", 0, 0, math.MaxInt64); err != nil {
+		return nil, err
+	}
+	switch mode := strings.ToLower(spec.Table.Options["test.fail-mode"]); mode {
+	case "", "once":
+	case "always":
+		s.always = true
+	default:
+		return nil, o.err("option 'test.fail-mode' must be 'once' or 'always', got '%s'", mode)
+	}
+	return s, nil
+}
+
+func (s *blackholeSink) Process(_ context.Context, _ int, b exec.Batch) error {
+	before := s.seen
+	s.seen += int64(b.Len())
+	if s.failAt <= 0 || before >= s.failAt || s.seen < s.failAt {
+		return nil
+	}
+	if !s.always {
+		if _, done := failedOnce.LoadOrStore(s.table, true); done {
+			return nil
+		}
+	}
+	return fmt.Errorf("table %s: failing at record %d as 'test.fail-at-record' asks", s.table, s.failAt)
+}
+
+func (*blackholeSink) Finish(context.Context) error { return nil }
+func (*blackholeSink) Close() error                 { return nil }
