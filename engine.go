@@ -38,11 +38,12 @@ type Session struct {
 	catalog  *planner.Catalog
 	settings map[string]string
 
-	jobCtx     context.Context // background jobs run until it is cancelled
-	cancelJobs context.CancelFunc
-	jobs       sync.WaitGroup
-	mu         sync.Mutex
-	jobErrs    []error
+	jobCtx      context.Context // background jobs run until it is cancelled
+	cancelJobs  context.CancelFunc
+	jobs        sync.WaitGroup
+	mu          sync.Mutex // guards jobErrs and checkpoints
+	jobErrs     []error
+	checkpoints []checkpointRecord
 }
 
 // Formats are the accepted values of Config.Format.
@@ -174,6 +175,8 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 		return s.explain(p, st)
 	case *parser.ShowTablesStmt:
 		return s.showTables()
+	case *parser.ShowCheckpointsStmt:
+		return s.showCheckpoints()
 	case *parser.DescribeStmt:
 		return s.describe(st)
 	default:

@@ -104,7 +104,8 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 		Restored: restored,
 		Ack: func(task exec.TaskID, id int64, st [][]byte, stats exec.TaskStats) {
 			data, _ := json.Marshal(st)
-			ack := checkpoint.Ack{Checkpoint: id, Task: index[task], State: data, Stats: checkpoint.TaskStats{Alignment: time.Duration(stats.AlignmentNanos)}}
+			ack := checkpoint.Ack{Checkpoint: id, Task: index[task], State: data, Stats: checkpoint.TaskStats{
+				Alignment: time.Duration(stats.AlignmentNanos), BytesWritten: stats.BytesWritten + int64(len(data)), KeysChanged: stats.KeysChanged}}
 			select {
 			case acks <- ack:
 			case <-ctx.Done():
@@ -144,6 +145,7 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 					}
 				case checkpoint.Abort:
 					fmt.Fprintf(s.cfg.Err, "job %s: checkpoint %d aborted: %s\n", j.id, a.ID, a.Reason)
+					s.recordCheckpoint(checkpointRecord{job: j.id, id: a.ID, status: "ABORTED: " + a.Reason})
 				case checkpoint.FailJob:
 					cancel(errors.New(a.Reason))
 				}
@@ -163,6 +165,43 @@ type checkpointer struct {
 	store     *state.Store
 	completed []int64 // completed checkpoints still restorable, oldest first
 	log       func(format string, args ...any)
+	record    func(checkpointRecord)
+}
+
+// checkpointRecord is one line of SHOW CHECKPOINTS.
+type checkpointRecord struct {
+	job      string
+	id       int64
+	status   string
+	started  time.Time
+	duration time.Duration
+	stats    checkpoint.TaskStats
+}
+
+func (s *Session) recordCheckpoint(r checkpointRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checkpoints = append(s.checkpoints, r)
+	if len(s.checkpoints) > maxCheckpointRecords {
+		s.checkpoints = s.checkpoints[len(s.checkpoints)-maxCheckpointRecords:]
+	}
+}
+
+// maxCheckpointRecords bounds the statistics a session keeps.
+const maxCheckpointRecords = 1000
+
+// showCheckpoints prints the statistics of the session's recent checkpoints.
+func (s *Session) showCheckpoints() error {
+	s.mu.Lock()
+	records := append([]checkpointRecord(nil), s.checkpoints...)
+	s.mu.Unlock()
+	var rows [][]string
+	for _, r := range records {
+		rows = append(rows, []string{r.job, fmt.Sprint(r.id), r.status, r.started.Format("15:04:05.000"),
+			r.duration.Round(time.Millisecond).String(), r.stats.Alignment.Round(time.Microsecond).String(),
+			fmt.Sprint(r.stats.BytesWritten), fmt.Sprint(r.stats.KeysChanged)})
+	}
+	return s.printTable([]string{"job", "id", "status", "triggered", "duration", "alignment", "bytes", "keys changed"}, rows)
 }
 
 func (s *Session) openCheckpointer(j *job, cfg checkpoint.Config) (*checkpointer, error) {
@@ -182,7 +221,8 @@ func (s *Session) openCheckpointer(j *job, cfg checkpoint.Config) (*checkpointer
 	j.store = store
 	return &checkpointer{
 		cfg: cfg, storage: &checkpoint.Storage{Dir: filepath.Join(dir, "checkpoints")}, store: store,
-		log: func(format string, args ...any) { fmt.Fprintf(s.cfg.Err, format, args...) },
+		log:    func(format string, args ...any) { fmt.Fprintf(s.cfg.Err, format, args...) },
+		record: s.recordCheckpoint,
 	}, nil
 }
 
@@ -251,10 +291,10 @@ func (c *checkpointer) complete(j *job, a checkpoint.Complete) error {
 	if err := c.storage.Retain(keep); err != nil {
 		return err
 	}
-	var align time.Duration
-	for _, ack := range a.Acks {
-		align = max(align, ack.Stats.Alignment)
-	}
-	c.log("job %s: checkpoint %d completed in %v (alignment %v)\n", j.id, a.ID, meta.Completed.Sub(a.Started).Round(time.Millisecond), align.Round(time.Microsecond))
+	stats := checkpoint.Stats(a.Acks)
+	took := meta.Completed.Sub(a.Started)
+	c.record(checkpointRecord{job: j.id, id: a.ID, status: "COMPLETED", started: a.Started, duration: took, stats: stats})
+	c.log("job %s: checkpoint %d completed in %v (alignment %v, %d bytes, %d keys changed)\n", j.id, a.ID,
+		took.Round(time.Millisecond), stats.Alignment.Round(time.Microsecond), stats.BytesWritten, stats.KeysChanged)
 	return nil
 }

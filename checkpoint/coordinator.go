@@ -21,6 +21,18 @@ type TaskStats struct {
 	KeysChanged  int64
 }
 
+// Stats sums the tasks' statistics of a checkpoint: the longest alignment, and all the
+// bytes and keys written.
+func Stats(acks []Ack) TaskStats {
+	var s TaskStats
+	for _, a := range acks {
+		s.Alignment = max(s.Alignment, a.Stats.Alignment)
+		s.BytesWritten += a.Stats.BytesWritten
+		s.KeysChanged += a.Stats.KeysChanged
+	}
+	return s
+}
+
 // Action is something the coordinator asks its runner to do.
 type Action interface{ action() }
 

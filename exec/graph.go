@@ -72,6 +72,12 @@ type Snapshotter interface {
 	Snapshot(ctx context.Context, id int64) ([]byte, error)
 }
 
+// SnapshotMeter is a Snapshotter that reports the size of its last snapshot, for
+// checkpoint statistics.
+type SnapshotMeter interface {
+	LastSnapshot() (bytesWritten, keysChanged int64)
+}
+
 // Restorer is a Reader that can resume from a position it snapshotted.
 type Restorer interface {
 	Restore(state []byte) error
@@ -99,6 +105,8 @@ type Checkpointing struct {
 // TaskStats describes a task's part in a checkpoint.
 type TaskStats struct {
 	AlignmentNanos int64
+	BytesWritten   int64 // state written by the snapshot, handles included
+	KeysChanged    int64
 }
 
 // Run runs the graph until every source ended and every task finished, a task failed,

@@ -45,7 +45,7 @@ func (t *task) trigger(ctx context.Context, id int64) {
 	t.mu.Unlock()
 	if finished {
 		if state, err := t.snapshot(ctx, id); err == nil {
-			t.cp.Ack(t.id, id, state, TaskStats{})
+			t.cp.Ack(t.id, id, state, t.stats(state, 0))
 		}
 		return
 	}
@@ -234,9 +234,25 @@ func (t *task) checkpoint(ctx context.Context, id int64, alignNanos int64) error
 		}
 	}
 	if t.cp.Ack != nil {
-		t.cp.Ack(t.id, id, state, TaskStats{AlignmentNanos: alignNanos})
+		t.cp.Ack(t.id, id, state, t.stats(state, alignNanos))
 	}
 	return nil
+}
+
+// stats sums the sizes of a snapshot.
+func (t *task) stats(state [][]byte, alignNanos int64) TaskStats {
+	s := TaskStats{AlignmentNanos: alignNanos}
+	for _, st := range state {
+		s.BytesWritten += int64(len(st))
+	}
+	for _, op := range t.ops {
+		if m, ok := op.(SnapshotMeter); ok {
+			b, k := m.LastSnapshot()
+			s.BytesWritten += b
+			s.KeysChanged += k
+		}
+	}
+	return s
 }
 
 // snapshot collects the state of the reader (source tasks) and of every operator.

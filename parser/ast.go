@@ -154,6 +154,11 @@ type ShowTablesStmt struct {
 	Pos Pos
 }
 
+// ShowCheckpointsStmt is SHOW CHECKPOINTS: the statistics of the session's checkpoints.
+type ShowCheckpointsStmt struct {
+	Pos Pos
+}
+
 // DescribeStmt is DESCRIBE name (also DESC name).
 type DescribeStmt struct {
 	Pos  Pos
@@ -337,15 +342,16 @@ type ExtractExpr struct {
 	X    Expr
 }
 
-func (*SetStmt) stmt()         {}
-func (*CreateTableStmt) stmt() {}
-func (*CreateViewStmt) stmt()  {}
-func (*DropStmt) stmt()        {}
-func (*QueryStmt) stmt()       {}
-func (*InsertStmt) stmt()      {}
-func (*ExplainStmt) stmt()     {}
-func (*ShowTablesStmt) stmt()  {}
-func (*DescribeStmt) stmt()    {}
+func (*SetStmt) stmt()             {}
+func (*CreateTableStmt) stmt()     {}
+func (*CreateViewStmt) stmt()      {}
+func (*DropStmt) stmt()            {}
+func (*QueryStmt) stmt()           {}
+func (*InsertStmt) stmt()          {}
+func (*ExplainStmt) stmt()         {}
+func (*ShowTablesStmt) stmt()      {}
+func (*ShowCheckpointsStmt) stmt() {}
+func (*DescribeStmt) stmt()        {}
 
 func (*TableName) tableExpr()     {}
 func (*SubqueryTable) tableExpr() {}
@@ -368,31 +374,32 @@ func (*CastExpr) expr()    {}
 func (*FuncCall) expr()    {}
 func (*ExtractExpr) expr() {}
 
-func (n *SetStmt) Position() Pos         { return n.Pos }
-func (n *CreateTableStmt) Position() Pos { return n.Pos }
-func (n *CreateViewStmt) Position() Pos  { return n.Pos }
-func (n *DropStmt) Position() Pos        { return n.Pos }
-func (n *QueryStmt) Position() Pos       { return n.Pos }
-func (n *InsertStmt) Position() Pos      { return n.Pos }
-func (n *ExplainStmt) Position() Pos     { return n.Pos }
-func (n *ShowTablesStmt) Position() Pos  { return n.Pos }
-func (n *DescribeStmt) Position() Pos    { return n.Pos }
-func (n *TableName) Position() Pos       { return n.Pos }
-func (n *SubqueryTable) Position() Pos   { return n.Pos }
-func (n *Ident) Position() Pos           { return n.Pos }
-func (n *NumberLit) Position() Pos       { return n.Pos }
-func (n *StringLit) Position() Pos       { return n.Pos }
-func (n *BoolLit) Position() Pos         { return n.Pos }
-func (n *NullLit) Position() Pos         { return n.Pos }
-func (n *IntervalLit) Position() Pos     { return n.Pos }
-func (n *TypedLit) Position() Pos        { return n.Pos }
-func (n *BinaryExpr) Position() Pos      { return n.Pos }
-func (n *UnaryExpr) Position() Pos       { return n.Pos }
-func (n *IsExpr) Position() Pos          { return n.Pos }
-func (n *BetweenExpr) Position() Pos     { return n.Pos }
-func (n *InExpr) Position() Pos          { return n.Pos }
-func (n *LikeExpr) Position() Pos        { return n.Pos }
-func (n *CaseExpr) Position() Pos        { return n.Pos }
-func (n *CastExpr) Position() Pos        { return n.Pos }
-func (n *FuncCall) Position() Pos        { return n.Pos }
-func (n *ExtractExpr) Position() Pos     { return n.Pos }
+func (n *SetStmt) Position() Pos             { return n.Pos }
+func (n *CreateTableStmt) Position() Pos     { return n.Pos }
+func (n *CreateViewStmt) Position() Pos      { return n.Pos }
+func (n *DropStmt) Position() Pos            { return n.Pos }
+func (n *QueryStmt) Position() Pos           { return n.Pos }
+func (n *InsertStmt) Position() Pos          { return n.Pos }
+func (n *ExplainStmt) Position() Pos         { return n.Pos }
+func (n *ShowTablesStmt) Position() Pos      { return n.Pos }
+func (n *ShowCheckpointsStmt) Position() Pos { return n.Pos }
+func (n *DescribeStmt) Position() Pos        { return n.Pos }
+func (n *TableName) Position() Pos           { return n.Pos }
+func (n *SubqueryTable) Position() Pos       { return n.Pos }
+func (n *Ident) Position() Pos               { return n.Pos }
+func (n *NumberLit) Position() Pos           { return n.Pos }
+func (n *StringLit) Position() Pos           { return n.Pos }
+func (n *BoolLit) Position() Pos             { return n.Pos }
+func (n *NullLit) Position() Pos             { return n.Pos }
+func (n *IntervalLit) Position() Pos         { return n.Pos }
+func (n *TypedLit) Position() Pos            { return n.Pos }
+func (n *BinaryExpr) Position() Pos          { return n.Pos }
+func (n *UnaryExpr) Position() Pos           { return n.Pos }
+func (n *IsExpr) Position() Pos              { return n.Pos }
+func (n *BetweenExpr) Position() Pos         { return n.Pos }
+func (n *InExpr) Position() Pos              { return n.Pos }
+func (n *LikeExpr) Position() Pos            { return n.Pos }
+func (n *CaseExpr) Position() Pos            { return n.Pos }
+func (n *CastExpr) Position() Pos            { return n.Pos }
+func (n *FuncCall) Position() Pos            { return n.Pos }
+func (n *ExtractExpr) Position() Pos         { return n.Pos }

@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"strings"
+
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -292,11 +294,16 @@ func (g *explainG) toAST() (Stmt, error) {
 }
 
 type showTablesG struct {
-	Pos    Pos
-	Tables bool `parser:"'SHOW' @'TABLES'"`
+	Pos  Pos
+	What string `parser:"'SHOW' @( 'TABLES' | 'CHECKPOINTS' )"`
 }
 
-func (g *showTablesG) toAST() (Stmt, error) { return &ShowTablesStmt{Pos: g.Pos}, nil }
+func (g *showTablesG) toAST() (Stmt, error) {
+	if strings.EqualFold(g.What, "CHECKPOINTS") {
+		return &ShowCheckpointsStmt{Pos: g.Pos}, nil
+	}
+	return &ShowTablesStmt{Pos: g.Pos}, nil
+}
 
 type describeG struct {
 	Pos  Pos

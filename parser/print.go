@@ -123,9 +123,10 @@ func (n *InsertStmt) String() string {
 	return s + " " + n.Query.String()
 }
 
-func (n *ExplainStmt) String() string    { return "EXPLAIN " + n.Stmt.String() }
-func (n *ShowTablesStmt) String() string { return "SHOW TABLES" }
-func (n *DescribeStmt) String() string   { return "DESCRIBE " + quoteIdent(n.Name) }
+func (n *ExplainStmt) String() string         { return "EXPLAIN " + n.Stmt.String() }
+func (n *ShowTablesStmt) String() string      { return "SHOW TABLES" }
+func (n *ShowCheckpointsStmt) String() string { return "SHOW CHECKPOINTS" }
+func (n *DescribeStmt) String() string        { return "DESCRIBE " + quoteIdent(n.Name) }
 
 func (n *Query) String() string {
 	var b strings.Builder

@@ -35,6 +35,8 @@ type aggregate struct {
 	dirtyFlag []bool      // changed since the last checkpoint
 	dirty     []int32
 	dropped   [][]byte // state keys of groups deleted since the last checkpoint
+	lastBytes int64    // written by the last snapshot
+	lastKeys  int64
 	batchNo   uint64
 
 	pending int     // input rows folded in since the last emission

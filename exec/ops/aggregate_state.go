@@ -22,8 +22,9 @@ type KeyedState struct {
 }
 
 var (
-	_ exec.Snapshotter = (*aggregate)(nil)
-	_ exec.Restorer    = (*aggregate)(nil)
+	_ exec.Snapshotter   = (*aggregate)(nil)
+	_ exec.SnapshotMeter = (*aggregate)(nil)
+	_ exec.Restorer      = (*aggregate)(nil)
 )
 
 // stateHandle is what a checkpoint records for an aggregate task.
@@ -48,11 +49,16 @@ func (a *aggregate) Snapshot(_ context.Context, id int64) ([]byte, error) {
 		d.Puts = append(d.Puts, state.KV{Key: a.stateKey(g), Value: a.saveGroup(g)})
 	}
 	a.dirty, a.dropped = a.dirty[:0], nil
-	if _, err := a.state.Store.WriteDelta(a.state.Namespace, id, d); err != nil {
+	written, err := a.state.Store.WriteDelta(a.state.Namespace, id, d)
+	if err != nil {
 		return nil, err
 	}
+	a.lastBytes, a.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
 	return json.Marshal(stateHandle{Namespace: a.state.Namespace, Checkpoint: id})
 }
+
+// LastSnapshot reports the bytes and keys the last snapshot wrote.
+func (a *aggregate) LastSnapshot() (int64, int64) { return a.lastBytes, a.lastKeys }
 
 // Restore loads the groups of this task's key groups as of the checkpoint in handle.
 func (a *aggregate) Restore(handle []byte) error {
