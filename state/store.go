@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -76,18 +77,21 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 		if err != nil {
 			return err
 		}
+		// Keys go in sorted: bbolt inserts into a page in place, so random order within one
+		// large transaction costs quadratic copying.
+		entries := make([]KV, 0, len(d.Puts)+len(d.Deletes))
 		for _, kv := range d.Puts {
-			v := append([]byte{markPut}, kv.Value...)
-			if err := b.Put(kv.Key, v); err != nil {
-				return err
-			}
-			written += int64(len(kv.Key) + len(v))
+			entries = append(entries, KV{Key: kv.Key, Value: append([]byte{markPut}, kv.Value...)})
 		}
 		for _, k := range d.Deletes {
-			if err := b.Put(k, []byte{markDelete}); err != nil {
+			entries = append(entries, KV{Key: k, Value: []byte{markDelete}})
+		}
+		slices.SortFunc(entries, func(a, b KV) int { return bytes.Compare(a.Key, b.Key) })
+		for _, e := range entries {
+			if err := b.Put(e.Key, e.Value); err != nil {
 				return err
 			}
-			written += int64(len(k) + 1)
+			written += int64(len(e.Key) + len(e.Value))
 		}
 		return nil
 	})
@@ -107,36 +111,51 @@ func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, va
 			return nil
 		}
 		from, to := KeyPrefix(firstKG), KeyPrefix(lastKG+1)
-		merged := map[string][]byte{}
-		inRange := func(b *bolt.Bucket, apply func(k, v []byte)) {
+		inRange := func(b *bolt.Bucket, apply func(k, v []byte) error) error {
 			c := b.Cursor()
 			for k, v := c.Seek(from); k != nil && (lastKG+1 > 0xffff || bytes.Compare(k, to) < 0); k, v = c.Next() {
-				apply(k, v)
+				if err := apply(k, v); err != nil {
+					return err
+				}
 			}
+			return nil
 		}
-		if base := top.Bucket(baseBucket); base != nil {
-			inRange(base, func(k, v []byte) { merged[string(k)] = bytes.Clone(v) })
-		}
+		// The deltas are small next to the base: fold them into a map first, then stream
+		// the base, letting the map override it.
+		changed := map[string][]byte{} // nil value: deleted
 		err := top.ForEachBucket(func(name []byte) error {
 			id, ok := deltaID(name)
 			if !ok || id > upTo {
 				return nil
 			}
-			inRange(top.Bucket(name), func(k, v []byte) {
+			return inRange(top.Bucket(name), func(k, v []byte) error {
 				if len(v) > 0 && v[0] == markPut {
-					merged[string(k)] = bytes.Clone(v[1:])
+					changed[string(k)] = bytes.Clone(v[1:])
 				} else {
-					delete(merged, string(k))
+					changed[string(k)] = nil
 				}
+				return nil
 			})
-			return nil
 		})
 		if err != nil {
 			return err
 		}
-		for k, v := range merged {
-			if err := fn([]byte(k), v); err != nil {
+		if base := top.Bucket(baseBucket); base != nil {
+			err := inRange(base, func(k, v []byte) error {
+				if _, ok := changed[string(k)]; ok {
+					return nil
+				}
+				return fn(k, v)
+			})
+			if err != nil {
 				return err
+			}
+		}
+		for k, v := range changed {
+			if v != nil {
+				if err := fn([]byte(k), v); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
@@ -83,5 +84,92 @@ func TestAggregateSnapshotRestore(t *testing.T) {
 	}
 	if !strings.Contains(all, "-D[gone") || !strings.Contains(afterCheckpoint, "-D[b") {
 		t.Errorf("the steps no longer cover deleted groups: %s", all)
+	}
+}
+
+// benchAggregate builds an aggregate over 1M BIGINT keys with a state store, all keys
+// checkpointed once (checkpoint 1).
+func benchAggregate(b *testing.B, store *state.Store) (exec.Operator, *planner.Aggregate) {
+	mem := memory.NewGoAllocator()
+	schema := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "v", Type: planner.TypeBigInt}}
+	node := &planner.Aggregate{Input: input{schema: schema}, Keys: []int{0},
+		Aggs:  []planner.AggCall{{Fn: planner.AggCount, Arg: -1, T: planner.TypeBigInt}, {Fn: planner.AggSum, Arg: 1, T: planner.TypeBigInt}},
+		Names: []string{"k", "c", "s"}}
+	ks := &KeyedState{Store: store, Namespace: "agg", LastKG: exec.MaxParallelism - 1}
+	op := NewAggregate(mem, node, exec.OutputFunc(func(context.Context, exec.Batch) error { return nil }), ks)
+	feed(b, op, mem, 0, 1_000_000)
+	if _, err := op.(exec.Snapshotter).Snapshot(context.Background(), 1); err != nil {
+		b.Fatal(err)
+	}
+	// Checkpoint 1 completed: its delta becomes the base, as the job's runner does.
+	if err := store.Merge(1); err != nil {
+		b.Fatal(err)
+	}
+	return op, node
+}
+
+// feed sends keys [from, to) once each, in batches of 4096, and flushes.
+func feed(b *testing.B, op exec.Operator, mem memory.Allocator, from, to int64) {
+	schema := exec.ArrowSchema(planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "v", Type: planner.TypeBigInt}})
+	for lo := from; lo < to; lo += 4096 {
+		rb := array.NewRecordBuilder(mem, schema)
+		for k := lo; k < min(lo+4096, to); k++ {
+			rb.Field(0).(*array.Int64Builder).Append(k)
+			rb.Field(1).(*array.Int64Builder).Append(k % 7)
+		}
+		rec := rb.NewRecord()
+		if err := op.Process(context.Background(), 0, exec.Batch{Rec: rec}); err != nil {
+			b.Fatal(err)
+		}
+		rec.Release()
+		rb.Release()
+	}
+	op.(exec.Flusher).Flush(context.Background())
+}
+
+// BenchmarkCheckpoint1PercentOf1MKeys: after a full checkpoint of 1M keys, 1% of them
+// change and the next checkpoint writes only those.
+func BenchmarkCheckpoint1PercentOf1MKeys(b *testing.B) {
+	store, err := state.Open(filepath.Join(b.TempDir(), "state.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	op, _ := benchAggregate(b, store)
+	mem := memory.NewGoAllocator()
+	b.ResetTimer()
+	var written int64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		from := int64(i*10_000) % 990_000
+		feed(b, op, mem, from, from+10_000)
+		b.StartTimer()
+		if _, err := op.(exec.Snapshotter).Snapshot(context.Background(), int64(i+2)); err != nil {
+			b.Fatal(err)
+		}
+		bytes, _ := op.(exec.SnapshotMeter).LastSnapshot()
+		written += bytes
+	}
+	b.ReportMetric(float64(written)/float64(b.N), "bytes/checkpoint")
+}
+
+// BenchmarkRestore1MKeys measures loading a 1M-key aggregate state from its checkpoint.
+func BenchmarkRestore1MKeys(b *testing.B) {
+	store, err := state.Open(filepath.Join(b.TempDir(), "state.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	_, node := benchAggregate(b, store)
+	ks := &KeyedState{Store: store, Namespace: "agg", LastKG: exec.MaxParallelism - 1}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		op := NewAggregate(memory.NewGoAllocator(), node, exec.OutputFunc(func(context.Context, exec.Batch) error { return nil }), ks)
+		if err := op.(exec.Restorer).Restore([]byte(`{"Namespace":"agg","Checkpoint":1}`)); err != nil {
+			b.Fatal(err)
+		}
+		if n := len(op.(*aggregate).rows); n != 1_000_000 {
+			b.Fatalf("restored %d groups", n)
+		}
 	}
 }
