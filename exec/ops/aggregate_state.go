@@ -41,12 +41,26 @@ func (a *aggregate) Snapshot(_ context.Context, id int64) ([]byte, error) {
 		return nil, errors.New("aggregate: checkpoint without a state store")
 	}
 	d := state.Delta{Deletes: a.dropped}
+	// Keys and values are encoded into one buffer, then sliced: two allocations, not two
+	// per group.
+	var buf []byte
+	var ends []int // key end, value end, per group
+	nk := len(a.keyCols)
 	for _, g := range a.dirty {
 		if !a.dirtyFlag[g] {
 			continue // dropped, or listed twice after its slot was reused
 		}
 		a.dirtyFlag[g] = false
-		d.Puts = append(d.Puts, state.KV{Key: a.stateKey(g), Value: a.saveGroup(g)})
+		buf = encodeKey(binary.BigEndian.AppendUint16(buf, a.kgs[g]), a.keys[int(g)*nk:(int(g)+1)*nk])
+		ends = append(ends, len(buf))
+		buf = a.appendGroup(buf, g)
+		ends = append(ends, len(buf))
+	}
+	d.Puts = make([]state.KV, len(ends)/2)
+	start := 0
+	for i := range d.Puts {
+		d.Puts[i] = state.KV{Key: buf[start:ends[2*i]], Value: buf[ends[2*i]:ends[2*i+1]]}
+		start = ends[2*i+1]
 	}
 	a.dirty, a.dropped = a.dirty[:0], nil
 	written, err := a.state.Store.WriteDelta(a.state.Namespace, id, d)
@@ -97,8 +111,9 @@ func (a *aggregate) stateKey(g int32) []byte {
 	return encodeKey(state.KeyPrefix(int(a.kgs[g])), a.keys[int(g)*nk:(int(g)+1)*nk])
 }
 
-func (a *aggregate) saveGroup(g int32) []byte {
-	buf := binary.AppendVarint(nil, a.rows[g])
+// appendGroup appends a group's state: its row count, then each accumulator's.
+func (a *aggregate) appendGroup(buf []byte, g int32) []byte {
+	buf = binary.AppendVarint(buf, a.rows[g])
 	for _, acc := range a.accs {
 		buf = acc.save(buf, g)
 	}
