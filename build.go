@@ -35,10 +35,7 @@ type opFactory func(ctx context.Context, task int, out exec.Output) (exec.Operat
 func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory) (*job, error) {
 	env := &expr.Env{Location: s.cfg.Location, Now: s.cfg.Now}
 	mem := s.cfg.Mem
-	parallelism := 1
-	if p, err := strconv.Atoi(s.settings["parallelism.default"]); err == nil && p > 0 {
-		parallelism = p
-	}
+	parallelism := s.parallelism()
 	j := &job{id: jobID(plan, parallelism), graph: &exec.Graph{Mem: mem}}
 	var stages []exec.Stage
 	var chains [][]opFactory
@@ -63,10 +60,7 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 		case *planner.Scan:
 			table := n.Table
 			j.source = table.Name
-			tasks := 1
-			if connector.Parallelizable(table) {
-				tasks = parallelism
-			}
+			tasks := tasksOf(n, parallelism)
 			startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
 				r, err := connector.OpenSource(ctx, connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location, Task: task, Tasks: tasks})
 				if err == nil {
@@ -88,9 +82,9 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 				return ops.NewProject(mem, env, n.Exprs, n.Schema(), out)
 			})
 		case *planner.Aggregate:
-			st := exec.Stage{Name: "GroupAggregate", Parallelism: parallelism, Input: len(stages) - 1, Partition: exec.Hash, HashKeys: n.Keys}
+			st := exec.Stage{Name: "GroupAggregate", Parallelism: tasksOf(n, parallelism), Input: len(stages) - 1, Partition: exec.Hash, HashKeys: n.Keys}
 			if len(n.Keys) == 0 {
-				st.Parallelism, st.Partition = 1, exec.Gather
+				st.Partition = exec.Gather
 			}
 			startStage(st)
 			uid := fmt.Sprintf("aggregate-%d", len(stages)-1)
@@ -125,6 +119,37 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 	}
 	j.graph.Stages = stages
 	return j, nil
+}
+
+// parallelism is the session's 'parallelism.default'.
+func (s *Session) parallelism() int {
+	if p, err := strconv.Atoi(s.settings["parallelism.default"]); err == nil && p > 0 {
+		return p
+	}
+	return 1
+}
+
+// tasksOf returns how many tasks run plan node n: a source that cannot split its input,
+// and a global aggregate, run in one task; other operators run as many as their input.
+func tasksOf(n planner.Node, parallelism int) int {
+	switch n := n.(type) {
+	case *planner.Scan:
+		if !connector.Parallelizable(n.Table) {
+			return 1
+		}
+		return parallelism
+	case *planner.Values:
+		return 1
+	case *planner.Aggregate:
+		if len(n.Keys) == 0 {
+			return 1
+		}
+		return parallelism
+	}
+	if c := n.Children(); len(c) > 0 {
+		return tasksOf(c[0], parallelism)
+	}
+	return parallelism
 }
 
 // buildChain makes a task's operators, the last emitting into out and each other one

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/connector"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
 )
@@ -224,8 +226,55 @@ func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.cfg.Out, "== Physical Plan ==\n%s", planner.Explain(plan, 1))
+	_, isQuery := st.Stmt.(*parser.QueryStmt)
+	par := s.parallelism()
+	fmt.Fprintf(s.cfg.Out, "== Physical Plan ==\n%s", planner.Explain(plan, func(n planner.Node) int { return tasksOf(n, par) }))
+	g, err := s.guarantee(plan, isQuery)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.cfg.Out, "\n== Guarantee ==\n%s\n", g)
 	return nil
+}
+
+// guarantee states what a job's results promise after failures, and why.
+func (s *Session) guarantee(plan planner.Node, isQuery bool) (string, error) {
+	cfg, err := checkpoint.ParseConfig(s.settings)
+	if err != nil {
+		return "", err
+	}
+	var source *planner.Table
+	for n := plan; n != nil; {
+		if sc, ok := n.(*planner.Scan); ok {
+			source = sc.Table
+		}
+		c := n.Children()
+		if len(c) == 0 {
+			break
+		}
+		n = c[0]
+	}
+	from, to := "values", "query result"
+	if source != nil {
+		from = fmt.Sprintf("%s (%s)", source.Name, source.Connector())
+	}
+	if sink, ok := plan.(*planner.Sink); ok {
+		to = fmt.Sprintf("%s (%s)", sink.Table.Name, sink.Table.Connector())
+	} else if s.cfg.Format == "changelog" {
+		to = "query changelog"
+	}
+	path := from + " -> " + to + ": "
+	switch {
+	case cfg.Interval <= 0:
+		return path + "at-most-once: checkpointing is off, so a failed job starts again from nothing", nil
+	case source != nil && !connector.Replayable(source):
+		return path + "at-most-once: the source cannot replay what it delivered before a failure", nil
+	case isQuery && s.cfg.Format != "changelog" && cfg.Mode == checkpoint.ExactlyOnce:
+		return path + "exactly-once: the materialized result is restored from aligned checkpoints and the source replays from their positions", nil
+	case cfg.Mode == checkpoint.AtLeastOnce:
+		return path + "at-least-once: checkpoints are not aligned, so replayed records may count twice", nil
+	}
+	return path + "at-least-once: the sink writes at once, so output after the last checkpoint is written again on replay", nil
 }
 
 func (s *Session) startJob(ctx context.Context, plan planner.Node) error {

@@ -174,8 +174,8 @@ func exprSQL(e Expr, in Schema) string {
 }
 
 // Explain prints the plan as an indented tree, one operator a line with its changelog
-// mode, parallelism and output schema.
-func Explain(root Node, parallelism int) string {
+// mode, its parallelism (as parallelism reports it) and its output schema.
+func Explain(root Node, parallelism func(Node) int) string {
 	var b strings.Builder
 	var walk func(n Node, prefix string, first bool)
 	walk = func(n Node, prefix string, first bool) {
@@ -192,7 +192,7 @@ func Explain(root Node, parallelism int) string {
 		if !first {
 			pad += "   "
 		}
-		fmt.Fprintf(&b, "%s   changelog=[%s], parallelism=[%d], schema=%s\n", pad, mode, parallelism, n.Schema())
+		fmt.Fprintf(&b, "%s   changelog=[%s], parallelism=[%d], schema=%s\n", pad, mode, parallelism(n), n.Schema())
 		for _, c := range n.Children() {
 			walk(c, pad, false)
 		}

@@ -64,3 +64,13 @@ func (s split) ownsName(name string) bool {
 	h.Write([]byte(name))
 	return int(h.Sum32()%uint32(s.tasks)) == s.task
 }
+
+// Replayable reports whether t's source can rewind to a checkpointed position (datagen
+// and filesystem can; a socket cannot).
+func Replayable(t *planner.Table) bool {
+	switch t.Connector() {
+	case "datagen", "filesystem":
+		return true
+	}
+	return false
+}
