@@ -16,12 +16,14 @@ func TestDependencies(t *testing.T) {
 		forbidden []string
 	}{
 		{"parser", []string{mod + "/"}},
+		{"state", []string{mod + "/"}},
+		{"checkpoint", []string{mod + "/", "go.etcd.io/bbolt"}},
 		{"planner", []string{mod + "/exec", mod + "/cmd", mod + "/state", mod + "/checkpoint", "go.etcd.io/bbolt"}},
-		{"exec", []string{mod + "/cmd", "go.etcd.io/bbolt"}},
+		{"exec", []string{mod + "/cmd", mod + "/state", "go.etcd.io/bbolt"}},
 		{"exec/expr", []string{mod + "/cmd", mod + "/exec/ops", mod + "/exec/connector"}},
-		{"exec/ops", []string{mod + "/cmd", mod + "/exec/connector"}},
+		{"exec/ops", []string{mod + "/cmd", mod + "/exec/connector", "go.etcd.io/bbolt"}},
 		{"exec/format", []string{mod + "/cmd", mod + "/exec/ops", mod + "/exec/connector"}},
-		{"exec/connector", []string{mod + "/cmd", mod + "/exec/ops"}},
+		{"exec/connector", []string{mod + "/cmd", mod + "/exec/ops", "go.etcd.io/bbolt"}},
 	}
 	for _, r := range rules {
 		p, err := build.Import(mod+"/"+r.pkg, ".", 0)
