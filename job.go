@@ -95,6 +95,11 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 	coord := checkpoint.NewCoordinator(ck.cfg, len(tasks), nextID, time.Now())
 	triggers := make(chan int64, 16)
 	acks := make(chan checkpoint.Ack, 64)
+	type declined struct {
+		id  int64
+		err error
+	}
+	declines := make(chan declined, 64)
 	index := map[exec.TaskID]int{}
 	for i, t := range tasks {
 		index[t] = i
@@ -109,6 +114,12 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 				Alignment: time.Duration(stats.AlignmentNanos), BytesWritten: stats.BytesWritten + int64(len(data)), KeysChanged: stats.KeysChanged}}
 			select {
 			case acks <- ack:
+			case <-ctx.Done():
+			}
+		},
+		Decline: func(task exec.TaskID, id int64, err error) {
+			select {
+			case declines <- declined{id, fmt.Errorf("task %s: %w", task, err)}:
 			case <-ctx.Done():
 			}
 		},
@@ -127,6 +138,8 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 				actions = coord.Tick(now)
 			case ack := <-acks:
 				actions = coord.Ack(time.Now(), ack.Checkpoint, ack)
+			case d := <-declines:
+				actions = coord.Failed(time.Now(), d.id, d.err.Error())
 			}
 			for _, a := range actions {
 				switch a := a.(type) {

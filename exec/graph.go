@@ -72,6 +72,13 @@ type Snapshotter interface {
 	Snapshot(ctx context.Context, id int64) ([]byte, error)
 }
 
+// AsyncSnapshotter is a Snapshotter whose snapshot has a cheap synchronous part, which
+// captures the state as of the barrier, and a slow part, which persists it while records
+// keep flowing. The task acknowledges the checkpoint once persist returns.
+type AsyncSnapshotter interface {
+	SnapshotAsync(ctx context.Context, id int64) (persist func() ([]byte, error), err error)
+}
+
 // SnapshotMeter is a Snapshotter that reports the size of its last snapshot, for
 // checkpoint statistics.
 type SnapshotMeter interface {
@@ -98,6 +105,8 @@ type Checkpointing struct {
 	// Ack receives each task's snapshot of a checkpoint: one state entry per operator
 	// (the reader first, for source tasks).
 	Ack func(task TaskID, id int64, state [][]byte, stats TaskStats)
+	// Decline reports that a task could not persist its snapshot of checkpoint id.
+	Decline func(task TaskID, id int64, err error)
 	// Restored is the state to start from, by task (nil: start fresh).
 	Restored map[TaskID][][]byte
 }

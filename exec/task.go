@@ -33,6 +33,8 @@ type task struct {
 	finished bool
 	closed   bool
 
+	persisting sync.WaitGroup // snapshots being written in the background
+
 	dirty     bool // input arrived since the last flush
 	lastFlush time.Time
 }
@@ -44,8 +46,16 @@ func (t *task) trigger(ctx context.Context, id int64) {
 	finished := t.finished
 	t.mu.Unlock()
 	if finished {
-		if state, err := t.snapshot(ctx, id); err == nil {
+		state, pending, err := t.snapshot(ctx, id)
+		for i, persist := range pending {
+			if err == nil {
+				state[i], err = persist()
+			}
+		}
+		if err == nil {
 			t.cp.Ack(t.id, id, state, t.stats(state, 0))
+		} else if t.cp.Decline != nil {
+			t.cp.Decline(t.id, id, err)
 		}
 		return
 	}
@@ -219,12 +229,13 @@ func allSeen(seen, ended []bool) bool {
 }
 
 // checkpoint snapshots the task for checkpoint id: operators emit what they hold back,
-// then snapshot, the barrier goes downstream, and the coordinator gets the states.
+// then capture their state, the barrier goes downstream, and the coordinator gets the
+// states once they are persisted (in the background for AsyncSnapshotters).
 func (t *task) checkpoint(ctx context.Context, id int64, alignNanos int64) error {
 	if err := t.flushAll(ctx); err != nil {
 		return err
 	}
-	state, err := t.snapshot(ctx, id)
+	state, pending, err := t.snapshot(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -233,9 +244,29 @@ func (t *task) checkpoint(ctx context.Context, id int64, alignNanos int64) error
 			return err
 		}
 	}
-	if t.cp.Ack != nil {
-		t.cp.Ack(t.id, id, state, t.stats(state, alignNanos))
+	if t.cp.Ack == nil {
+		return nil
 	}
+	stats := t.stats(state, alignNanos)
+	if len(pending) == 0 {
+		t.cp.Ack(t.id, id, state, stats)
+		return nil
+	}
+	t.persisting.Add(1)
+	go func() {
+		defer t.persisting.Done()
+		for i, persist := range pending {
+			st, err := persist()
+			if err != nil {
+				if t.cp.Decline != nil {
+					t.cp.Decline(t.id, id, err)
+				}
+				return
+			}
+			state[i] = st
+		}
+		t.cp.Ack(t.id, id, state, stats)
+	}()
 	return nil
 }
 
@@ -255,13 +286,25 @@ func (t *task) stats(state [][]byte, alignNanos int64) TaskStats {
 	return s
 }
 
-// snapshot collects the state of the reader (source tasks) and of every operator.
-func (t *task) snapshot(ctx context.Context, id int64) ([][]byte, error) {
+// snapshot collects the state of the reader (source tasks) and of every operator; for
+// an AsyncSnapshotter it returns, by its index in the state, what persists it.
+func (t *task) snapshot(ctx context.Context, id int64) ([][]byte, map[int]func() ([]byte, error), error) {
 	var state [][]byte
+	var pending map[int]func() ([]byte, error)
 	add := func(x any) error {
 		var s []byte
-		if sn, ok := x.(Snapshotter); ok {
-			var err error
+		var err error
+		switch sn := x.(type) {
+		case AsyncSnapshotter:
+			persist, err := sn.SnapshotAsync(ctx, id)
+			if err != nil {
+				return err
+			}
+			if pending == nil {
+				pending = map[int]func() ([]byte, error){}
+			}
+			pending[len(state)] = persist
+		case Snapshotter:
 			if s, err = sn.Snapshot(ctx, id); err != nil {
 				return err
 			}
@@ -271,15 +314,15 @@ func (t *task) snapshot(ctx context.Context, id int64) ([][]byte, error) {
 	}
 	if t.reader != nil {
 		if err := add(t.reader); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for _, op := range t.ops {
 		if err := add(op); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return state, nil
+	return state, pending, nil
 }
 
 // inputIdle reports whether no input has a message waiting: operators that hold back
@@ -344,6 +387,7 @@ func (t *task) close() error {
 		return nil
 	}
 	t.closed = true
+	t.persisting.Wait()
 	var errs []error
 	if t.reader != nil {
 		errs = append(errs, t.reader.Close())

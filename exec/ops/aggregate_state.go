@@ -22,9 +22,10 @@ type KeyedState struct {
 }
 
 var (
-	_ exec.Snapshotter   = (*aggregate)(nil)
-	_ exec.SnapshotMeter = (*aggregate)(nil)
-	_ exec.Restorer      = (*aggregate)(nil)
+	_ exec.Snapshotter      = (*aggregate)(nil)
+	_ exec.AsyncSnapshotter = (*aggregate)(nil)
+	_ exec.SnapshotMeter    = (*aggregate)(nil)
+	_ exec.Restorer         = (*aggregate)(nil)
 )
 
 // stateHandle is what a checkpoint records for an aggregate task.
@@ -34,9 +35,20 @@ type stateHandle struct {
 }
 
 // Snapshot writes the groups changed since the previous checkpoint, and the keys of
-// those deleted, as checkpoint id's delta. The task has flushed the aggregate first, so
-// every change is emitted and no group is half-updated.
-func (a *aggregate) Snapshot(_ context.Context, id int64) ([]byte, error) {
+// those deleted, as checkpoint id's delta.
+func (a *aggregate) Snapshot(ctx context.Context, id int64) ([]byte, error) {
+	persist, err := a.SnapshotAsync(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return persist()
+}
+
+// SnapshotAsync encodes the changed groups (the synchronous part, proportional to what
+// changed) and returns the write of that delta to the store, which the task runs in the
+// background. The task has flushed the aggregate first, so every change is emitted and no
+// group is half-updated.
+func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error), error) {
 	if a.state == nil {
 		return nil, errors.New("aggregate: checkpoint without a state store")
 	}
@@ -63,12 +75,14 @@ func (a *aggregate) Snapshot(_ context.Context, id int64) ([]byte, error) {
 		start = ends[2*i+1]
 	}
 	a.dirty, a.dropped = a.dirty[:0], nil
-	written, err := a.state.Store.WriteDelta(a.state.Namespace, id, d)
-	if err != nil {
-		return nil, err
-	}
-	a.lastBytes, a.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
-	return json.Marshal(stateHandle{Namespace: a.state.Namespace, Checkpoint: id})
+	a.lastBytes, a.lastKeys = int64(len(buf)), int64(len(d.Puts)+len(d.Deletes))
+	st := a.state
+	return func() ([]byte, error) {
+		if _, err := st.Store.WriteDelta(st.Namespace, id, d); err != nil {
+			return nil, err
+		}
+		return json.Marshal(stateHandle{Namespace: st.Namespace, Checkpoint: id})
+	}, nil
 }
 
 // LastSnapshot reports the bytes and keys the last snapshot wrote.
