@@ -1,58 +1,19 @@
 package expr
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/streamsql/streamsql/exec/format"
 )
 
 // Text forms of values, as CAST prints and parses them (Flink's formats).
 
-// appendDouble formats f as Java's Double.toString: shortest round-trip digits, plain for
-// 1e-3 <= |f| < 1e7 with at least one fractional digit (35.8, 100.0), else d.dddE±n.
-func appendDouble(dst []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(dst, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-Infinity"...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(dst, "-0.0"...)
-		}
-		return append(dst, "0.0"...)
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		start := len(dst)
-		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
-		if bytes.IndexByte(dst[start:], '.') < 0 {
-			dst = append(dst, ".0"...)
-		}
-		return dst
-	}
-	var tmp [32]byte
-	s := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
-	e := bytes.IndexByte(s, 'e')
-	mant, exp := s[:e], s[e+1:]
-	dst = append(dst, mant...)
-	if bytes.IndexByte(mant, '.') < 0 {
-		dst = append(dst, ".0"...)
-	}
-	dst = append(dst, 'E')
-	if exp[0] == '-' {
-		dst = append(dst, '-')
-	}
-	exp = exp[1:]
-	for len(exp) > 1 && exp[0] == '0' {
-		exp = exp[1:]
-	}
-	return append(dst, exp...)
-}
+// appendDouble formats f as Java's Double.toString, as every DOUBLE prints.
+func appendDouble(dst []byte, f float64) []byte { return format.AppendDouble(dst, f) }
 
 // appendDayTime formats milliseconds as Flink prints INTERVAL DAY TO SECOND: +d hh:mm:ss.SSS.
 func appendDayTime(dst []byte, ms int64) []byte {

@@ -115,6 +115,10 @@ func toMillis(v int64, unit arrow.TimeUnit) int64 {
 }
 
 // appendJavaFloat formats f as Java's Double.toString (Float.toString for bitSize 32).
+// AppendDouble appends f as Java's Double.toString writes it (35.8, 100.0, 1.0E10), the
+// text of a DOUBLE everywhere in streamsql.
+func AppendDouble(dst []byte, f float64) []byte { return appendJavaFloat(dst, f, 64) }
+
 func appendJavaFloat(dst []byte, f float64, bitSize int) []byte {
 	switch {
 	case math.IsNaN(f):
