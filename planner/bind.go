@@ -349,23 +349,5 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 
 // refreshRefs renames column references after the aggregate's output names settled.
 func refreshRefs(e Expr, s Schema) Expr {
-	switch e := e.(type) {
-	case *ColumnRef:
-		return &ColumnRef{Index: e.Index, Name: s[e.Index].Name, T: e.T}
-	case *Call:
-		args := make([]Expr, len(e.Args))
-		for i, a := range e.Args {
-			args[i] = refreshRefs(a, s)
-		}
-		return &Call{Fn: e.Fn, Args: args, T: e.T}
-	case *Cast:
-		return &Cast{X: refreshRefs(e.X, s), T: e.T, Try: e.Try}
-	case *Case:
-		c := &Case{Else: refreshRefs(e.Else, s), T: e.T}
-		for _, w := range e.Whens {
-			c.Whens = append(c.Whens, When{Cond: refreshRefs(w.Cond, s), Result: refreshRefs(w.Result, s)})
-		}
-		return c
-	}
-	return e
+	return mapColumns(e, func(c *ColumnRef) Expr { return &ColumnRef{Index: c.Index, Name: s[c.Index].Name, T: c.T} })
 }

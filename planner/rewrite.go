@@ -51,21 +51,26 @@ func mergeProjects(n Node) Node {
 }
 
 func substitute(e Expr, with []Expr) Expr {
+	return mapColumns(e, func(c *ColumnRef) Expr { return with[c.Index] })
+}
+
+// mapColumns rebuilds e with every column reference replaced by what f returns for it.
+func mapColumns(e Expr, f func(*ColumnRef) Expr) Expr {
 	switch e := e.(type) {
 	case *ColumnRef:
-		return with[e.Index]
+		return f(e)
 	case *Call:
 		args := make([]Expr, len(e.Args))
 		for i, a := range e.Args {
-			args[i] = substitute(a, with)
+			args[i] = mapColumns(a, f)
 		}
 		return &Call{Fn: e.Fn, Args: args, T: e.T}
 	case *Cast:
-		return &Cast{X: substitute(e.X, with), T: e.T, Try: e.Try}
+		return &Cast{X: mapColumns(e.X, f), T: e.T, Try: e.Try}
 	case *Case:
-		c := &Case{Else: substitute(e.Else, with), T: e.T}
+		c := &Case{Else: mapColumns(e.Else, f), T: e.T}
 		for _, w := range e.Whens {
-			c.Whens = append(c.Whens, When{Cond: substitute(w.Cond, with), Result: substitute(w.Result, with)})
+			c.Whens = append(c.Whens, When{Cond: mapColumns(w.Cond, f), Result: mapColumns(w.Result, f)})
 		}
 		return c
 	}
