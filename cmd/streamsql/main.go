@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	_ "time/tzdata" // 'table.local-time-zone' works on machines without a zone database
 
 	"github.com/chzyer/readline"
 	"github.com/streamsql/streamsql"
