@@ -22,7 +22,10 @@ type job struct {
 	graph   *exec.Graph
 	store   *state.Store  // keyed state, when checkpointing
 	readers []exec.Reader // the readers opened by the latest run, for their skip counts
-	source  string        // the table the source reads
+	// positions are where the sources stood when the latest run ended, for a restart
+	// without checkpoints.
+	positions map[exec.TaskID][][]byte
+	source    string // the table the source reads
 }
 
 // opFactory makes one operator of a task's chain, emitting into out.

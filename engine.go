@@ -266,7 +266,7 @@ func (s *Session) guarantee(plan planner.Node, isQuery bool) (string, error) {
 	path := from + " -> " + to + ": "
 	switch {
 	case cfg.Interval <= 0:
-		return path + "at-most-once: checkpointing is off, so a failed job starts again from nothing", nil
+		return path + "at-most-once: checkpointing is off, so after a failure state starts empty and sources go on from where they were", nil
 	case source != nil && !connector.Replayable(source):
 		return path + "at-most-once: the source cannot replay what it delivered before a failure", nil
 	case isQuery && s.cfg.Format != "changelog" && cfg.Mode == checkpoint.ExactlyOnce:

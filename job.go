@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/streamsql/streamsql/checkpoint"
@@ -78,9 +79,19 @@ func (s *Session) reportSkipped(j *job) {
 }
 
 // runAttempt runs the graph once, from the latest completed checkpoint if there is one.
+// Without checkpoints, state starts empty and the sources continue from where the last
+// attempt left them: nothing is replayed (at-most-once).
 func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) error {
 	if ck == nil {
-		return j.graph.Run(ctx, nil)
+		var mu sync.Mutex
+		positions := map[exec.TaskID][][]byte{}
+		err := j.graph.Run(ctx, &exec.Checkpointing{Restored: j.positions, Positions: func(task exec.TaskID, pos []byte) {
+			mu.Lock()
+			positions[task] = [][]byte{pos}
+			mu.Unlock()
+		}})
+		j.positions = positions
+		return err
 	}
 	tasks := j.graph.Tasks()
 	restored, nextID, err := ck.restore(tasks, s.cfg.Err)

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 	"testing"
@@ -121,5 +122,50 @@ func TestUnalignedSnapshotDoesNotBlockTheFastInput(t *testing.T) {
 	}
 	if counts[1] != positions[1] {
 		t.Errorf("slow input: %d counted, position %d", counts[1], positions[1])
+	}
+}
+
+func (r *pacedReader) Restore(state []byte) error { return json.Unmarshal(state, &r.rows) }
+
+// failAfter counts rows and fails once it has seen limit of them.
+type failAfter struct {
+	seen, limit int64
+}
+
+func (f *failAfter) Process(_ context.Context, _ int, b Batch) error {
+	f.seen += int64(b.Len())
+	if f.limit > 0 && f.seen >= f.limit {
+		return errors.New("injected failure")
+	}
+	return nil
+}
+
+// Without checkpoints a restarted graph's sources continue from the positions they had
+// when the failed run closed them: nothing is replayed.
+func TestSourcesContinueWithoutCheckpoints(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	var sink *failAfter
+	graph := func(limit int64) *Graph {
+		return &Graph{Mem: mem, Stages: []Stage{{Name: "source", Parallelism: 1,
+			NewReader: func(int) (Reader, error) {
+				return &pacedReader{mem: mem, interval: time.Microsecond, limit: 100}, nil
+			},
+			NewChain: func(int, Output, [][]byte) ([]Operator, error) {
+				sink = &failAfter{limit: limit}
+				return []Operator{sink}, nil
+			}}}}
+	}
+	positions := map[TaskID][][]byte{}
+	record := func(task TaskID, pos []byte) { positions[task] = [][]byte{pos} }
+	if err := graph(30).Run(context.Background(), &Checkpointing{Positions: record}); err == nil {
+		t.Fatal("the first run did not fail")
+	}
+	first := sink.seen
+	if err := graph(0).Run(context.Background(), &Checkpointing{Restored: positions}); err != nil {
+		t.Fatal(err)
+	}
+	if first+sink.seen != 100 {
+		t.Errorf("rows seen: %d before the failure and %d after, want 100 in all", first, sink.seen)
 	}
 }

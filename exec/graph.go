@@ -109,6 +109,10 @@ type Checkpointing struct {
 	Decline func(task TaskID, id int64, err error)
 	// Restored is the state to start from, by task (nil: start fresh).
 	Restored map[TaskID][][]byte
+	// Positions, when set, receives each source task's reader position as the task
+	// closes, whether it finished or failed: without checkpoints, a restarted job's
+	// sources continue from there.
+	Positions func(task TaskID, position []byte)
 }
 
 // TaskStats describes a task's part in a checkpoint.

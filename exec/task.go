@@ -390,6 +390,11 @@ func (t *task) close() error {
 	t.persisting.Wait()
 	var errs []error
 	if t.reader != nil {
+		if sn, ok := t.reader.(Snapshotter); ok && t.cp.Positions != nil {
+			if pos, err := sn.Snapshot(context.Background(), 0); err == nil {
+				t.cp.Positions(t.id, pos)
+			}
+		}
 		errs = append(errs, t.reader.Close())
 	}
 	for _, op := range t.ops {
