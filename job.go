@@ -40,6 +40,9 @@ func (s *Session) runJob(ctx context.Context, j *job) error {
 		return err
 	}
 	var ck *checkpointer
+	if cfg.Interval <= 0 && strategy.String() != "none" {
+		fmt.Fprintf(s.cfg.Err, "job %s: checkpointing is off: after a failure it restarts with empty state and its sources go on from where they were (at-most-once)\n", j.id)
+	}
 	if cfg.Interval > 0 {
 		if ck, err = s.openCheckpointer(j, cfg); err != nil {
 			return err

@@ -47,7 +47,7 @@ func TestRestartStrategiesEndToEnd(t *testing.T) {
 		{"no checkpoints, no restart", nil, "always", 1, []string{"failing at record 5"}, 0},
 		{"fixed-delay gives up after its attempts",
 			map[string]string{"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": "2", "restart-strategy.fixed-delay.delay": "50 ms"},
-			"always", 1, []string{"restart 1 in 50ms", "restart 2 in 50ms", "failing at record 5"}, 2},
+			"always", 1, []string{"checkpointing is off", "at-most-once", "restart 1 in 50ms", "restart 2 in 50ms", "failing at record 5"}, 2},
 		{"fixed-delay recovers from one failure",
 			map[string]string{"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": "3", "restart-strategy.fixed-delay.delay": "50 ms"},
 			"once", 0, []string{"restart 1 in 50ms"}, 1},
