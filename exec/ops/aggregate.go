@@ -2,8 +2,6 @@ package ops
 
 import (
 	"context"
-	"encoding/binary"
-	"math"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -395,19 +393,11 @@ type bytesIndex struct {
 	m map[string]int32
 }
 
+// encodeKey appends the grouping key's values, each self-delimiting (appendValueBytes),
+// so equal keys and only equal keys encode the same.
 func encodeKey(buf []byte, key []value) []byte {
 	for _, v := range key {
-		if v.null {
-			buf = append(buf, 0)
-			continue
-		}
-		buf = append(buf, 1)
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(v.i))
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.f))
-		buf = binary.LittleEndian.AppendUint64(buf, v.d.LowBits())
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(v.d.HighBits()))
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.s)))
-		buf = append(buf, v.s...)
+		buf = appendValueBytes(buf, v)
 	}
 	return buf
 }

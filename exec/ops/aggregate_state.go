@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 
-	"github.com/apache/arrow/go/v15/arrow/decimal128"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/state"
 )
@@ -136,27 +134,13 @@ func (a *aggregate) appendGroup(buf []byte, g int32) []byte {
 
 // decodeKey reads n key values written by encodeKey.
 func decodeKey(b []byte, n int) ([]value, error) {
+	d := &decoder{buf: b}
 	key := make([]value, n)
 	for i := range key {
-		if len(b) < 1 {
-			return nil, fmt.Errorf("%w: aggregate key truncated", state.ErrCorrupt)
-		}
-		if b[0] == 0 {
-			key[i], b = value{null: true}, b[1:]
-			continue
-		}
-		if len(b) < 37 {
-			return nil, fmt.Errorf("%w: aggregate key truncated", state.ErrCorrupt)
-		}
-		le := binary.LittleEndian
-		v := value{i: int64(le.Uint64(b[1:])), f: math.Float64frombits(le.Uint64(b[9:]))}
-		v.d = decimal128.New(int64(le.Uint64(b[25:])), le.Uint64(b[17:]))
-		size := int(le.Uint32(b[33:]))
-		if len(b) < 37+size {
-			return nil, fmt.Errorf("%w: aggregate key truncated", state.ErrCorrupt)
-		}
-		v.s = string(b[37 : 37+size])
-		key[i], b = v, b[37+size:]
+		key[i] = d.value()
 	}
-	return key, nil
+	if d.err == nil && len(d.buf) > 0 {
+		return nil, fmt.Errorf("%w: aggregate key has trailing bytes", state.ErrCorrupt)
+	}
+	return key, d.err
 }

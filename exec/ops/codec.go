@@ -9,20 +9,52 @@ import (
 	"github.com/streamsql/streamsql/state"
 )
 
-// appendValueBytes encodes v for keyed state: a null flag, then every field, so that it
-// decodes without knowing the column's type.
+// appendValueBytes encodes v for keyed state and grouping keys, without knowing its
+// type: a flag byte says which fields are set, then only those follow (an INT takes a
+// few bytes, not all the fields of value).
 func appendValueBytes(dst []byte, v value) []byte {
 	if v.null {
 		return append(dst, 0)
 	}
-	dst = append(dst, 1)
-	dst = binary.AppendVarint(dst, v.i)
-	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v.f))
-	dst = binary.LittleEndian.AppendUint64(dst, v.d.LowBits())
-	dst = binary.LittleEndian.AppendUint64(dst, uint64(v.d.HighBits()))
-	dst = binary.AppendUvarint(dst, uint64(len(v.s)))
-	return append(dst, v.s...)
+	flags := byte(flagValid)
+	if v.i != 0 {
+		flags |= flagInt
+	}
+	if v.f != 0 || math.Signbit(v.f) {
+		flags |= flagFloat
+	}
+	if v.d != (decimal128.Num{}) {
+		flags |= flagDecimal
+	}
+	if v.s != "" {
+		flags |= flagString
+	}
+	dst = append(dst, flags)
+	if flags&flagInt != 0 {
+		dst = binary.AppendVarint(dst, v.i)
+	}
+	if flags&flagFloat != 0 {
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v.f))
+	}
+	if flags&flagDecimal != 0 {
+		dst = binary.LittleEndian.AppendUint64(dst, v.d.LowBits())
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(v.d.HighBits()))
+	}
+	if flags&flagString != 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(v.s)))
+		dst = append(dst, v.s...)
+	}
+	return dst
 }
+
+// The flags of an encoded value.
+const (
+	flagValid = 1 << iota
+	flagInt
+	flagFloat
+	flagDecimal
+	flagString
+)
 
 // decoder reads what the append functions wrote; the first error sticks.
 type decoder struct {
@@ -68,19 +100,30 @@ func (d *decoder) uint64() uint64 {
 }
 
 func (d *decoder) value() value {
-	if d.byte() == 0 {
+	flags := d.byte()
+	if flags&flagValid == 0 {
 		return value{null: true}
 	}
-	v := value{i: d.varint(), f: math.Float64frombits(d.uint64())}
-	lo := d.uint64()
-	v.d = decimal128.New(int64(d.uint64()), lo)
-	n, k := binary.Uvarint(d.buf)
-	if k <= 0 || uint64(len(d.buf)-k) < n {
-		d.fail()
-		return value{}
+	var v value
+	if flags&flagInt != 0 {
+		v.i = d.varint()
 	}
-	v.s = string(d.buf[k : k+int(n)])
-	d.buf = d.buf[k+int(n):]
+	if flags&flagFloat != 0 {
+		v.f = math.Float64frombits(d.uint64())
+	}
+	if flags&flagDecimal != 0 {
+		lo := d.uint64()
+		v.d = decimal128.New(int64(d.uint64()), lo)
+	}
+	if flags&flagString != 0 {
+		n, k := binary.Uvarint(d.buf)
+		if k <= 0 || uint64(len(d.buf)-k) < n {
+			d.fail()
+			return value{}
+		}
+		v.s = string(d.buf[k : k+int(n)])
+		d.buf = d.buf[k+int(n):]
+	}
 	return v
 }
 
