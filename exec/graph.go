@@ -134,28 +134,29 @@ func (g *Graph) Run(parent context.Context, cp *Checkpointing) error {
 	if err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
+	defer func() { // after every task and the trigger loop stopped
+		for _, t := range tasks {
+			t.close()
+		}
+	}()
+	var running sync.WaitGroup
 	errs := make([]error, len(tasks))
 	for i, t := range tasks {
-		wg.Add(1)
+		running.Add(1)
 		go func() {
-			defer wg.Done()
+			defer running.Done()
 			if err := t.run(ctx); err != nil {
 				errs[i] = err
 				cancel(err)
 			}
 		}()
 	}
-	// Triggers go to the sources, which emit barriers; tasks that already finished
-	// acknowledge with their final state.
-	defer func() {
-		for _, t := range tasks {
-			t.close()
-		}
-	}()
-	wg.Add(1)
+	// Triggers go to every task: sources emit barriers, tasks that already finished
+	// acknowledge with their final state, the others wait for the barriers.
+	var triggering sync.WaitGroup
+	triggering.Add(1)
 	go func() {
-		defer wg.Done()
+		defer triggering.Done()
 		for {
 			select {
 			case <-ctx.Done():
@@ -170,21 +171,9 @@ func (g *Graph) Run(parent context.Context, cp *Checkpointing) error {
 			}
 		}
 	}()
-	// Wait for the tasks, then stop the trigger loop.
-	done := make(chan struct{})
-	go func() {
-		for _, t := range tasks {
-			<-t.done
-		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		<-done
-	}
+	running.Wait()
 	cancel(nil)
-	wg.Wait()
+	triggering.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return firstCause(errs)
 	}
