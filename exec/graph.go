@@ -85,7 +85,8 @@ type SnapshotMeter interface {
 	LastSnapshot() (bytesWritten, keysChanged int64)
 }
 
-// Restorer is a Reader that can resume from a position it snapshotted.
+// Restorer is a Reader or an Operator that can resume from what it snapshotted: its
+// replacement after a failure is restored before it sees any input.
 type Restorer interface {
 	Restore(state []byte) error
 }
