@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/connector"
 	"github.com/streamsql/streamsql/exec/expr"
@@ -65,7 +68,11 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 			j.source = table.Name
 			tasks := tasksOf(n, parallelism)
 			startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
-				r, err := connector.OpenSource(ctx, connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location, Task: task, Tasks: tasks})
+				spec := connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location, Task: task, Tasks: tasks, TablesDir: s.tablesDir()}
+				if s.checkpointed() {
+					spec.StateDir = filepath.Join(s.cfg.StateDir, j.id, "sources")
+				}
+				r, err := connector.OpenSource(ctx, spec)
 				if err == nil {
 					j.readers = append(j.readers, r)
 				}
@@ -101,8 +108,15 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 				return ops.NewAggregate(mem, n, out, ks), nil
 			})
 		case *planner.Sink:
-			addOp(func(ctx context.Context, _ int, _ exec.Output) (exec.Operator, error) {
-				return connector.OpenSink(ctx, connector.SinkSpec{Table: n.Table, Schema: n.Schema(), Mem: mem, Location: s.cfg.Location, Stdout: s.cfg.Out, Stderr: s.cfg.Err})
+			tasks := stages[len(stages)-1].Parallelism
+			checkpointed := s.checkpointed()
+			addOp(func(ctx context.Context, task int, _ exec.Output) (exec.Operator, error) {
+				spec := connector.SinkSpec{Table: n.Table, Schema: n.Schema(), Mem: mem, Location: s.cfg.Location, Stdout: s.cfg.Out, Stderr: s.cfg.Err,
+					ID: fmt.Sprintf("%s-%s-%d", j.id, strings.ToLower(n.Table.Name), task), Task: task, Tasks: tasks, Checkpointed: checkpointed, TablesDir: s.tablesDir()}
+				if checkpointed {
+					spec.StateDir = filepath.Join(s.cfg.StateDir, j.id, "sinks")
+				}
+				return connector.OpenSink(ctx, spec)
 			})
 		default:
 			return nil, fmt.Errorf("cannot run plan node %T", n)
@@ -122,6 +136,15 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 	}
 	j.graph.Stages = stages
 	return j, nil
+}
+
+// tablesDir is where embedded tables live unless their 'path' says otherwise.
+func (s *Session) tablesDir() string { return filepath.Join(s.cfg.StateDir, "tables") }
+
+// checkpointed says whether the session's jobs take checkpoints.
+func (s *Session) checkpointed() bool {
+	cfg, err := checkpoint.ParseConfig(s.settings)
+	return err == nil && cfg.Interval > 0
 }
 
 // parallelism is the session's 'parallelism.default'.

@@ -114,14 +114,35 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 		err error
 	}
 	declines := make(chan declined, 64)
+	completions := make(chan int64, 16)
+	type finalRequest struct {
+		id    int64
+		reply chan error
+	}
+	finals := make(chan finalRequest)
 	index := map[exec.TaskID]int{}
 	for i, t := range tasks {
 		index[t] = i
 	}
 	cp := &exec.Checkpointing{
-		Aligned:  ck.cfg.Mode == checkpoint.ExactlyOnce,
-		Triggers: triggers,
-		Restored: restored,
+		Aligned:   ck.cfg.Mode == checkpoint.ExactlyOnce,
+		Triggers:  triggers,
+		Completed: completions,
+		Restored:  restored,
+		Final: func(ctx context.Context) (int64, error) {
+			req := finalRequest{reply: make(chan error, 1)}
+			select {
+			case finals <- req:
+			case <-ctx.Done():
+				return 0, context.Cause(ctx)
+			}
+			select {
+			case err := <-req.reply:
+				return req.id, err
+			case <-ctx.Done():
+				return 0, context.Cause(ctx)
+			}
+		},
 		Ack: func(task exec.TaskID, id int64, st [][]byte, stats exec.TaskStats) {
 			data, _ := json.Marshal(st)
 			ack := checkpoint.Ack{Checkpoint: id, Task: index[task], State: data, Stats: checkpoint.TaskStats{
@@ -141,6 +162,13 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 	done := make(chan struct{})
 	go func() { // the coordinator's runner: ticks, acknowledgements, actions
 		defer close(done)
+		var final *finalRequest // the final checkpoint, once the input ended
+		answer := func(err error) {
+			if final != nil {
+				final.reply <- err
+				final = nil
+			}
+		}
 		tick := time.NewTicker(min(ck.cfg.Interval/4+time.Millisecond, 100*time.Millisecond))
 		defer tick.Stop()
 		for {
@@ -154,6 +182,11 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 				actions = coord.Ack(time.Now(), ack.Checkpoint, ack)
 			case d := <-declines:
 				actions = coord.Failed(time.Now(), d.id, d.err.Error())
+			case req := <-finals:
+				t := coord.TriggerFinal(time.Now())
+				req.id = t.ID
+				final = &req
+				actions = []checkpoint.Action{t}
 			}
 			for _, a := range actions {
 				switch a := a.(type) {
@@ -164,14 +197,26 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 						return
 					}
 				case checkpoint.Complete:
-					if err := ck.complete(j, a); err != nil {
+					err := ck.complete(j, a)
+					if err != nil {
 						for _, b := range coord.Failed(time.Now(), a.ID, err.Error()) {
 							if f, ok := b.(checkpoint.FailJob); ok {
 								cancel(errors.New(f.Reason))
 							}
 						}
+					} else {
+						select {
+						case completions <- a.ID:
+						default: // a later notice covers this one
+						}
+					}
+					if final != nil && a.ID >= final.id {
+						answer(err)
 					}
 				case checkpoint.Abort:
+					if final != nil && a.ID == final.id {
+						answer(fmt.Errorf("checkpoint %d aborted: %s", a.ID, a.Reason))
+					}
 					fmt.Fprintf(s.cfg.Err, "job %s: checkpoint %d aborted: %s\n", j.id, a.ID, a.Reason)
 					s.recordCheckpoint(checkpointRecord{job: j.id, id: a.ID, status: "ABORTED: " + a.Reason})
 				case checkpoint.FailJob:
@@ -261,7 +306,11 @@ func (c *checkpointer) discard() error {
 	if err := c.store.Reset(); err != nil {
 		return err
 	}
-	return os.RemoveAll(c.storage.Dir)
+	if err := os.RemoveAll(c.storage.Dir); err != nil {
+		return err
+	}
+	dir := filepath.Dir(c.storage.Dir)
+	return errors.Join(os.RemoveAll(filepath.Join(dir, "sinks")), os.RemoveAll(filepath.Join(dir, "sources")))
 }
 
 // restore finds the latest intact checkpoint and returns each task's state and the next

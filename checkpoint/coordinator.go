@@ -107,6 +107,16 @@ func (c *Coordinator) Tick(now time.Time) []Action {
 	return out
 }
 
+// TriggerFinal starts the final checkpoint of a job whose input ended, at once and
+// whatever the interval, pause and concurrency limits.
+func (c *Coordinator) TriggerFinal(now time.Time) Trigger {
+	id := c.nextID
+	c.nextID++
+	c.pending[id] = &pendingCheckpoint{started: now, acks: map[int]Ack{}}
+	c.lastTrig = now
+	return Trigger{ID: id}
+}
+
 // dueAt reports whether a checkpoint should start now.
 func (c *Coordinator) dueAt(now time.Time) bool {
 	if c.failed || c.cfg.Interval <= 0 || len(c.pending) >= max(c.cfg.MaxConcurrent, 1) {

@@ -91,8 +91,12 @@ type Restorer interface {
 	Restore(state []byte) error
 }
 
-// CommitListener is an operator (a sink) told when a checkpoint it took part in is
-// complete, so it can make that checkpoint's output visible.
+// CommitListener is an operator (a sink) or a reader told when a checkpoint is
+// complete, so it can make what it pre-committed for that checkpoint and every earlier
+// one visible. It is called by the task's goroutine, between batches; a notice may be
+// skipped when a later one arrives first, and the last one of a bounded job comes after
+// its final checkpoint. A sink that restores a checkpoint commits what that checkpoint
+// pre-committed itself, since its notice may have been lost in a crash.
 type CommitListener interface {
 	CheckpointComplete(ctx context.Context, id int64) error
 }
@@ -110,6 +114,12 @@ type Checkpointing struct {
 	Decline func(task TaskID, id int64, err error)
 	// Restored is the state to start from, by task (nil: start fresh).
 	Restored map[TaskID][][]byte
+	// Completed delivers the ids of completed checkpoints, for CommitListeners.
+	Completed <-chan int64
+	// Final, when set, is called once every task finished (bounded input): it takes
+	// the job's final checkpoint and returns its id once complete, so that sinks commit
+	// the last of their output through it.
+	Final func(ctx context.Context) (int64, error)
 	// Positions, when set, receives each source task's reader position as the task
 	// closes, whether it finished or failed: without checkpoints, a restarted job's
 	// sources continue from there.
@@ -141,7 +151,7 @@ func (g *Graph) Run(parent context.Context, cp *Checkpointing) error {
 		}
 	}()
 	var running sync.WaitGroup
-	errs := make([]error, len(tasks))
+	errs := make([]error, len(tasks)+1) // the last: a failed commit notice
 	for i, t := range tasks {
 		running.Add(1)
 		go func() {
@@ -169,16 +179,42 @@ func (g *Graph) Run(parent context.Context, cp *Checkpointing) error {
 				for _, t := range tasks {
 					t.trigger(ctx, id)
 				}
+			case id := <-cp.Completed:
+				for _, t := range tasks {
+					if err := t.notifyComplete(ctx, id); err != nil {
+						errs[len(tasks)] = err
+						cancel(err)
+					}
+				}
 			}
 		}
 	}()
 	running.Wait()
+	var final error
+	if errors.Join(errs[:len(tasks)]...) == nil && cp.Final != nil && ctx.Err() == nil {
+		final = g.finalCheckpoint(ctx, cp, tasks)
+	}
 	cancel(nil)
 	triggering.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if errs = append(errs, final); errors.Join(errs...) != nil {
 		return firstCause(errs)
 	}
 	return context.Cause(parent) // nil unless the caller stopped the job
+}
+
+// finalCheckpoint takes the checkpoint of a job whose tasks all finished and commits
+// it at every task.
+func (g *Graph) finalCheckpoint(ctx context.Context, cp *Checkpointing, tasks []*task) error {
+	id, err := cp.Final(ctx)
+	if err != nil {
+		return fmt.Errorf("final checkpoint: %w", err)
+	}
+	for _, t := range tasks {
+		if err := t.notifyComplete(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // firstCause returns the first task error that is not a mere cancellation.

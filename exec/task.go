@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +36,9 @@ type task struct {
 
 	persisting sync.WaitGroup // snapshots being written in the background
 
+	completed atomic.Int64 // the newest completed checkpoint
+	committed int64        // the newest one the commit listeners were told of
+
 	dirty     bool // input arrived since the last flush
 	lastFlush time.Time
 }
@@ -43,9 +47,8 @@ type task struct {
 // that already finished acknowledges with its final state, others wait for barriers.
 func (t *task) trigger(ctx context.Context, id int64) {
 	t.mu.Lock()
-	finished := t.finished
-	t.mu.Unlock()
-	if finished {
+	if t.finished {
+		defer t.mu.Unlock()
 		state, pending, err := t.snapshot(ctx, id)
 		for i, persist := range pending {
 			if err == nil {
@@ -59,6 +62,7 @@ func (t *task) trigger(ctx context.Context, id int64) {
 		}
 		return
 	}
+	t.mu.Unlock()
 	if t.reader == nil {
 		return
 	}
@@ -67,6 +71,41 @@ func (t *task) trigger(ctx context.Context, id int64) {
 	case <-ctx.Done():
 	case <-t.done:
 	}
+}
+
+// notifyComplete passes on that checkpoint id completed: a running task tells its
+// commit listeners between batches, a finished one at once.
+func (t *task) notifyComplete(ctx context.Context, id int64) error {
+	for old := t.completed.Load(); id > old && !t.completed.CompareAndSwap(old, id); old = t.completed.Load() {
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.finished {
+		return nil
+	}
+	return t.commit(ctx)
+}
+
+// commit tells the reader and operators that listen of the newest completed checkpoint.
+func (t *task) commit(ctx context.Context) error {
+	id := t.completed.Load()
+	if id <= t.committed {
+		return nil
+	}
+	t.committed = id
+	if l, ok := t.reader.(CommitListener); ok {
+		if err := l.CheckpointComplete(ctx, id); err != nil {
+			return err
+		}
+	}
+	for _, op := range t.ops {
+		if l, ok := op.(CommitListener); ok {
+			if err := l.CheckpointComplete(ctx, id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (t *task) run(ctx context.Context) error {
@@ -111,6 +150,9 @@ func (t *task) runSource(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
 		b, err := t.reader.Next(ctx)
 		if err == io.EOF {
 			return t.finish(ctx)
@@ -149,6 +191,9 @@ func (t *task) runInputs(ctx context.Context) error {
 	cases := make([]reflect.SelectCase, 0, n+2)
 	index := make([]int, 0, n)
 	for live > 0 {
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
 		// Select over the inputs that may be read, the flush tick and cancellation.
 		cases, index = cases[:0], index[:0]
 		for i, ch := range t.inputs {

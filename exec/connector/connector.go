@@ -49,6 +49,11 @@ type SourceSpec struct {
 	// parallel (see split); 0 and 0 mean a single task. Only Parallelizable sources
 	// accept Tasks > 1.
 	Task, Tasks int
+	// TablesDir is where embedded tables keep their files when 'path' is not given.
+	TablesDir string
+	// StateDir is a directory of the job's own where the source may keep files (a
+	// write-ahead log of what it received); "" when the job keeps no state.
+	StateDir string
 }
 
 // SinkSpec is what OpenSink needs to open a table's sink.
@@ -59,10 +64,36 @@ type SinkSpec struct {
 	Location *time.Location   // session time zone; nil means UTC
 	Stdout   io.Writer        // where print writes; nil means os.Stdout
 	Stderr   io.Writer        // where print writes with 'standard-error' = 'true'; nil means os.Stderr
+
+	// ID names this task of the sink, the same across restarts of the same job:
+	// transactional sinks name their files, transactions and commit records by it.
+	ID string
+	// Task and Tasks: this task's index among the sink's parallel tasks.
+	Task, Tasks int
+	// Checkpointed says the job takes checkpoints. A transactional sink then
+	// pre-commits on each barrier and makes output visible only when the checkpoint
+	// completes; Finish leaves the last output to the job's final checkpoint. Without
+	// checkpoints, Finish commits.
+	Checkpointed bool
+	// TablesDir is where embedded tables keep their files when 'path' is not given
+	// (<state-dir>/tables); the same for every job of a state directory.
+	TablesDir string
+	// StateDir is a directory of the job's own where the sink may keep files (a
+	// write-ahead spool, an embedded table's default file); "" when the job keeps no
+	// state, and then the sink keeps none either.
+	StateDir string
 }
 
 // Sink is what OpenSink returns: an operator that is also a Finisher (called at the end
-// of bounded input: the sink flushes and commits what it wrote) and a Closer.
+// of bounded input: the sink flushes, and commits what it wrote unless checkpointed) and
+// a Closer.
+//
+// A transactional sink also implements exec.Snapshotter, exec.CommitListener and
+// exec.Restorer: on a barrier it pre-commits what it wrote for the checkpoint and
+// returns what names it; when told the checkpoint completed, it commits that and every
+// earlier pre-commit; when restored, it commits the pre-commits of the restored
+// checkpoint (whose notice a crash may have lost; committing twice must be harmless)
+// and discards what later, failed attempts left behind.
 type Sink interface {
 	exec.Operator
 	exec.Finisher
