@@ -27,7 +27,33 @@ var (
 )
 
 // connectors lists the supported connectors, as error messages name them.
-var connectors = []string{"datagen", "filesystem", "socket", "print", "blackhole"}
+var connectors = []string{"blackhole", "datagen", "embedded", "filesystem", "print", "socket"} // sorted
+
+// Connectors that live in packages of their own (they bring their client libraries)
+// register here from an init function.
+var (
+	sources = map[string]func(context.Context, SourceSpec) (exec.Reader, error){}
+	sinks   = map[string]func(context.Context, SinkSpec) (Sink, error){}
+)
+
+// RegisterSource makes connector name readable through open.
+func RegisterSource(name string, open func(context.Context, SourceSpec) (exec.Reader, error)) {
+	sources[name] = open
+	addConnector(name)
+}
+
+// RegisterSink makes connector name writable through open.
+func RegisterSink(name string, open func(context.Context, SinkSpec) (Sink, error)) {
+	sinks[name] = open
+	addConnector(name)
+}
+
+func addConnector(name string) {
+	if !contains(connectors, name) {
+		connectors = append(connectors, name)
+		sort.Strings(connectors)
+	}
+}
 
 // DefaultBatchSize is the number of rows a source puts in a batch when the spec does
 // not say.
@@ -125,9 +151,13 @@ func OpenSource(ctx context.Context, spec SourceSpec) (exec.Reader, error) {
 		return openFileSource(spec)
 	case "socket":
 		return openSocket(ctx, spec)
-	case "print", "blackhole":
-		return nil, tableErr(t, ErrUnknownConnector, "connector '%s' is a sink; it cannot be read (sources: datagen, filesystem, socket)", c)
 	default:
+		if open, ok := sources[c]; ok {
+			return open(ctx, spec)
+		}
+		if _, ok := sinks[c]; ok || c == "print" || c == "blackhole" {
+			return nil, TableError(t, ErrUnknownConnector, "connector '%s' is a sink; it cannot be read", c)
+		}
 		return nil, unknownConnector(t)
 	}
 }
@@ -160,9 +190,13 @@ func OpenSink(ctx context.Context, spec SinkSpec) (Sink, error) {
 		return openBlackhole(spec)
 	case "filesystem":
 		return openFileSink(spec)
-	case "datagen", "socket":
-		return nil, tableErr(t, ErrUnknownConnector, "connector '%s' is a source; it cannot be written (sinks: print, blackhole, filesystem)", c)
 	default:
+		if open, ok := sinks[c]; ok {
+			return open(ctx, spec)
+		}
+		if _, ok := sources[c]; ok || c == "datagen" || c == "socket" {
+			return nil, TableError(t, ErrUnknownConnector, "connector '%s' is a source; it cannot be written", c)
+		}
 		return nil, unknownConnector(t)
 	}
 }
@@ -170,9 +204,9 @@ func OpenSink(ctx context.Context, spec SinkSpec) (Sink, error) {
 func unknownConnector(t *planner.Table) error {
 	c, ok := t.Option("connector")
 	if !ok {
-		return tableErr(t, ErrInvalidOption, "option 'connector' is required (supported: %s)", strings.Join(connectors, ", "))
+		return TableError(t, ErrInvalidOption, "option 'connector' is required (supported: %s)", strings.Join(connectors, ", "))
 	}
-	return tableErr(t, ErrUnknownConnector, "unknown connector %q (supported: %s)", c, strings.Join(connectors, ", "))
+	return TableError(t, ErrUnknownConnector, "unknown connector %q (supported: %s)", c, strings.Join(connectors, ", "))
 }
 
 // tableError is an error about a table: "table <name>: <msg>".
@@ -185,7 +219,9 @@ type tableError struct {
 func (e *tableError) Error() string { return "table " + e.table + ": " + e.msg }
 func (e *tableError) Unwrap() error { return e.kind }
 
-func tableErr(t *planner.Table, kind error, f string, args ...any) error {
+// TableError is an error about table t, "table <name>: <msg>", that errors.Is matches
+// to kind.
+func TableError(t *planner.Table, kind error, f string, args ...any) error {
 	return &tableError{table: t.Name, msg: fmt.Sprintf(f, args...), kind: kind}
 }
 
@@ -198,32 +234,32 @@ type kindError struct {
 func (e *kindError) Error() string { return e.msg }
 func (e *kindError) Unwrap() error { return e.kind }
 
-// wrapErr prefixes err with the table's name, keeping it for errors.Is and errors.As.
-func wrapErr(t *planner.Table, err error) error {
+// WrapError prefixes err with the table's name, keeping it for errors.Is and errors.As.
+func WrapError(t *planner.Table, err error) error {
 	return &tableError{table: t.Name, msg: err.Error(), kind: err}
 }
 
-// options reads and checks a table's WITH options for one connector.
-type options struct {
+// Options reads and checks a table's WITH options for one connector.
+type Options struct {
 	t         *planner.Table
 	connector string
 	allowed   []string // keys without a pattern; '#' in a key stands for a field name
 }
 
-// newOptions checks that every option key of t is allowed: one of keys, a key of the
+// NewOptions checks that every option key of t is allowed: one of keys, a key of the
 // table's format (when withFormat), or one accepted by extra.
-func newOptions(t *planner.Table, keys []string, withFormat bool, extra func(key string) bool) (*options, error) {
-	o := &options{t: t, connector: t.Connector()}
+func NewOptions(t *planner.Table, keys []string, withFormat bool, extra func(key string) bool) (*Options, error) {
+	o := &Options{t: t, connector: t.Connector()}
 	o.allowed = append(append(o.allowed, "connector"), keys...)
 	if withFormat {
 		o.allowed = append(o.allowed, "format")
 		f, ok := t.Option("format")
 		if !ok {
-			return nil, tableErr(t, ErrInvalidOption, "option 'format' is required (supported: %s)", strings.Join(format.Formats(), ", "))
+			return nil, TableError(t, ErrInvalidOption, "option 'format' is required (supported: %s)", strings.Join(format.Formats(), ", "))
 		}
 		fkeys, ok := format.OptionKeys(strings.ToLower(f))
 		if !ok {
-			return nil, tableErr(t, ErrInvalidOption, "unknown format %q (supported: %s)", f, strings.Join(format.Formats(), ", "))
+			return nil, TableError(t, ErrInvalidOption, "unknown format %q (supported: %s)", f, strings.Join(format.Formats(), ", "))
 		}
 		o.allowed = append(o.allowed, fkeys...)
 	}
@@ -232,7 +268,7 @@ func newOptions(t *planner.Table, keys []string, withFormat bool, extra func(key
 		if contains(o.allowed, k) || (extra != nil && extra(k)) {
 			continue
 		}
-		return nil, tableErr(t, ErrInvalidOption, "unsupported option '%s' for connector '%s' (supported: %s)",
+		return nil, TableError(t, ErrInvalidOption, "unsupported option '%s' for connector '%s' (supported: %s)",
 			k, o.connector, strings.Join(o.allowed, ", "))
 	}
 	return o, nil
@@ -247,34 +283,38 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (o *options) err(f string, args ...any) error {
-	return tableErr(o.t, ErrInvalidOption, f, args...)
+// Err is an ErrInvalidOption about the table.
+func (o *Options) Err(f string, args ...any) error {
+	return TableError(o.t, ErrInvalidOption, f, args...)
 }
 
-func (o *options) format() string { return strings.ToLower(o.t.Options["format"]) }
+// Format is the table's 'format' option, lower case.
+func (o *Options) Format() string { return strings.ToLower(o.t.Options["format"]) }
 
-func (o *options) required(key string) (string, error) {
+// Required returns an option that must be given and not blank.
+func (o *Options) Required(key string) (string, error) {
 	v, ok := o.t.Option(key)
 	if !ok || strings.TrimSpace(v) == "" {
-		return "", o.err("option '%s' is required", key)
+		return "", o.Err("option '%s' is required", key)
 	}
 	return v, nil
 }
 
-// int64Opt reads an integer option in [min, max].
-func (o *options) int64Opt(key string, def, min, max int64) (int64, error) {
+// Int64 reads an integer option in [min, max].
+func (o *Options) Int64(key string, def, min, max int64) (int64, error) {
 	v, ok := o.t.Option(key)
 	if !ok {
 		return def, nil
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	if err != nil || n < min || n > max {
-		return 0, o.err("option '%s' must be an integer from %d to %d, got %q", key, min, max, v)
+		return 0, o.Err("option '%s' must be an integer from %d to %d, got %q", key, min, max, v)
 	}
 	return n, nil
 }
 
-func (o *options) boolOpt(key string, def bool) (bool, error) {
+// Bool reads a boolean option, 'true' or 'false'.
+func (o *Options) Bool(key string, def bool) (bool, error) {
 	v, ok := o.t.Option(key)
 	if !ok {
 		return def, nil
@@ -285,19 +325,19 @@ func (o *options) boolOpt(key string, def bool) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, o.err("option '%s' must be true or false, got %q", key, v)
+	return false, o.Err("option '%s' must be true or false, got %q", key, v)
 }
 
-// durationOpt reads a duration option in Flink's form ('5s', '100 ms', '1 min', '2h';
+// Duration reads a duration option in Flink's form ('5s', '100 ms', '1 min', '2h';
 // a bare number is milliseconds).
-func (o *options) durationOpt(key string, def time.Duration) (time.Duration, error) {
+func (o *Options) Duration(key string, def time.Duration) (time.Duration, error) {
 	v, ok := o.t.Option(key)
 	if !ok {
 		return def, nil
 	}
 	d, err := ParseDuration(v)
 	if err != nil {
-		return 0, o.err("option '%s': %v", key, err)
+		return 0, o.Err("option '%s': %v", key, err)
 	}
 	return d, nil
 }
@@ -346,6 +386,6 @@ func ParseDuration(s string) (time.Duration, error) {
 
 // formatErr turns an error of package format (a bad format option, a column type the
 // format cannot read) into an option error of the table.
-func formatErr(o *options, err error) error {
-	return o.err("%v", err)
+func formatErr(o *Options, err error) error {
+	return o.Err("%v", err)
 }

@@ -86,13 +86,13 @@ func TestOptionErrors(t *testing.T) {
 		want string
 	}{
 		{map[string]string{"connector": "kafak"}, false,
-			`table sensors: unknown connector "kafak" (supported: datagen, filesystem, socket, print, blackhole)`},
+			`table sensors: unknown connector "kafak" (supported: blackhole, datagen, embedded, filesystem, print, socket)`},
 		{map[string]string{}, false,
-			`table sensors: option 'connector' is required (supported: datagen, filesystem, socket, print, blackhole)`},
+			`table sensors: option 'connector' is required (supported: blackhole, datagen, embedded, filesystem, print, socket)`},
 		{map[string]string{"connector": "print"}, false,
-			`table sensors: connector 'print' is a sink; it cannot be read (sources: datagen, filesystem, socket)`},
+			`table sensors: connector 'print' is a sink; it cannot be read`},
 		{map[string]string{"connector": "datagen"}, true,
-			`table sensors: connector 'datagen' is a source; it cannot be written (sinks: print, blackhole, filesystem)`},
+			`table sensors: connector 'datagen' is a source; it cannot be written`},
 		{map[string]string{"connector": "datagen", "foo": "1"}, false,
 			`table sensors: unsupported option 'foo' for connector 'datagen' (supported: connector, fields.#.end, fields.#.kind, fields.#.length, fields.#.max, fields.#.max-past, fields.#.min, fields.#.null-rate, fields.#.start, number-of-rows, rows-per-second, seed)`},
 		{map[string]string{"connector": "datagen", "rows-per-second": "fast"}, false,

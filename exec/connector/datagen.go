@@ -77,7 +77,7 @@ func openDatagen(spec SourceSpec) (*DatagenReader, error) {
 	for _, k := range datagenFieldKeys {
 		patterns = append(patterns, "fields.#."+k)
 	}
-	o, err := newOptions(t, append(append([]string{}, datagenKeys...), patterns...), false, isFieldKey)
+	o, err := NewOptions(t, append(append([]string{}, datagenKeys...), patterns...), false, isFieldKey)
 	if err != nil {
 		return nil, err
 	}
@@ -86,22 +86,22 @@ func openDatagen(spec SourceSpec) (*DatagenReader, error) {
 		if isFieldKey(k) {
 			name := k[len("fields."):strings.LastIndexByte(k, '.')]
 			if fieldIndex(schema, name) < 0 {
-				return nil, o.err("option '%s' names no physical column %s", k, name)
+				return nil, o.Err("option '%s' names no physical column %s", k, name)
 			}
 		}
 	}
-	rps, err := o.int64Opt("rows-per-second", 10000, 1, math.MaxInt64)
+	rps, err := o.Int64("rows-per-second", 10000, 1, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := o.int64Opt("number-of-rows", -1, 0, math.MaxInt64)
+	limit, err := o.Int64("number-of-rows", -1, 0, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
 	var seed uint64
 	_, seeded := t.Option("seed")
 	if seeded {
-		s, err := o.int64Opt("seed", 0, math.MinInt64, math.MaxInt64)
+		s, err := o.Int64("seed", 0, math.MinInt64, math.MaxInt64)
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +230,7 @@ type fieldGen interface {
 	append(b array.Builder, s rowSpan)
 }
 
-func newFieldGen(o *options, c planner.Column, col int) (fieldGen, int64, error) {
+func newFieldGen(o *Options, c planner.Column, col int) (fieldGen, int64, error) {
 	prefix := "fields." + c.Name + "."
 	has := func(k string) bool { _, ok := o.t.Option(prefix + k); return ok }
 	kind := "random"
@@ -241,10 +241,10 @@ func newFieldGen(o *options, c planner.Column, col int) (fieldGen, int64, error)
 	if v, ok := o.t.Option(prefix + "null-rate"); ok {
 		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || !(r >= 0 && r <= 1) {
-			return nil, 0, o.err("option '%snull-rate' must be a number from 0 to 1, got %q", prefix, v)
+			return nil, 0, o.Err("option '%snull-rate' must be a number from 0 to 1, got %q", prefix, v)
 		}
 		if r > 0 && c.Type.NotNull {
-			return nil, 0, o.err("option '%snull-rate' is set, but column %s is NOT NULL", prefix, c.Name)
+			return nil, 0, o.Err("option '%snull-rate' is set, but column %s is NOT NULL", prefix, c.Name)
 		}
 		z.rate = r
 	}
@@ -252,7 +252,7 @@ func newFieldGen(o *options, c planner.Column, col int) (fieldGen, int64, error)
 	only := func(kind string, allowed ...string) error {
 		for _, k := range datagenFieldKeys {
 			if k != "kind" && k != "null-rate" && has(k) && !contains(allowed, k) {
-				return o.err("option '%s%s' does not apply to %s field %s of type %s", prefix, k, kind, c.Name, typ)
+				return o.Err("option '%s%s' does not apply to %s field %s of type %s", prefix, k, kind, c.Name, typ)
 			}
 		}
 		return nil
@@ -265,7 +265,7 @@ func newFieldGen(o *options, c planner.Column, col int) (fieldGen, int64, error)
 		return newSequence(o, c, prefix, z)
 	case "random":
 	default:
-		return nil, 0, o.err("option '%skind' must be 'random' or 'sequence', got %q", prefix, kind)
+		return nil, 0, o.Err("option '%skind' must be 'random' or 'sequence', got %q", prefix, kind)
 	}
 	switch c.Type.Kind {
 	case planner.Int, planner.BigInt:
@@ -276,16 +276,16 @@ func newFieldGen(o *options, c planner.Column, col int) (fieldGen, int64, error)
 		if c.Type.Kind == planner.Int {
 			lo, hi = math.MinInt32, math.MaxInt32
 		}
-		min, err := o.int64Opt(prefix+"min", lo, lo, hi)
+		min, err := o.Int64(prefix+"min", lo, lo, hi)
 		if err != nil {
 			return nil, 0, err
 		}
-		max, err := o.int64Opt(prefix+"max", hi, lo, hi)
+		max, err := o.Int64(prefix+"max", hi, lo, hi)
 		if err != nil {
 			return nil, 0, err
 		}
 		if min > max {
-			return nil, 0, o.err("option '%smin' (%d) is greater than '%smax' (%d)", prefix, min, prefix, max)
+			return nil, 0, o.Err("option '%smin' (%d) is greater than '%smax' (%d)", prefix, min, prefix, max)
 		}
 		return &randomInt{z: z, min: min, span: uint64(max) - uint64(min) + 1}, -1, nil
 	case planner.Double:
@@ -301,7 +301,7 @@ func newFieldGen(o *options, c planner.Column, col int) (fieldGen, int64, error)
 			return nil, 0, err
 		}
 		if min > max {
-			return nil, 0, o.err("option '%smin' (%v) is greater than '%smax' (%v)", prefix, min, prefix, max)
+			return nil, 0, o.Err("option '%smin' (%v) is greater than '%smax' (%v)", prefix, min, prefix, max)
 		}
 		return &randomDouble{z: z, min: min, max: max}, -1, nil
 	case planner.Decimal:
@@ -323,7 +323,7 @@ func newFieldGen(o *options, c planner.Column, col int) (fieldGen, int64, error)
 			return nil, 0, err
 		}
 		if min > max {
-			return nil, 0, o.err("option '%smin' is greater than '%smax'", prefix, prefix)
+			return nil, 0, o.Err("option '%smin' is greater than '%smax'", prefix, prefix)
 		}
 		return &randomDecimal{randomInt: randomInt{z: z, min: min, span: uint64(max) - uint64(min) + 1}}, -1, nil
 	case planner.Boolean:
@@ -335,7 +335,7 @@ func newFieldGen(o *options, c planner.Column, col int) (fieldGen, int64, error)
 		if err := only("a random", "length"); err != nil {
 			return nil, 0, err
 		}
-		n, err := o.int64Opt(prefix+"length", 100, 0, 1<<20)
+		n, err := o.Int64(prefix+"length", 100, 0, 1<<20)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -344,40 +344,40 @@ func newFieldGen(o *options, c planner.Column, col int) (fieldGen, int64, error)
 		if err := only("a random", "max-past"); err != nil {
 			return nil, 0, err
 		}
-		past, err := o.durationOpt(prefix+"max-past", 0)
+		past, err := o.Duration(prefix+"max-past", 0)
 		if err != nil {
 			return nil, 0, err
 		}
 		return &randomTime{z: z, kind: c.Type.Kind, maxPast: past.Milliseconds()}, -1, nil
 	}
-	return nil, 0, o.err("datagen cannot generate column %s of type %s", c.Name, typ)
+	return nil, 0, o.Err("datagen cannot generate column %s of type %s", c.Name, typ)
 }
 
-func floatOpt(o *options, key string, def float64) (float64, error) {
+func floatOpt(o *Options, key string, def float64) (float64, error) {
 	v, ok := o.t.Option(key)
 	if !ok {
 		return def, nil
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, o.err("option '%s' must be a finite number, got %q", key, v)
+		return 0, o.Err("option '%s' must be a finite number, got %q", key, v)
 	}
 	return f, nil
 }
 
 // decimalOpt reads a decimal option as an unscaled int64 of the column's scale.
-func decimalOpt(o *options, key string, t planner.Type, def int64) (int64, error) {
+func decimalOpt(o *Options, key string, t planner.Type, def int64) (int64, error) {
 	v, ok := o.t.Option(key)
 	if !ok {
 		return def, nil
 	}
 	n, err := format.ParseDecimal(strings.TrimSpace(v), t.Precision, t.Scale)
 	if err != nil {
-		return 0, o.err("option '%s': %v", key, err)
+		return 0, o.Err("option '%s': %v", key, err)
 	}
 	hi, lo := n.HighBits(), n.LowBits()
 	if !(hi == 0 && lo <= math.MaxInt64) && !(hi == -1 && lo > math.MaxInt64) {
-		return 0, o.err("option '%s' is too large for datagen (at most 18 digits)", key)
+		return 0, o.Err("option '%s' is too large for datagen (at most 18 digits)", key)
 	}
 	return int64(lo), nil
 }

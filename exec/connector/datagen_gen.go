@@ -270,11 +270,11 @@ type sequence struct {
 	str   []byte
 }
 
-func newSequence(o *options, c planner.Column, prefix string, z nulls) (fieldGen, int64, error) {
+func newSequence(o *Options, c planner.Column, prefix string, z nulls) (fieldGen, int64, error) {
 	switch c.Type.Kind {
 	case planner.Int, planner.BigInt, planner.Double, planner.Decimal, planner.String:
 	default:
-		return nil, 0, o.err("datagen field %s of type %s cannot be a sequence (sequences are INT, BIGINT, DOUBLE, DECIMAL or STRING)", c.Name, c.Type.Nullable())
+		return nil, 0, o.Err("datagen field %s of type %s cannot be a sequence (sequences are INT, BIGINT, DOUBLE, DECIMAL or STRING)", c.Name, c.Type.Nullable())
 	}
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	if c.Type.Kind == planner.Int {
@@ -284,22 +284,22 @@ func newSequence(o *options, c planner.Column, prefix string, z nulls) (fieldGen
 		hi = int64(math.Pow10(c.Type.Precision-c.Type.Scale)) - 1
 		lo = -hi
 	}
-	if _, err := o.required(prefix + "start"); err != nil {
-		return nil, 0, o.err("option '%sstart' is required for a sequence", prefix)
+	if _, err := o.Required(prefix + "start"); err != nil {
+		return nil, 0, o.Err("option '%sstart' is required for a sequence", prefix)
 	}
-	if _, err := o.required(prefix + "end"); err != nil {
-		return nil, 0, o.err("option '%send' is required for a sequence", prefix)
+	if _, err := o.Required(prefix + "end"); err != nil {
+		return nil, 0, o.Err("option '%send' is required for a sequence", prefix)
 	}
-	start, err := o.int64Opt(prefix+"start", 0, lo, hi)
+	start, err := o.Int64(prefix+"start", 0, lo, hi)
 	if err != nil {
 		return nil, 0, err
 	}
-	end, err := o.int64Opt(prefix+"end", 0, lo, hi)
+	end, err := o.Int64(prefix+"end", 0, lo, hi)
 	if err != nil {
 		return nil, 0, err
 	}
 	if start > end {
-		return nil, 0, o.err("option '%sstart' (%d) is greater than '%send' (%d)", prefix, start, prefix, end)
+		return nil, 0, o.Err("option '%sstart' (%d) is greater than '%send' (%d)", prefix, start, prefix, end)
 	}
 	count := int64(uint64(end) - uint64(start) + 1)
 	if count <= 0 { // the full int64 range: more rows than can be counted

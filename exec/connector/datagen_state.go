@@ -35,9 +35,9 @@ func (d *DatagenReader) Restore(state []byte) error {
 	}
 	switch {
 	case s.Seeded != d.seeded || (d.seeded && s.Seed != d.seed):
-		return h.err("the state is of another 'seed'")
+		return h.Err("the state is of another 'seed'")
 	case s.Rows < 0 || (d.limit >= 0 && s.Rows > d.limit):
-		return h.err("position %d is out of range", s.Rows)
+		return h.Err("position %d is out of range", s.Rows)
 	}
 	d.seed, d.pos = s.Seed, s.Rows
 	return nil

@@ -39,11 +39,11 @@ var _ Sink = (*FileSink)(nil)
 
 func openFileSink(spec SinkSpec) (*FileSink, error) {
 	t := spec.Table
-	o, err := newOptions(t, []string{"path"}, true, nil)
+	o, err := NewOptions(t, []string{"path"}, true, nil)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := o.required("path")
+	dir, err := o.Required("path")
 	if err != nil {
 		return nil, err
 	}
@@ -56,21 +56,21 @@ func openFileSink(spec SinkSpec) (*FileSink, error) {
 			names[i] = c.Name // the table's column names, as Flink writes them
 		}
 	}
-	enc, err := format.NewEncoder(o.format(), names, t.Options, spec.Location)
+	enc, err := format.NewEncoder(o.Format(), names, t.Options, spec.Location)
 	if err != nil {
 		return nil, formatErr(o, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, wrapErr(t, err)
+		return nil, WrapError(t, err)
 	}
 	id, err := newUUID()
 	if err != nil {
-		return nil, wrapErr(t, err)
+		return nil, WrapError(t, err)
 	}
 	return &FileSink{
 		table: t.Name,
 		dir:   dir,
-		name:  fmt.Sprintf("part-%s-0.%s", id, o.format()),
+		name:  fmt.Sprintf("part-%s-0.%s", id, o.Format()),
 		enc:   enc,
 	}, nil
 }

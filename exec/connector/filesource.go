@@ -78,23 +78,23 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := newOptions(t, []string{"path", "source.monitor-interval"}, true, nil)
+	o, err := NewOptions(t, []string{"path", "source.monitor-interval"}, true, nil)
 	if err != nil {
 		return nil, err
 	}
-	path, err := o.required("path")
+	path, err := o.Required("path")
 	if err != nil {
 		return nil, err
 	}
-	monitor, err := o.durationOpt("source.monitor-interval", 0)
+	monitor, err := o.Duration("source.monitor-interval", 0)
 	if err != nil {
 		return nil, err
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, wrapErr(t, err)
+		return nil, WrapError(t, err)
 	}
-	dec, err := format.NewDecoder(o.format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	dec, err := format.NewDecoder(o.Format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
 	if err != nil {
 		return nil, formatErr(o, err)
 	}

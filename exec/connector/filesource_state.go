@@ -62,10 +62,10 @@ func (r *FileReader) Restore(state []byte) error {
 		return err
 	}
 	if s.Path != r.path {
-		return h.err("the state is of path %s, not %s", s.Path, r.path)
+		return h.Err("the state is of path %s, not %s", s.Path, r.path)
 	}
 	if s.Offset < 0 || s.Line < 0 || s.Line > s.Offset || (s.File == "" && s.Offset != 0) {
-		return h.err("corrupt state: offset %d, line %d", s.Offset, s.Line)
+		return h.Err("corrupt state: offset %d, line %d", s.Offset, s.Line)
 	}
 	done, err := r.paths(h, s.Done)
 	if err != nil {
@@ -83,7 +83,7 @@ func (r *FileReader) Restore(state []byte) error {
 		if st, err := os.Stat(at[0]); err != nil {
 			return r.err(err)
 		} else if st.Size() < s.Offset {
-			return h.err("%s has %d bytes, fewer than its position %d: it changed", at[0], st.Size(), s.Offset)
+			return h.Err("%s has %d bytes, fewer than its position %d: it changed", at[0], st.Size(), s.Offset)
 		}
 	}
 	if r.f != nil {
@@ -112,13 +112,13 @@ func (r *FileReader) paths(h stateHeader, names []string) ([]string, error) {
 	for i, n := range names {
 		switch {
 		case n == "" || n == "." || n == ".." || filepath.Base(n) != n:
-			return nil, h.err("corrupt state: %q is not a file name", n)
+			return nil, h.Err("corrupt state: %q is not a file name", n)
 		case r.dir:
 			paths[i] = filepath.Join(r.path, n)
 		case n == filepath.Base(r.path):
 			paths[i] = r.path
 		default:
-			return nil, h.err("the state names file %s, not %s", n, r.path)
+			return nil, h.Err("the state names file %s, not %s", n, r.path)
 		}
 	}
 	return paths, nil

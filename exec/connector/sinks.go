@@ -24,14 +24,14 @@ type printSink struct {
 var _ Sink = (*printSink)(nil)
 
 func openPrint(spec SinkSpec) (*printSink, error) {
-	o, err := newOptions(spec.Table, []string{"print-identifier", "sink.parallelism", "standard-error"}, false, nil)
+	o, err := NewOptions(spec.Table, []string{"print-identifier", "sink.parallelism", "standard-error"}, false, nil)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := o.int64Opt("sink.parallelism", 1, 1, 1<<15); err != nil {
+	if _, err := o.Int64("sink.parallelism", 1, 1, 1<<15); err != nil {
 		return nil, err
 	}
-	toStderr, err := o.boolOpt("standard-error", false)
+	toStderr, err := o.Bool("standard-error", false)
 	if err != nil {
 		return nil, err
 	}
@@ -72,12 +72,12 @@ var _ Sink = (*blackholeSink)(nil)
 var failedOnce sync.Map
 
 func openBlackhole(spec SinkSpec) (*blackholeSink, error) {
-	o, err := newOptions(spec.Table, []string{"test.fail-at-record", "test.fail-mode"}, false, nil)
+	o, err := NewOptions(spec.Table, []string{"test.fail-at-record", "test.fail-mode"}, false, nil)
 	if err != nil {
 		return nil, err
 	}
 	s := &blackholeSink{table: spec.Table.Name}
-	if s.failAt, err = o.int64Opt("test.fail-at-record", 0, 0, math.MaxInt64); err != nil {
+	if s.failAt, err = o.Int64("test.fail-at-record", 0, 0, math.MaxInt64); err != nil {
 		return nil, err
 	}
 	switch mode := strings.ToLower(spec.Table.Options["test.fail-mode"]); mode {
@@ -85,7 +85,7 @@ func openBlackhole(spec SinkSpec) (*blackholeSink, error) {
 	case "always":
 		s.always = true
 	default:
-		return nil, o.err("option 'test.fail-mode' must be 'once' or 'always', got '%s'", mode)
+		return nil, o.Err("option 'test.fail-mode' must be 'once' or 'always', got '%s'", mode)
 	}
 	return s, nil
 }

@@ -64,18 +64,18 @@ func openSocket(ctx context.Context, spec SourceSpec) (*SocketReader, error) {
 	if _, err := newSplit(spec); err != nil {
 		return nil, err // not replayable, and one connection: never in parallel
 	}
-	o, err := newOptions(t, []string{"byte-delimiter", "hostname", "port"}, true, nil)
+	o, err := NewOptions(t, []string{"byte-delimiter", "hostname", "port"}, true, nil)
 	if err != nil {
 		return nil, err
 	}
-	host, err := o.required("hostname")
+	host, err := o.Required("hostname")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := o.required("port"); err != nil {
+	if _, err := o.Required("port"); err != nil {
 		return nil, err
 	}
-	port, err := o.int64Opt("port", 0, 1, 65535)
+	port, err := o.Int64("port", 0, 1, 65535)
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +88,10 @@ func openSocket(ctx context.Context, spec SourceSpec) (*SocketReader, error) {
 		} else if len(v) == 1 && (v[0] < '0' || v[0] > '9') {
 			delim = v[0]
 		} else {
-			return nil, o.err("option 'byte-delimiter' must be a byte value from 0 to 255, got %q", v)
+			return nil, o.Err("option 'byte-delimiter' must be a byte value from 0 to 255, got %q", v)
 		}
 	}
-	dec, err := format.NewDecoder(o.format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	dec, err := format.NewDecoder(o.Format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
 	if err != nil {
 		return nil, formatErr(o, err)
 	}

@@ -22,10 +22,10 @@ type split struct{ task, tasks int }
 func newSplit(spec SourceSpec) (split, error) {
 	s := split{task: spec.Task, tasks: max(spec.Tasks, 1)}
 	if spec.Tasks < 0 || s.task < 0 || s.task >= s.tasks {
-		return split{}, tableErr(spec.Table, ErrInvalidOption, "source task %d of %d does not exist", spec.Task, spec.Tasks)
+		return split{}, TableError(spec.Table, ErrInvalidOption, "source task %d of %d does not exist", spec.Task, spec.Tasks)
 	}
 	if s.tasks > 1 && !Parallelizable(spec.Table) {
-		return split{}, tableErr(spec.Table, errors.ErrUnsupported, "the %s source cannot run in parallel", spec.Table.Connector())
+		return split{}, TableError(spec.Table, errors.ErrUnsupported, "the %s source cannot run in parallel", spec.Table.Connector())
 	}
 	return s, nil
 }

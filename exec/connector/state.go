@@ -33,26 +33,26 @@ func newStateHeader(connector, table string, s split) stateHeader {
 func decodeState(data []byte, want stateHeader, v any) error {
 	var got stateHeader
 	if err := json.Unmarshal(data, &got); err != nil {
-		return want.err("corrupt state: %v", err)
+		return want.Err("corrupt state: %v", err)
 	}
 	switch {
 	case got.Version != want.Version:
-		return want.err("state version %d is not supported (want %d)", got.Version, want.Version)
+		return want.Err("state version %d is not supported (want %d)", got.Version, want.Version)
 	case got.Connector != want.Connector || got.Table != want.Table:
-		return want.err("the state is of the %s source of table %s", got.Connector, got.Table)
+		return want.Err("the state is of the %s source of table %s", got.Connector, got.Table)
 	case got.Task != want.Task || got.Tasks != want.Tasks:
-		return want.err("the state is of task %d of %d, not of task %d of %d", got.Task, got.Tasks, want.Task, want.Tasks)
+		return want.Err("the state is of task %d of %d, not of task %d of %d", got.Task, got.Tasks, want.Task, want.Tasks)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return want.err("corrupt state: %v", err)
+		return want.Err("corrupt state: %v", err)
 	}
 	return nil
 }
 
 // err is an ErrInvalidState about the source h describes.
-func (h stateHeader) err(f string, args ...any) error {
+func (h stateHeader) Err(f string, args ...any) error {
 	return &kindError{
 		msg:  fmt.Sprintf("table %s: cannot restore the %s source: ", h.Table, h.Connector) + fmt.Sprintf(f, args...),
 		kind: ErrInvalidState,
