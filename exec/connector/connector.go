@@ -29,22 +29,50 @@ var (
 // connectors lists the supported connectors, as error messages name them.
 var connectors = []string{"blackhole", "datagen", "embedded", "filesystem", "print", "socket"} // sorted
 
-// Connectors that live in packages of their own (they bring their client libraries)
-// register here from an init function.
-var (
-	sources = map[string]func(context.Context, SourceSpec) (exec.Reader, error){}
-	sinks   = map[string]func(context.Context, SinkSpec) (Sink, error){}
+// SourceConnector is a source that lives in a package of its own (it brings its client
+// library) and registers itself from an init function.
+type SourceConnector struct {
+	Open func(context.Context, SourceSpec) (exec.Reader, error)
+	// Replayable: the source can rewind to a checkpointed position.
+	Replayable bool
+	// Parallel: several tasks can read the table, each its own SourceSpec.Task.
+	Parallel bool
+}
+
+// SinkConnector is a sink that lives in a package of its own.
+type SinkConnector struct {
+	Open func(context.Context, SinkSpec) (Sink, error)
+	// Delivery says what the sink of a table does with output written again on replay.
+	Delivery func(t *planner.Table) Delivery
+}
+
+// Delivery is what a sink does with rows written again after a failure.
+type Delivery int
+
+const (
+	// Appends: a replayed row is written again (at-least-once).
+	Appends Delivery = iota
+	// Upserts: rows are applied by primary key, so a replay rewrites the same final
+	// state (exactly-once final state).
+	Upserts
+	// Commits: output becomes visible only when a checkpoint completes (exactly-once).
+	Commits
 )
 
-// RegisterSource makes connector name readable through open.
-func RegisterSource(name string, open func(context.Context, SourceSpec) (exec.Reader, error)) {
-	sources[name] = open
+var (
+	sources = map[string]SourceConnector{}
+	sinks   = map[string]SinkConnector{}
+)
+
+// RegisterSource makes connector name readable.
+func RegisterSource(name string, c SourceConnector) {
+	sources[name] = c
 	addConnector(name)
 }
 
-// RegisterSink makes connector name writable through open.
-func RegisterSink(name string, open func(context.Context, SinkSpec) (Sink, error)) {
-	sinks[name] = open
+// RegisterSink makes connector name writable.
+func RegisterSink(name string, c SinkConnector) {
+	sinks[name] = c
 	addConnector(name)
 }
 
@@ -152,8 +180,8 @@ func OpenSource(ctx context.Context, spec SourceSpec) (exec.Reader, error) {
 	case "socket":
 		return openSocket(ctx, spec)
 	default:
-		if open, ok := sources[c]; ok {
-			return open(ctx, spec)
+		if c, ok := sources[c]; ok {
+			return c.Open(ctx, spec)
 		}
 		if _, ok := sinks[c]; ok || c == "print" || c == "blackhole" {
 			return nil, TableError(t, ErrUnknownConnector, "connector '%s' is a sink; it cannot be read", c)
@@ -191,8 +219,8 @@ func OpenSink(ctx context.Context, spec SinkSpec) (Sink, error) {
 	case "filesystem":
 		return openFileSink(spec)
 	default:
-		if open, ok := sinks[c]; ok {
-			return open(ctx, spec)
+		if c, ok := sinks[c]; ok {
+			return c.Open(ctx, spec)
 		}
 		if _, ok := sources[c]; ok || c == "datagen" || c == "socket" {
 			return nil, TableError(t, ErrUnknownConnector, "connector '%s' is a source; it cannot be written", c)

@@ -37,7 +37,7 @@ func Parallelizable(t *planner.Table) bool {
 	case "datagen", "filesystem":
 		return true
 	}
-	return false
+	return sources[t.Connector()].Parallel
 }
 
 // rows returns this split's share of n rows, or -1 when n is -1 (unbounded).
@@ -69,8 +69,22 @@ func (s split) ownsName(name string) bool {
 // and filesystem can; a socket cannot).
 func Replayable(t *planner.Table) bool {
 	switch t.Connector() {
-	case "datagen", "filesystem":
+	case "datagen", "filesystem", "embedded":
 		return true
 	}
-	return false
+	return sources[t.Connector()].Replayable
+}
+
+// DeliveryOf says what the sink of t does with rows written again after a failure.
+func DeliveryOf(t *planner.Table) Delivery {
+	switch t.Connector() {
+	case "embedded":
+		return Upserts
+	case "filesystem":
+		return Commits
+	}
+	if c, ok := sinks[t.Connector()]; ok && c.Delivery != nil {
+		return c.Delivery(t)
+	}
+	return Appends
 }
