@@ -42,7 +42,7 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 	env := &expr.Env{Location: s.cfg.Location, Now: s.cfg.Now}
 	mem := s.cfg.Mem
 	parallelism := s.parallelism()
-	j := &job{id: jobID(plan, parallelism), graph: &exec.Graph{Mem: mem}}
+	j := &job{id: s.jobID(plan, parallelism), graph: &exec.Graph{Mem: mem}}
 	var stages []exec.Stage
 	var chains [][]opFactory
 	startStage := func(st exec.Stage) {
@@ -66,13 +66,13 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 		case *planner.Scan:
 			table := n.Table
 			j.source = table.Name
-			tasks := tasksOf(n, parallelism)
+			tasks := s.tasksOf(n, parallelism)
 			startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
 				spec := connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location, Task: task, Tasks: tasks, TablesDir: s.tablesDir()}
 				if s.checkpointed() {
 					spec.StateDir = filepath.Join(s.cfg.StateDir, j.id, "sources")
 				}
-				r, err := connector.OpenSource(ctx, spec)
+				r, err := s.connectors.OpenSource(ctx, spec)
 				if err == nil {
 					j.readers = append(j.readers, r)
 				}
@@ -92,7 +92,7 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 				return ops.NewProject(mem, env, n.Exprs, n.Schema(), out)
 			})
 		case *planner.Aggregate:
-			st := exec.Stage{Name: "GroupAggregate", Parallelism: tasksOf(n, parallelism), Input: len(stages) - 1, Partition: exec.Hash, HashKeys: n.Keys}
+			st := exec.Stage{Name: "GroupAggregate", Parallelism: s.tasksOf(n, parallelism), Input: len(stages) - 1, Partition: exec.Hash, HashKeys: n.Keys}
 			if len(n.Keys) == 0 {
 				st.Partition = exec.Gather
 			}
@@ -116,7 +116,7 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 				if checkpointed {
 					spec.StateDir = filepath.Join(s.cfg.StateDir, j.id, "sinks")
 				}
-				return connector.OpenSink(ctx, spec)
+				return s.connectors.OpenSink(ctx, spec)
 			})
 		default:
 			return nil, fmt.Errorf("cannot run plan node %T", n)
@@ -157,10 +157,10 @@ func (s *Session) parallelism() int {
 
 // tasksOf returns how many tasks run plan node n: a source that cannot split its input,
 // and a global aggregate, run in one task; other operators run as many as their input.
-func tasksOf(n planner.Node, parallelism int) int {
+func (s *Session) tasksOf(n planner.Node, parallelism int) int {
 	switch n := n.(type) {
 	case *planner.Scan:
-		if !connector.Parallelizable(n.Table) {
+		if !s.connectors.Parallelizable(n.Table) {
 			return 1
 		}
 		return parallelism
@@ -173,7 +173,7 @@ func tasksOf(n planner.Node, parallelism int) int {
 		return parallelism
 	}
 	if c := n.Children(); len(c) > 0 {
-		return tasksOf(c[0], parallelism)
+		return s.tasksOf(c[0], parallelism)
 	}
 	return parallelism
 }

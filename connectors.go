@@ -1,7 +1,19 @@
 package streamsql
 
-// The connectors that live in packages of their own register themselves.
 import (
-	_ "github.com/streamsql/streamsql/exec/connector/kafka"
-	_ "github.com/streamsql/streamsql/exec/connector/postgres"
+	"github.com/streamsql/streamsql/exec/connector"
+	"github.com/streamsql/streamsql/exec/connector/kafka"
+	"github.com/streamsql/streamsql/exec/connector/postgres"
 )
+
+// connectors adds the connectors that bring client libraries to the built-in ones.
+var connectors = &connector.Registry{
+	Sources: map[string]connector.SourceConnector{
+		"kafka": kafka.Source,
+	},
+	Sinks: map[string]connector.SinkConnector{
+		"kafka":    kafka.Sink,
+		"postgres": postgres.Sink,
+		"jdbc":     postgres.Sink,
+	},
+}

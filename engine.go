@@ -39,6 +39,8 @@ type Session struct {
 	cfg      Config
 	catalog  *planner.Catalog
 	settings map[string]string
+	// connectors are the built-in connectors and those of packages of their own.
+	connectors *connector.Registry
 
 	jobCtx      context.Context // background jobs run until it is cancelled
 	cancelJobs  context.CancelFunc
@@ -71,7 +73,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.StateDir == "" {
 		cfg.StateDir = "streamsql-state"
 	}
-	s := &Session{cfg: cfg, catalog: planner.NewCatalog(), settings: map[string]string{}}
+	s := &Session{cfg: cfg, catalog: planner.NewCatalog(), settings: map[string]string{}, connectors: connectors}
 	s.jobCtx, s.cancelJobs = context.WithCancel(context.Background())
 	return s, s.SetFormat(cfg.Format)
 }
@@ -228,7 +230,7 @@ func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt) error {
 	}
 	_, isQuery := st.Stmt.(*parser.QueryStmt)
 	par := s.parallelism()
-	fmt.Fprintf(s.cfg.Out, "== Physical Plan ==\n%s", planner.Explain(plan, func(n planner.Node) int { return tasksOf(n, par) }))
+	fmt.Fprintf(s.cfg.Out, "== Physical Plan ==\n%s", planner.Explain(plan, func(n planner.Node) int { return s.tasksOf(n, par) }))
 	g, err := s.guarantee(plan, isQuery)
 	if err != nil {
 		return err
@@ -267,7 +269,7 @@ func (s *Session) guarantee(plan planner.Node, isQuery bool) (string, error) {
 	switch {
 	case cfg.Interval <= 0:
 		return path + "at-most-once: checkpointing is off, so after a failure state starts empty and sources go on from where they were", nil
-	case source != nil && !connector.Replayable(source):
+	case source != nil && !s.connectors.Replayable(source):
 		return path + "at-most-once: the source cannot replay what it delivered before a failure", nil
 	case isQuery && s.cfg.Format != "changelog" && cfg.Mode == checkpoint.ExactlyOnce:
 		return path + "exactly-once: the materialized result is restored from aligned checkpoints and the source replays from their positions", nil

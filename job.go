@@ -22,8 +22,8 @@ import (
 
 // jobID names a job's directory under the state directory: the same statement, planned
 // the same way, finds its checkpoints again after a restart of the process.
-func jobID(plan planner.Node, parallelism int) string {
-	text := planner.Explain(plan, func(n planner.Node) int { return tasksOf(n, parallelism) })
+func (s *Session) jobID(plan planner.Node, parallelism int) string {
+	text := planner.Explain(plan, func(n planner.Node) int { return s.tasksOf(n, parallelism) })
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%d\n%s", parallelism, text)))
 	return "job-" + hex.EncodeToString(sum[:8])
 }

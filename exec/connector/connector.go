@@ -26,11 +26,11 @@ var (
 	ErrInvalidOption = errors.New("invalid option")
 )
 
-// connectors lists the supported connectors, as error messages name them.
-var connectors = []string{"blackhole", "datagen", "embedded", "filesystem", "print", "socket"} // sorted
+// builtin lists the connectors of this package, as error messages name them.
+var builtin = []string{"blackhole", "datagen", "embedded", "filesystem", "print", "socket"}
 
-// SourceConnector is a source that lives in a package of its own (it brings its client
-// library) and registers itself from an init function.
+// SourceConnector is a source that lives in a package of its own, as it brings its
+// client library.
 type SourceConnector struct {
 	Open func(context.Context, SourceSpec) (exec.Reader, error)
 	// Replayable: the source can rewind to a checkpointed position.
@@ -59,28 +59,45 @@ const (
 	Commits
 )
 
-var (
-	sources = map[string]SourceConnector{}
-	sinks   = map[string]SinkConnector{}
-)
-
-// RegisterSource makes connector name readable.
-func RegisterSource(name string, c SourceConnector) {
-	sources[name] = c
-	addConnector(name)
+// Registry is the set of connectors a session can use: those of this package and
+// those of packages of their own, by 'connector' name. The nil Registry has the
+// built-in ones only.
+type Registry struct {
+	Sources map[string]SourceConnector
+	Sinks   map[string]SinkConnector
 }
 
-// RegisterSink makes connector name writable.
-func RegisterSink(name string, c SinkConnector) {
-	sinks[name] = c
-	addConnector(name)
-}
-
-func addConnector(name string) {
-	if !contains(connectors, name) {
-		connectors = append(connectors, name)
-		sort.Strings(connectors)
+// names lists every connector, sorted.
+func (r *Registry) names() []string {
+	names := append([]string(nil), builtin...)
+	if r != nil {
+		for n := range r.Sources {
+			names = append(names, n)
+		}
+		for n := range r.Sinks {
+			if _, ok := r.Sources[n]; !ok {
+				names = append(names, n)
+			}
+		}
 	}
+	sort.Strings(names)
+	return names
+}
+
+func (r *Registry) source(name string) (SourceConnector, bool) {
+	if r == nil {
+		return SourceConnector{}, false
+	}
+	c, ok := r.Sources[name]
+	return c, ok
+}
+
+func (r *Registry) sink(name string) (SinkConnector, bool) {
+	if r == nil {
+		return SinkConnector{}, false
+	}
+	c, ok := r.Sinks[name]
+	return c, ok
 }
 
 // DefaultBatchSize is the number of rows a source puts in a batch when the spec does
@@ -154,8 +171,18 @@ type Sink interface {
 	exec.Closer
 }
 
-// OpenSource opens the source of spec.Table, as its 'connector' option says.
+// OpenSource opens the source of spec.Table with the built-in connectors.
 func OpenSource(ctx context.Context, spec SourceSpec) (exec.Reader, error) {
+	return (*Registry)(nil).OpenSource(ctx, spec)
+}
+
+// OpenSink opens the sink of spec.Table with the built-in connectors.
+func OpenSink(ctx context.Context, spec SinkSpec) (Sink, error) {
+	return (*Registry)(nil).OpenSink(ctx, spec)
+}
+
+// OpenSource opens the source of spec.Table, as its 'connector' option says.
+func (r *Registry) OpenSource(ctx context.Context, spec SourceSpec) (exec.Reader, error) {
 	if spec.Table == nil {
 		return nil, errors.New("connector: no table to read")
 	}
@@ -180,18 +207,18 @@ func OpenSource(ctx context.Context, spec SourceSpec) (exec.Reader, error) {
 	case "socket":
 		return openSocket(ctx, spec)
 	default:
-		if c, ok := sources[c]; ok {
-			return c.Open(ctx, spec)
+		if src, ok := r.source(c); ok {
+			return src.Open(ctx, spec)
 		}
-		if _, ok := sinks[c]; ok || c == "print" || c == "blackhole" {
+		if _, ok := r.sink(c); ok || c == "print" || c == "blackhole" {
 			return nil, TableError(t, ErrUnknownConnector, "connector '%s' is a sink; it cannot be read", c)
 		}
-		return nil, unknownConnector(t)
+		return nil, r.unknownConnector(t)
 	}
 }
 
 // OpenSink opens the sink of spec.Table, as its 'connector' option says.
-func OpenSink(ctx context.Context, spec SinkSpec) (Sink, error) {
+func (r *Registry) OpenSink(ctx context.Context, spec SinkSpec) (Sink, error) {
 	if spec.Table == nil {
 		return nil, errors.New("connector: no table to write")
 	}
@@ -219,17 +246,18 @@ func OpenSink(ctx context.Context, spec SinkSpec) (Sink, error) {
 	case "filesystem":
 		return openFileSink(spec)
 	default:
-		if c, ok := sinks[c]; ok {
-			return c.Open(ctx, spec)
+		if sink, ok := r.sink(c); ok {
+			return sink.Open(ctx, spec)
 		}
-		if _, ok := sources[c]; ok || c == "datagen" || c == "socket" {
+		if _, ok := r.source(c); ok || c == "datagen" || c == "socket" {
 			return nil, TableError(t, ErrUnknownConnector, "connector '%s' is a source; it cannot be written", c)
 		}
-		return nil, unknownConnector(t)
+		return nil, r.unknownConnector(t)
 	}
 }
 
-func unknownConnector(t *planner.Table) error {
+func (r *Registry) unknownConnector(t *planner.Table) error {
+	connectors := r.names()
 	c, ok := t.Option("connector")
 	if !ok {
 		return TableError(t, ErrInvalidOption, "option 'connector' is required (supported: %s)", strings.Join(connectors, ", "))

@@ -24,7 +24,7 @@ func newSplit(spec SourceSpec) (split, error) {
 	if spec.Tasks < 0 || s.task < 0 || s.task >= s.tasks {
 		return split{}, TableError(spec.Table, ErrInvalidOption, "source task %d of %d does not exist", spec.Task, spec.Tasks)
 	}
-	if s.tasks > 1 && !Parallelizable(spec.Table) {
+	if s.tasks > 1 && !(*Registry)(nil).Parallelizable(spec.Table) {
 		return split{}, TableError(spec.Table, errors.ErrUnsupported, "the %s source cannot run in parallel", spec.Table.Connector())
 	}
 	return s, nil
@@ -32,12 +32,13 @@ func newSplit(spec SourceSpec) (split, error) {
 
 // Parallelizable reports whether the source of t can be read by several tasks, each
 // given its own SourceSpec.Task; when not, the planner runs it as one task.
-func Parallelizable(t *planner.Table) bool {
+func (r *Registry) Parallelizable(t *planner.Table) bool {
 	switch t.Connector() {
 	case "datagen", "filesystem":
 		return true
 	}
-	return sources[t.Connector()].Parallel
+	c, _ := r.source(t.Connector())
+	return c.Parallel
 }
 
 // rows returns this split's share of n rows, or -1 when n is -1 (unbounded).
@@ -67,23 +68,24 @@ func (s split) ownsName(name string) bool {
 
 // Replayable reports whether t's source can rewind to a checkpointed position (datagen
 // and filesystem can; a socket cannot).
-func Replayable(t *planner.Table) bool {
+func (r *Registry) Replayable(t *planner.Table) bool {
 	switch t.Connector() {
 	case "datagen", "filesystem", "embedded":
 		return true
 	}
-	return sources[t.Connector()].Replayable
+	c, _ := r.source(t.Connector())
+	return c.Replayable
 }
 
 // DeliveryOf says what the sink of t does with rows written again after a failure.
-func DeliveryOf(t *planner.Table) Delivery {
+func (r *Registry) DeliveryOf(t *planner.Table) Delivery {
 	switch t.Connector() {
 	case "embedded":
 		return Upserts
 	case "filesystem":
 		return Commits
 	}
-	if c, ok := sinks[t.Connector()]; ok && c.Delivery != nil {
+	if c, ok := r.sink(t.Connector()); ok && c.Delivery != nil {
 		return c.Delivery(t)
 	}
 	return Appends

@@ -139,7 +139,7 @@ func TestSplitErrors(t *testing.T) {
 	}
 	files := table("t", sensors, map[string]string{"connector": "filesystem", "path": filepath.Join(t.TempDir()), "format": "csv"})
 	for tbl, want := range map[*planner.Table]bool{sock: false, gen: true, files: true, table("t", sensors, map[string]string{"connector": "kafka"}): false} {
-		if got := Parallelizable(tbl); got != want {
+		if got := (*Registry)(nil).Parallelizable(tbl); got != want {
 			t.Errorf("Parallelizable(%s) = %v", tbl.Connector(), got)
 		}
 	}

@@ -2,3 +2,8 @@
 // jdbc:postgresql:// url, so Flink scripts run unchanged). It registers itself with
 // package connector.
 package postgres
+
+import "github.com/streamsql/streamsql/exec/connector"
+
+// Sink is the connector 'postgres' (and 'jdbc').
+var Sink connector.SinkConnector
