@@ -2,6 +2,7 @@ package streamsql
 
 import (
 	"github.com/streamsql/streamsql/exec/connector"
+	"github.com/streamsql/streamsql/exec/connector/embedded"
 	"github.com/streamsql/streamsql/exec/connector/kafka"
 	"github.com/streamsql/streamsql/exec/connector/postgres"
 )
@@ -9,9 +10,11 @@ import (
 // connectors adds the connectors that bring client libraries to the built-in ones.
 var connectors = &connector.Registry{
 	Sources: map[string]connector.SourceConnector{
-		"kafka": kafka.Source,
+		"embedded": embedded.Source,
+		"kafka":    kafka.Source,
 	},
 	Sinks: map[string]connector.SinkConnector{
+		"embedded": embedded.Sink,
 		"kafka":    kafka.Sink,
 		"postgres": postgres.Sink,
 		"jdbc":     postgres.Sink,

@@ -266,15 +266,24 @@ func (s *Session) guarantee(plan planner.Node, isQuery bool) (string, error) {
 		to = "query changelog"
 	}
 	path := from + " -> " + to + ": "
+	aligned := cfg.Mode == checkpoint.ExactlyOnce
 	switch {
 	case cfg.Interval <= 0:
 		return path + "at-most-once: checkpointing is off, so after a failure state starts empty and sources go on from where they were", nil
 	case source != nil && !s.connectors.Replayable(source):
-		return path + "at-most-once: the source cannot replay what it delivered before a failure", nil
-	case isQuery && s.cfg.Format != "changelog" && cfg.Mode == checkpoint.ExactlyOnce:
-		return path + "exactly-once: the materialized result is restored from aligned checkpoints and the source replays from their positions", nil
-	case cfg.Mode == checkpoint.AtLeastOnce:
+		return path + "at-most-once: the source cannot replay what it delivered before a failure (a socket source keeps what it received with 'source.wal' = 'true')", nil
+	case !aligned:
 		return path + "at-least-once: checkpoints are not aligned, so replayed records may count twice", nil
+	case isQuery && s.cfg.Format != "changelog":
+		return path + "exactly-once: the materialized result is restored from aligned checkpoints and the source replays from their positions", nil
+	case isQuery:
+		return path + "at-least-once: changes print at once, so those after the last checkpoint print again on replay", nil
+	}
+	switch s.connectors.DeliveryOf(plan.(*planner.Sink).Table) {
+	case connector.Upserts:
+		return path + "exactly-once final state: the sink upserts by primary key, so rows written again on replay overwrite themselves", nil
+	case connector.Commits:
+		return path + "exactly-once: the sink commits its output when a checkpoint completes, so readers never see uncommitted or rolled-back rows", nil
 	}
 	return path + "at-least-once: the sink writes at once, so output after the last checkpoint is written again on replay", nil
 }

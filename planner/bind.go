@@ -79,7 +79,15 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (Node, error) {
 
 // appendOnly reports whether a table's sink can only append rows: it cannot apply the
 // retractions of an updating query.
-func appendOnly(t *Table) bool { return t.Connector() == "filesystem" }
+func appendOnly(t *Table) bool {
+	switch t.Connector() {
+	case "filesystem", "kafka":
+		return true
+	case "postgres", "jdbc", "embedded":
+		return len(t.PrimaryKey) == 0
+	}
+	return false
+}
 
 // query plans a SELECT block, returning its plan and the scope its output is visible as.
 func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {

@@ -27,7 +27,7 @@ var (
 )
 
 // builtin lists the connectors of this package, as error messages name them.
-var builtin = []string{"blackhole", "datagen", "embedded", "filesystem", "print", "socket"}
+var builtin = []string{"blackhole", "datagen", "filesystem", "print", "socket"}
 
 // SourceConnector is a source that lives in a package of its own, as it brings its
 // client library.

@@ -86,9 +86,9 @@ func TestOptionErrors(t *testing.T) {
 		want string
 	}{
 		{map[string]string{"connector": "kafak"}, false,
-			`table sensors: unknown connector "kafak" (supported: blackhole, datagen, embedded, filesystem, print, socket)`},
+			`table sensors: unknown connector "kafak" (supported: blackhole, datagen, filesystem, print, socket)`},
 		{map[string]string{}, false,
-			`table sensors: option 'connector' is required (supported: blackhole, datagen, embedded, filesystem, print, socket)`},
+			`table sensors: option 'connector' is required (supported: blackhole, datagen, filesystem, print, socket)`},
 		{map[string]string{"connector": "print"}, false,
 			`table sensors: connector 'print' is a sink; it cannot be read`},
 		{map[string]string{"connector": "datagen"}, true,

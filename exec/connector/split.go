@@ -3,6 +3,7 @@ package connector
 import (
 	"errors"
 	"hash/fnv"
+	"strings"
 
 	"github.com/streamsql/streamsql/planner"
 )
@@ -67,11 +68,13 @@ func (s split) ownsName(name string) bool {
 }
 
 // Replayable reports whether t's source can rewind to a checkpointed position (datagen
-// and filesystem can; a socket cannot).
+// and filesystem can; a socket can only with its write-ahead log).
 func (r *Registry) Replayable(t *planner.Table) bool {
 	switch t.Connector() {
-	case "datagen", "filesystem", "embedded":
+	case "datagen", "filesystem":
 		return true
+	case "socket":
+		return strings.EqualFold(t.Options["source.wal"], "true")
 	}
 	c, _ := r.source(t.Connector())
 	return c.Replayable
@@ -79,10 +82,7 @@ func (r *Registry) Replayable(t *planner.Table) bool {
 
 // DeliveryOf says what the sink of t does with rows written again after a failure.
 func (r *Registry) DeliveryOf(t *planner.Table) Delivery {
-	switch t.Connector() {
-	case "embedded":
-		return Upserts
-	case "filesystem":
+	if t.Connector() == "filesystem" {
 		return Commits
 	}
 	if c, ok := r.sink(t.Connector()); ok && c.Delivery != nil {
