@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,10 +26,14 @@ const (
 // SocketReader is the socket source of Flink's examples: a TCP client of
 // hostname:port that splits what it receives on 'byte-delimiter' (default 10, a line
 // feed) and decodes each record with the table's format. It is unbounded and ends
-// (io.EOF) when the server closes the connection. It is not replayable, so it is no
-// exec.Restorer: after a restore it reads what arrives from then on (at-most-once),
-// and it never runs in parallel. A goroutine owned by the reader reads the
-// connection; Close stops it and waits for it.
+// (io.EOF) when the server closes the connection. It never runs in parallel. A
+// goroutine owned by the reader reads the connection; Close stops it and waits for it.
+//
+// A server does not send again what it sent, so by itself the source is not
+// replayable: after a restore it reads what arrives from then on (at-most-once). With
+// 'source.wal' = 'true' (in a job with checkpoints) it logs every chunk it receives
+// durably before decoding it, and a restored source first replays the log from its
+// checkpoint's position: nothing received is lost.
 type SocketReader struct {
 	table string
 	addr  string
@@ -44,6 +49,11 @@ type SocketReader struct {
 
 	buf       []byte // received and not yet decoded
 	line      int64  // records so far
+	header    stateHeader
+	walDir    string // where the write-ahead log lives; "" without one
+	log       *wal   // opened when reading starts, or by a restore
+	bufEnd    int64  // the log offset after buf
+	started   bool   // the reading goroutine runs
 	eof       bool   // the connection ended
 	closeOnce sync.Once
 	closed    bool
@@ -51,22 +61,38 @@ type SocketReader struct {
 
 type socketChunkMsg struct {
 	data []byte
+	end  int64 // the log offset after data
 	err  error
 }
 
 var (
-	_ exec.Reader      = (*SocketReader)(nil)
-	_ exec.SkipCounter = (*SocketReader)(nil)
+	_ exec.Reader         = (*SocketReader)(nil)
+	_ exec.SkipCounter    = (*SocketReader)(nil)
+	_ exec.Snapshotter    = (*SocketReader)(nil)
+	_ exec.Restorer       = (*SocketReader)(nil)
+	_ exec.CommitListener = (*SocketReader)(nil)
 )
 
 func openSocket(ctx context.Context, spec SourceSpec) (*SocketReader, error) {
 	t := spec.Table
-	if _, err := newSplit(spec); err != nil {
-		return nil, err // not replayable, and one connection: never in parallel
+	sp, err := newSplit(spec)
+	if err != nil {
+		return nil, err // one connection: never in parallel
 	}
-	o, err := NewOptions(t, []string{"byte-delimiter", "hostname", "port"}, true, nil)
+	o, err := NewOptions(t, []string{"byte-delimiter", "hostname", "port", "source.wal"}, true, nil)
 	if err != nil {
 		return nil, err
+	}
+	withWAL, err := o.Bool("source.wal", false)
+	if err != nil {
+		return nil, err
+	}
+	var walDir string
+	if withWAL {
+		if spec.StateDir == "" {
+			return nil, o.Err("option 'source.wal' needs checkpoints ('execution.checkpointing.interval')")
+		}
+		walDir = filepath.Join(spec.StateDir, "socket-"+strings.ToLower(t.Name))
 	}
 	host, err := o.Required("hostname")
 	if err != nil {
@@ -104,6 +130,8 @@ func openSocket(ctx context.Context, spec SourceSpec) (*SocketReader, error) {
 	}
 	r := &SocketReader{
 		table:  t.Name,
+		header: newStateHeader("socket", t.Name, sp),
+		walDir: walDir,
 		addr:   addr,
 		conn:   conn,
 		dec:    dec,
@@ -113,13 +141,27 @@ func openSocket(ctx context.Context, spec SourceSpec) (*SocketReader, error) {
 		free:   make(chan []byte, 6),
 		done:   make(chan struct{}),
 	}
-	r.wg.Add(1)
-	go r.read()
 	return r, nil
 }
 
+// start starts reading the connection, after a restore had its chance to replay the log.
+func (r *SocketReader) start() error {
+	r.started = true
+	if r.walDir != "" && r.log == nil {
+		log, err := openWAL(r.walDir)
+		if err != nil {
+			return fmt.Errorf("table %s: write-ahead log: %w", r.table, err)
+		}
+		r.log = log
+	}
+	r.wg.Add(1)
+	go r.read()
+	return nil
+}
+
 // read runs in the reader's goroutine: it reads the connection into chunks until the
-// connection fails or ends, or Close is called.
+// connection fails or ends, or Close is called. With a write-ahead log, a chunk is
+// logged as soon as it is read: whatever the process received survives it.
 func (r *SocketReader) read() {
 	defer r.wg.Done()
 	for {
@@ -131,10 +173,19 @@ func (r *SocketReader) read() {
 		}
 		n, err := r.conn.Read(b[:cap(b)])
 		if n > 0 {
-			select {
-			case r.chunks <- socketChunkMsg{data: b[:n]}:
-			case <-r.done:
-				return
+			var end int64
+			if r.log != nil {
+				var werr error
+				if end, werr = r.log.append(b[:n]); werr != nil {
+					n, err = 0, fmt.Errorf("write-ahead log: %w", werr)
+				}
+			}
+			if n > 0 {
+				select {
+				case r.chunks <- socketChunkMsg{data: b[:n], end: end}:
+				case <-r.done:
+					return
+				}
 			}
 		}
 		if err != nil {
@@ -155,6 +206,11 @@ func (r *SocketReader) Skipped() int64 { return r.dec.Skipped() }
 func (r *SocketReader) Next(ctx context.Context) (exec.Batch, error) {
 	if r.closed {
 		return exec.Batch{}, errClosed
+	}
+	if !r.started {
+		if err := r.start(); err != nil {
+			return exec.Batch{}, err
+		}
 	}
 	var timer *time.Timer
 	defer func() {
@@ -217,6 +273,7 @@ func (r *SocketReader) receive(msg socketChunkMsg) error {
 		return fmt.Errorf("table %s: socket %s: %w", r.table, r.addr, msg.err)
 	}
 	r.buf = append(r.buf, msg.data...)
+	r.bufEnd = msg.end
 	select {
 	case r.free <- msg.data[:0]:
 	default:
@@ -254,6 +311,55 @@ func (r *SocketReader) record(rec []byte) error {
 	return nil
 }
 
+// Snapshot returns the position in the write-ahead log of the first record not yet
+// delivered (Next leaves no decoded record behind); nil without a log.
+func (r *SocketReader) Snapshot(_ context.Context, id int64) ([]byte, error) {
+	if r.walDir == "" {
+		return nil, nil
+	}
+	if !r.started {
+		if err := r.start(); err != nil {
+			return nil, err
+		}
+	}
+	offset := r.bufEnd - int64(len(r.buf))
+	r.log.mark(id, offset)
+	return socketPosition{stateHeader: r.header, Offset: offset, Line: r.line}.encode()
+}
+
+// Restore replays the write-ahead log from the snapshot's position before what the
+// connection brings.
+func (r *SocketReader) Restore(state []byte) error {
+	if r.walDir == "" {
+		return nil
+	}
+	var p socketPosition
+	if err := decodeState(state, r.header, &p); err != nil {
+		return err
+	}
+	if r.started {
+		return r.header.Err("the source already started reading")
+	}
+	log := &wal{dir: r.walDir, marks: map[int64]int64{}}
+	data, err := log.recover(p.Offset)
+	if err != nil {
+		return r.header.Err("%v", err)
+	}
+	r.log, r.buf, r.bufEnd, r.line = log, append(r.buf[:0], data...), log.end, p.Line
+	return nil
+}
+
+// CheckpointComplete lets the log drop what no restore needs any more.
+func (r *SocketReader) CheckpointComplete(_ context.Context, id int64) error {
+	if r.log == nil {
+		return nil
+	}
+	if err := r.log.complete(id); err != nil {
+		return fmt.Errorf("table %s: write-ahead log: %w", r.table, err)
+	}
+	return nil
+}
+
 // Close closes the connection, stops the reading goroutine and waits for it.
 func (r *SocketReader) Close() error {
 	var err error
@@ -266,6 +372,9 @@ func (r *SocketReader) Close() error {
 			rec.Release()
 		}
 		r.dec.Release()
+		if r.log != nil {
+			r.log.close()
+		}
 	})
 	return err
 }

@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,5 +148,84 @@ func TestSocketSourceConnectionRefused(t *testing.T) {
 	_, err = OpenSource(context.Background(), SourceSpec{Table: table("sensors", sensors, socketTable("127.0.0.1", port))})
 	if err == nil || !strings.HasPrefix(err.Error(), "table sensors: cannot connect to 127.0.0.1:"+port+": ") {
 		t.Errorf("error: %v", err)
+	}
+}
+
+// TestSocketWriteAheadLog: what a source received after its checkpoint is replayed
+// from the log by its replacement, before what the new connection brings, and the log
+// is rewritten once a completed checkpoint makes enough of it unneeded.
+func TestSocketWriteAheadLog(t *testing.T) {
+	mem := checkedMem(t)
+	ctx := context.Background()
+	stateDir := t.TempDir()
+	open := func(lines string) *SocketReader {
+		host, port := serve(t, func(c net.Conn) {
+			c.Write([]byte(lines))
+			time.Sleep(time.Second) // keep the connection open
+		})
+		r, err := OpenSource(ctx, SourceSpec{Table: table("sensors", sensors, socketTable(host, port, "source.wal", "true")),
+			Mem: mem, Location: time.UTC, BatchSize: 2, StateDir: stateDir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.(*SocketReader)
+	}
+	next := func(r *SocketReader) string {
+		t.Helper()
+		for {
+			b, err := r.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Rec != nil {
+				defer b.Release()
+				var names []string
+				for i := 0; i < b.Len(); i++ {
+					names = append(names, b.Rec.Column(0).(interface{ Value(int) string }).Value(i))
+				}
+				return strings.Join(names, " ")
+			}
+		}
+	}
+	r := open("a,1,1\nb,1,1\nc,1,1\nd,1,1\ne,1,1\n")
+	if got := next(r); got != "a b" {
+		t.Fatalf("first batch %q", got)
+	}
+	state, err := r.Snapshot(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := next(r); got != "c d" {
+		t.Fatalf("second batch %q", got)
+	}
+	r.Close() // a crash: c, d and e were received, but only a and b are in checkpoint 1
+
+	r = open("f,1,1\n")
+	if err := r.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for len(got) < 4 {
+		got = append(got, strings.Fields(next(r))...)
+	}
+	if strings.Join(got, " ") != "c d e f" {
+		t.Fatalf("after restore: %q, want c d e f", got)
+	}
+	r.log.marks[2] = r.log.end // as if checkpoint 2 had covered everything...
+	r.log.base -= compactAfter // ...and the log were long
+	if err := r.CheckpointComplete(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(stateDir, "socket-sensors", "wal-*"))
+	if len(files) != 1 || filepath.Base(files[0]) != "wal-"+strconv.FormatInt(r.log.end, 10) {
+		t.Errorf("log files after compaction: %v (end %d)", files, r.log.end)
+	}
+	r.Close()
+
+	// Without checkpoints the log has no use.
+	host, port := serve(t, func(net.Conn) {})
+	_, err = OpenSource(ctx, SourceSpec{Table: table("sensors", sensors, socketTable(host, port, "source.wal", "true")), Mem: mem})
+	if err == nil || !strings.Contains(err.Error(), "'source.wal' needs checkpoints") {
+		t.Errorf("without a state dir: %v", err)
 	}
 }
