@@ -7,30 +7,36 @@ import (
 	"testing"
 )
 
-// BenchmarkQuery runs whole queries over 1M generated rows into a blackhole sink through
-// a session, the way `streamsql -f` runs them. The checkpointed variant is the same
-// query as the one before it, with exactly-once checkpoints every 200 ms (several within the run): compare the two.
+// BenchmarkQuery runs whole queries over generated rows into a blackhole sink through
+// a session, the way `streamsql -f` runs them. Each checkpointed variant is the query
+// before it with exactly-once checkpoints (every 200 ms over 1M rows, every second over
+// 5M rows, so several complete within a run): compare the two.
 func BenchmarkQuery(b *testing.B) {
-	const rows = 1_000_000
-	source := func(keys int) string {
+	source := func(rows, keys int) string {
 		return fmt.Sprintf(`
 CREATE TABLE gen (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '%d',
   'rows-per-second' = '1000000000', 'seed' = '1',
   'fields.k.min' = '1', 'fields.k.max' = '%d', 'fields.v.min' = '0', 'fields.v.max' = '1000');`, rows, keys)
 	}
-	const checkpoints = "SET 'execution.checkpointing.interval' = '200 ms';\n"
-	queries := []struct{ name, sql string }{
-		{"filter+project", source(1<<30) + `
+	const groupBy = `
+CREATE TABLE out (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT k, COUNT(*), SUM(v) FROM gen GROUP BY k;`
+	queries := []struct {
+		name string
+		rows int
+		sql  string
+	}{
+		{"filter+project", 1_000_000, source(1_000_000, 1<<30) + `
 CREATE TABLE out (k BIGINT, v BIGINT) WITH ('connector' = 'blackhole');
 INSERT INTO out SELECT k, v * 2 FROM gen WHERE v > 500;`},
-		{"group by 10k keys", source(10_000) + `
-CREATE TABLE out (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole');
-INSERT INTO out SELECT k, COUNT(*), SUM(v) FROM gen GROUP BY k;`},
-		{"group by 100k keys", source(100_000) + `
-CREATE TABLE out (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole');
-INSERT INTO out SELECT k, COUNT(*), SUM(v) FROM gen GROUP BY k;`},
+		{"group by 10k keys", 1_000_000, source(1_000_000, 10_000) + groupBy},
+		{"group by 100k keys", 1_000_000, source(1_000_000, 100_000) + groupBy},
+		{"group by 100k keys, checkpoints every 200 ms", 1_000_000,
+			"SET 'execution.checkpointing.interval' = '200 ms';" + source(1_000_000, 100_000) + groupBy},
+		{"group by 100k keys, 5M rows", 5_000_000, source(5_000_000, 100_000) + groupBy},
+		{"group by 100k keys, 5M rows, checkpoints every second", 5_000_000,
+			"SET 'execution.checkpointing.interval' = '1 s';" + source(5_000_000, 100_000) + groupBy},
 	}
-	queries = append(queries, struct{ name, sql string }{"group by 100k keys, checkpoints every 200 ms", checkpoints + queries[2].sql})
 	for _, q := range queries {
 		b.Run(q.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -46,7 +52,7 @@ INSERT INTO out SELECT k, COUNT(*), SUM(v) FROM gen GROUP BY k;`},
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.N*rows)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(b.N*q.rows)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
 }

@@ -36,15 +36,22 @@ func Open(path string) (*Store, error) {
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Layout: one top-level bucket per namespace, holding a "base" bucket and one bucket per
-// delta, named "d" + the checkpoint id (8 bytes, big-endian, so deltas sort by id). A
-// delta value starts with a marker byte: put or delete.
+// Layout: one top-level bucket per namespace, holding a "base" bucket, keyed, and one
+// bucket per delta, named "d" + the checkpoint id (8 bytes, big-endian, so deltas sort
+// by id). A delta holds one entry per key group it changed, keyed by KeyPrefix: the
+// group's changes encoded one after another (see appendChange). Writing a checkpoint thus
+// costs a handful of large puts, not one per key; merging deltas into the keyed base
+// happens later and for several checkpoints at once (see Merge).
 var baseBucket = []byte("base")
 
 const (
 	markPut    = 1
 	markDelete = 0
 )
+
+// mergeAfter is how many deltas accumulate before Merge folds them into the base: a key
+// changed at every checkpoint is then written to the base once per mergeAfter.
+const mergeAfter = 8
 
 func deltaName(id int64) []byte {
 	return binary.BigEndian.AppendUint64([]byte{'d'}, uint64(id))
@@ -55,6 +62,48 @@ func deltaID(name []byte) (int64, bool) {
 		return 0, false
 	}
 	return int64(binary.BigEndian.Uint64(name[1:])), true
+}
+
+// appendChange encodes a put (value != nil) or a delete of key.
+func appendChange(dst, key, value []byte, put bool) []byte {
+	mark := byte(markDelete)
+	if put {
+		mark = markPut
+	}
+	dst = binary.AppendUvarint(append(dst, mark), uint64(len(key)))
+	dst = append(dst, key...)
+	if put {
+		dst = binary.AppendUvarint(dst, uint64(len(value)))
+		dst = append(dst, value...)
+	}
+	return dst
+}
+
+// forEachChange decodes the changes of one key group's entry; value is nil for a delete.
+func forEachChange(data []byte, fn func(key, value []byte) error) error {
+	for len(data) > 0 {
+		mark := data[0]
+		n, w := binary.Uvarint(data[1:])
+		if w <= 0 || uint64(len(data)-1-w) < n {
+			return ErrCorrupt
+		}
+		key := data[1+w : 1+w+int(n)]
+		data = data[1+w+int(n):]
+		var value []byte
+		if mark == markPut {
+			n, w := binary.Uvarint(data)
+			if w <= 0 || uint64(len(data)-w) < n {
+				return ErrCorrupt
+			}
+			value, data = data[w:w+int(n)], data[w+int(n):]
+		} else if mark != markDelete {
+			return ErrCorrupt
+		}
+		if err := fn(key, value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Delta is the change of one namespace's state at one checkpoint: keys put with their
@@ -74,6 +123,27 @@ func KeyPrefix(keyGroup int) []byte { return binary.BigEndian.AppendUint16(nil, 
 // WriteDelta stores namespace ns's changes at checkpoint id durably (bbolt syncs on
 // commit) and returns the bytes written.
 func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
+	// Encode the changes by key group, in one buffer per group.
+	groups := map[uint16][]byte{}
+	for _, kv := range d.Puts {
+		if len(kv.Key) < 2 {
+			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
+		}
+		kg := binary.BigEndian.Uint16(kv.Key)
+		groups[kg] = appendChange(groups[kg], kv.Key, kv.Value, true)
+	}
+	for _, k := range d.Deletes {
+		if len(k) < 2 {
+			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
+		}
+		kg := binary.BigEndian.Uint16(k)
+		groups[kg] = appendChange(groups[kg], k, nil, false)
+	}
+	kgs := make([]uint16, 0, len(groups))
+	for kg := range groups {
+		kgs = append(kgs, kg)
+	}
+	slices.Sort(kgs)
 	var written int64
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		top, err := tx.CreateBucketIfNotExists([]byte(ns))
@@ -84,28 +154,11 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 		if err != nil {
 			return err
 		}
-		// Keys go in sorted: bbolt inserts into a page in place, so random order within one
-		// large transaction costs quadratic copying.
-		entries := make([]KV, 0, len(d.Puts)+len(d.Deletes))
-		size := 0
-		for _, kv := range d.Puts {
-			size += 1 + len(kv.Value)
-		}
-		marked := make([]byte, 0, size) // each value behind its marker, in one allocation
-		for _, kv := range d.Puts {
-			start := len(marked)
-			marked = append(append(marked, markPut), kv.Value...)
-			entries = append(entries, KV{Key: kv.Key, Value: marked[start:]})
-		}
-		for _, k := range d.Deletes {
-			entries = append(entries, KV{Key: k, Value: []byte{markDelete}})
-		}
-		slices.SortFunc(entries, func(a, b KV) int { return bytes.Compare(a.Key, b.Key) })
-		for _, e := range entries {
-			if err := b.Put(e.Key, e.Value); err != nil {
+		for _, kg := range kgs {
+			if err := b.Put(KeyPrefix(int(kg)), groups[kg]); err != nil {
 				return err
 			}
-			written += int64(len(e.Key) + len(e.Value))
+			written += int64(2 + len(groups[kg]))
 		}
 		return nil
 	})
@@ -142,13 +195,11 @@ func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, va
 			if !ok || id > upTo {
 				return nil
 			}
-			return inRange(top.Bucket(name), func(k, v []byte) error {
-				if len(v) > 0 && v[0] == markPut {
-					changed[string(k)] = bytes.Clone(v[1:])
-				} else {
-					changed[string(k)] = nil
-				}
-				return nil
+			return inRange(top.Bucket(name), func(_, group []byte) error {
+				return forEachChange(group, func(k, v []byte) error {
+					changed[string(k)] = bytes.Clone(v) // nil stays nil: deleted
+					return nil
+				})
 			})
 		})
 		if err != nil {
@@ -176,8 +227,10 @@ func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, va
 	})
 }
 
-// Merge folds the deltas of checkpoints up to id into the base of every namespace:
-// checkpoint id and later ones stay restorable, earlier ones no longer are.
+// Merge allows the deltas of checkpoints up to id to be folded into the base of every
+// namespace: checkpoint id and later ones stay restorable, earlier ones may not. It
+// folds them once mergeAfter have accumulated, all at once, so that a key changed at
+// each checkpoint is written to the base once.
 func (s *Store) Merge(id int64) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		return tx.ForEach(func(ns []byte, top *bolt.Bucket) error {
@@ -188,23 +241,65 @@ func (s *Store) Merge(id int64) error {
 				}
 				return nil
 			})
-			if err != nil || len(merge) == 0 {
+			if err != nil || len(merge) < mergeAfter {
 				return err
 			}
 			base, err := top.CreateBucketIfNotExists(baseBucket)
 			if err != nil {
 				return err
 			}
-			for _, name := range merge { // in id order: bucket names sort by id
-				err := top.Bucket(name).ForEach(func(k, v []byte) error {
-					if len(v) > 0 && v[0] == markPut {
-						return base.Put(k, bytes.Clone(v[1:]))
-					}
-					return base.Delete(k)
+			// Fold key group by key group: each group's changes are few enough to sort and
+			// put in key order while they are in cache.
+			deltas := make([]*bolt.Bucket, len(merge)) // in id order: bucket names sort by id
+			groups := map[string]bool{}
+			for i, name := range merge {
+				deltas[i] = top.Bucket(name)
+				deltas[i].ForEach(func(prefix, _ []byte) error {
+					groups[string(prefix)] = true
+					return nil
 				})
-				if err != nil {
-					return err
+			}
+			order := make([]string, 0, len(groups))
+			for g := range groups {
+				order = append(order, g)
+			}
+			slices.Sort(order)
+			changed := map[string][]byte{} // nil: deleted
+			var keys []string
+			for _, group := range order {
+				prefix := []byte(group)
+				clear(changed)
+				for _, d := range deltas {
+					if group := d.Get(prefix); group != nil {
+						err := forEachChange(group, func(k, v []byte) error {
+							changed[string(k)] = v // valid until the transaction ends
+							return nil
+						})
+						if err != nil {
+							return err
+						}
+					}
 				}
+				if len(changed) == 0 {
+					continue
+				}
+				keys = keys[:0]
+				for k := range changed {
+					keys = append(keys, k)
+				}
+				slices.Sort(keys)
+				for _, k := range keys {
+					if v := changed[k]; v != nil {
+						err = base.Put([]byte(k), bytes.Clone(v))
+					} else {
+						err = base.Delete([]byte(k))
+					}
+					if err != nil {
+						return err
+					}
+				}
+			}
+			for _, name := range merge {
 				if err := top.DeleteBucket(name); err != nil {
 					return err
 				}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 func key(kg int, k string) []byte { return append(KeyPrefix(kg), k...) }
@@ -68,5 +70,50 @@ func TestDeltasMergeAndDiscard(t *testing.T) {
 	}
 	if got := read(t, s, "other", 2, 0, 127); got != "" {
 		t.Errorf("unknown namespace: %s", got)
+	}
+}
+
+// TestMergeFoldsSeveralDeltasAtOnce: deltas wait until mergeAfter of them can be folded
+// into the base together; every retained checkpoint reads the same before and after,
+// and the folded ones are gone.
+func TestMergeFoldsSeveralDeltasAtOnce(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := map[int64]string{}
+	for id := int64(1); id <= 2*mergeAfter+1; id++ {
+		d := Delta{Puts: []KV{{key(1, "hot"), []byte(fmt.Sprint(id))}, {key(int(id), fmt.Sprint("k", id)), []byte("x")}}}
+		if id > 1 {
+			d.Deletes = [][]byte{key(int(id-1), fmt.Sprint("k", id-1))}
+		}
+		if _, err := s.WriteDelta("agg", id, d); err != nil {
+			t.Fatal(err)
+		}
+		want[id] = read(t, s, "agg", id, 0, 127)
+		if err := s.Merge(id - 1); err != nil { // the previous checkpoint stays restorable
+			t.Fatal(err)
+		}
+		for r := max(id-1, 1); r <= id; r++ {
+			if got := read(t, s, "agg", r, 0, 127); got != want[r] {
+				t.Fatalf("after merge up to %d, checkpoint %d reads %s, want %s", id-1, r, got, want[r])
+			}
+		}
+	}
+	if got := want[2*mergeAfter+1]; got != fmt.Sprintf("1/hot=%d %d/k%d=x", 2*mergeAfter+1, 2*mergeAfter+1, 2*mergeAfter+1) {
+		t.Errorf("final state %s", got)
+	}
+	deltas := 0
+	s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("agg")).ForEachBucket(func(name []byte) error {
+			if _, ok := deltaID(name); ok {
+				deltas++
+			}
+			return nil
+		})
+	})
+	if deltas >= mergeAfter+2 {
+		t.Errorf("%d deltas left unmerged", deltas)
 	}
 }
