@@ -177,49 +177,52 @@ func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, va
 		if top == nil {
 			return nil
 		}
-		from, to := KeyPrefix(firstKG), KeyPrefix(lastKG+1)
-		inRange := func(b *bolt.Bucket, apply func(k, v []byte) error) error {
-			c := b.Cursor()
-			for k, v := c.Seek(from); k != nil && (lastKG+1 > 0xffff || bytes.Compare(k, to) < 0); k, v = c.Next() {
-				if err := apply(k, v); err != nil {
-					return err
-				}
+		var deltas []*bolt.Bucket // in id order: bucket names sort by id
+		err := top.ForEachBucket(func(name []byte) error {
+			if id, ok := deltaID(name); ok && id <= upTo {
+				deltas = append(deltas, top.Bucket(name))
 			}
 			return nil
-		}
-		// The deltas are small next to the base: fold them into a map first, then stream
-		// the base, letting the map override it.
-		changed := map[string][]byte{} // nil value: deleted
-		err := top.ForEachBucket(func(name []byte) error {
-			id, ok := deltaID(name)
-			if !ok || id > upTo {
-				return nil
-			}
-			return inRange(top.Bucket(name), func(_, group []byte) error {
-				return forEachChange(group, func(k, v []byte) error {
-					changed[string(k)] = bytes.Clone(v) // nil stays nil: deleted
-					return nil
-				})
-			})
 		})
 		if err != nil {
 			return err
 		}
-		if base := top.Bucket(baseBucket); base != nil {
-			err := inRange(base, func(k, v []byte) error {
-				if _, ok := changed[string(k)]; ok {
-					return nil
-				}
-				return fn(k, v)
-			})
-			if err != nil {
-				return err
-			}
+		var base *bolt.Cursor
+		if b := top.Bucket(baseBucket); b != nil {
+			base = b.Cursor()
 		}
-		for k, v := range changed {
-			if v != nil {
-				if err := fn([]byte(k), v); err != nil {
-					return err
+		// Key group by key group: fold the group's changes from the deltas into a map,
+		// stream the group's base keys that the map does not override, then the map.
+		changed := map[string][]byte{} // nil value: deleted
+		for kg := firstKG; kg <= lastKG; kg++ {
+			prefix := KeyPrefix(kg)
+			clear(changed)
+			for _, d := range deltas {
+				if group := d.Get(prefix); group != nil {
+					err := forEachChange(group, func(k, v []byte) error {
+						changed[string(k)] = v
+						return nil
+					})
+					if err != nil {
+						return err
+					}
+				}
+			}
+			if base != nil {
+				for k, v := base.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = base.Next() {
+					if _, ok := changed[string(k)]; ok {
+						continue
+					}
+					if err := fn(k, v); err != nil {
+						return err
+					}
+				}
+			}
+			for k, v := range changed {
+				if v != nil {
+					if err := fn([]byte(k), v); err != nil {
+						return err
+					}
 				}
 			}
 		}
