@@ -99,13 +99,18 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 			startStage(st)
 			uid := fmt.Sprintf("aggregate-%d", len(stages)-1)
 			tasks := st.Parallelism
+			maxGroups, err := s.cacheGroups()
+			if err != nil {
+				return nil, err
+			}
 			addOp(func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
 				var ks *ops.KeyedState
 				if j.store != nil {
 					first, last := exec.KeyGroupRange(task, tasks)
 					ks = &ops.KeyedState{Store: j.store, Namespace: uid, FirstKG: first, LastKG: last}
 				}
-				return ops.NewAggregate(mem, n, out, ks), nil
+				cache := ops.Cache{MaxGroups: maxGroups, SpillPath: filepath.Join(s.cfg.StateDir, j.id, fmt.Sprintf("spill-%s-%d.db", uid, task))}
+				return ops.NewAggregate(mem, n, out, ks, cache), nil
 			})
 		case *planner.Sink:
 			tasks := stages[len(stages)-1].Parallelism
@@ -136,6 +141,24 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 	}
 	j.graph.Stages = stages
 	return j, nil
+}
+
+// defaultCacheGroups is how many groups an aggregate task keeps in memory unless
+// 'state.cache.max-keys' says otherwise.
+const defaultCacheGroups = 2_000_000
+
+// cacheGroups is the session's 'state.cache.max-keys': the groups an aggregate task
+// keeps in memory before it moves the least used to disk.
+func (s *Session) cacheGroups() (int, error) {
+	v, ok := s.settings["state.cache.max-keys"]
+	if !ok {
+		return defaultCacheGroups, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("'state.cache.max-keys' must be a positive number of keys, got '%s'", v)
+	}
+	return n, nil
 }
 
 // tablesDir is where embedded tables live unless their 'path' says otherwise.

@@ -204,9 +204,9 @@ func (s *Session) set(st *parser.SetStmt) error {
 			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("unknown time zone '%s'", st.Value)}
 		}
 		s.cfg.Location = loc
-	case "parallelism.default":
+	case "parallelism.default", "state.cache.max-keys":
 		if n, err := strconv.Atoi(st.Value); err != nil || n < 1 {
-			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'parallelism.default' must be a positive integer, got '%s'", st.Value)}
+			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'%s' must be a positive integer, got '%s'", st.Key, st.Value)}
 		}
 	}
 	s.settings[st.Key] = st.Value

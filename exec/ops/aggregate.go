@@ -30,7 +30,9 @@ type aggregate struct {
 	kgs    []uint16 // key group per group
 
 	state     *KeyedState // nil: no checkpoints
-	dirtyFlag []bool      // changed since the last checkpoint
+	cache     Cache
+	spill     spill
+	dirtyFlag []bool // changed since the last checkpoint
 	dirty     []int32
 	dropped   [][]byte // state keys of groups deleted since the last checkpoint
 	lastBytes int64    // written by the last snapshot
@@ -58,10 +60,10 @@ var (
 )
 
 // NewAggregate returns the operator for a plan's Aggregate node; ks is where it keeps
-// its checkpointed state (nil without checkpoints).
-func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, ks *KeyedState) exec.Operator {
+// its checkpointed state (nil without checkpoints), cache how many groups stay in memory.
+func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, ks *KeyedState, cache Cache) exec.Operator {
 	in := n.Input.Schema()
-	a := &aggregate{keyCols: n.Keys, out: out, state: ks, builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
+	a := &aggregate{keyCols: n.Keys, out: out, state: ks, cache: cache, builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
 	for _, call := range n.Aggs {
 		var argType planner.Type
 		if call.Arg >= 0 {
@@ -123,13 +125,19 @@ func (a *aggregate) Process(ctx context.Context, _ int, b exec.Batch) error {
 		}
 	}
 	if a.pending += rows; a.pending >= miniBatchRows {
-		return a.emit(ctx)
+		return a.Flush(ctx)
 	}
 	return nil
 }
 
-// Flush emits the changes folded in since the last emission.
-func (a *aggregate) Flush(ctx context.Context) error { return a.emit(ctx) }
+// Flush emits the changes folded in since the last emission, then makes room in the
+// cache if it is full.
+func (a *aggregate) Flush(ctx context.Context) error {
+	if err := a.emit(ctx); err != nil {
+		return err
+	}
+	return a.evictIfFull()
+}
 
 // Finish emits what remains at the end of input.
 func (a *aggregate) Finish(ctx context.Context) error { return a.emit(ctx) }
@@ -145,6 +153,9 @@ func rowSign(k exec.RowKind) int8 {
 // retraction of a group that does not exist gets -1 (there is nothing to undo).
 func (a *aggregate) assignGroups(rec arrow.Record, signs []int8) ([]int32, error) {
 	a.hashes = a.hashes[:0]
+	if err := a.loadSpilled(rec); err != nil {
+		return nil, err
+	}
 	n := int(rec.NumRows())
 	groups := growTo(a.groupBuf[:0], n)
 	a.groupBuf = groups
@@ -330,6 +341,9 @@ func (a *aggregate) drop(g int32) {
 
 func (a *aggregate) Close() error {
 	a.builder.Release()
+	if a.spill.scratch != nil {
+		return a.spill.scratch.Close()
+	}
 	return nil
 }
 

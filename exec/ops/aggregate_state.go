@@ -50,6 +50,10 @@ func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, 
 	if a.state == nil {
 		return nil, errors.New("aggregate: checkpoint without a state store")
 	}
+	spilled, err := a.spilledChanges()
+	if err != nil {
+		return nil, err
+	}
 	d := state.Delta{Deletes: a.dropped}
 	// Keys and values are encoded into one buffer, then sliced: two allocations, not two
 	// per group.
@@ -66,12 +70,13 @@ func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, 
 		buf = a.appendGroup(buf, g)
 		ends = append(ends, len(buf))
 	}
-	d.Puts = make([]state.KV, len(ends)/2)
+	d.Puts = make([]state.KV, len(ends)/2, len(ends)/2+len(spilled))
 	start := 0
 	for i := range d.Puts {
 		d.Puts[i] = state.KV{Key: buf[start:ends[2*i]], Value: buf[ends[2*i]:ends[2*i+1]]}
 		start = ends[2*i+1]
 	}
+	d.Puts = append(d.Puts, spilled...)
 	a.dirty, a.dropped = a.dirty[:0], nil
 	a.lastBytes, a.lastKeys = int64(len(buf)), int64(len(d.Puts)+len(d.Deletes))
 	st := a.state
@@ -96,24 +101,13 @@ func (a *aggregate) Restore(handle []byte) error {
 		return fmt.Errorf("aggregate state handle names %q, not this operator", h.Namespace)
 	}
 	return a.state.Store.Read(h.Namespace, h.Checkpoint, a.state.FirstKG, a.state.LastKG, func(k, v []byte) error {
-		if len(k) < 2 {
-			return fmt.Errorf("%w: aggregate key too short", state.ErrCorrupt)
-		}
-		key, err := decodeKey(k[2:], len(a.keyCols))
-		if err != nil {
+		if _, err := a.loadGroup(k, v); err != nil {
 			return err
 		}
-		var encoded []byte
-		if _, ok := a.groups.(*bytesIndex); ok {
-			encoded = k[2:]
+		if a.cache.MaxGroups > 0 && a.liveGroups()%(64<<10) == 0 {
+			return a.evictIfFull() // a state larger than the cache moves out as it loads
 		}
-		g := a.newGroup(key, encoded, binary.BigEndian.Uint16(k))
-		dec := &decoder{buf: v}
-		a.rows[g] = dec.varint()
-		for _, acc := range a.accs {
-			acc.load(dec, g)
-		}
-		return dec.err
+		return nil
 	})
 }
 

@@ -68,12 +68,12 @@ func TestAggregateSnapshotRestore(t *testing.T) {
 		}
 		return out.rows
 	}
-	original := NewAggregate(mem, node, &collect{}, ks)
+	original := NewAggregate(mem, node, &collect{}, ks, Cache{})
 	defer original.(exec.Closer).Close()
 	all := strings.Join(run(original, 0, 2), " ")
 	_, afterCheckpoint, _ := strings.Cut(all, "| ")
 
-	restored := NewAggregate(mem, node, &collect{}, ks)
+	restored := NewAggregate(mem, node, &collect{}, ks, Cache{})
 	defer restored.(exec.Closer).Close()
 	handle := []byte(`{"Namespace":"agg-1","Checkpoint":1}`)
 	if err := restored.(exec.Restorer).Restore(handle); err != nil {
@@ -96,7 +96,7 @@ func benchAggregate(b *testing.B, store *state.Store) (exec.Operator, *planner.A
 		Aggs:  []planner.AggCall{{Fn: planner.AggCount, Arg: -1, T: planner.TypeBigInt}, {Fn: planner.AggSum, Arg: 1, T: planner.TypeBigInt}},
 		Names: []string{"k", "c", "s"}}
 	ks := &KeyedState{Store: store, Namespace: "agg", LastKG: exec.MaxParallelism - 1}
-	op := NewAggregate(mem, node, exec.OutputFunc(func(context.Context, exec.Batch) error { return nil }), ks)
+	op := NewAggregate(mem, node, exec.OutputFunc(func(context.Context, exec.Batch) error { return nil }), ks, Cache{})
 	feed(b, op, mem, 0, 1_000_000)
 	if _, err := op.(exec.Snapshotter).Snapshot(context.Background(), 1); err != nil {
 		b.Fatal(err)
@@ -164,7 +164,7 @@ func BenchmarkRestore1MKeys(b *testing.B) {
 	ks := &KeyedState{Store: store, Namespace: "agg", LastKG: exec.MaxParallelism - 1}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		op := NewAggregate(memory.NewGoAllocator(), node, exec.OutputFunc(func(context.Context, exec.Batch) error { return nil }), ks)
+		op := NewAggregate(memory.NewGoAllocator(), node, exec.OutputFunc(func(context.Context, exec.Batch) error { return nil }), ks, Cache{})
 		if err := op.(exec.Restorer).Restore([]byte(`{"Namespace":"agg","Checkpoint":1}`)); err != nil {
 			b.Fatal(err)
 		}

@@ -64,7 +64,7 @@ func TestAggregateEmitsOneChangePerGroupAndBatch(t *testing.T) {
 		Names: []string{"id", "max_temp", "cnt", "avg_temp"},
 	}
 	out := &collect{}
-	op := NewAggregate(mem, node, out, nil)
+	op := NewAggregate(mem, node, out, nil, Cache{})
 	defer op.(exec.Closer).Close()
 	ctx := context.Background()
 	for _, js := range []string{
@@ -104,7 +104,7 @@ func TestAggregateRetractionsKeepMinMaxCorrect(t *testing.T) {
 		Names: []string{"k", "mn", "mx", "cd", "s"},
 	}
 	out := &collect{}
-	op := NewAggregate(mem, node, out, nil)
+	op := NewAggregate(mem, node, out, nil, Cache{})
 	defer op.(exec.Closer).Close()
 	ctx := context.Background()
 	steps := []struct {
@@ -154,7 +154,7 @@ func TestAggregateFoldsBatchesUntilFlushed(t *testing.T) {
 		Names: []string{"k", "s"},
 	}
 	out := &collect{}
-	op := NewAggregate(mem, node, out, nil)
+	op := NewAggregate(mem, node, out, nil, Cache{})
 	defer op.(exec.Closer).Close()
 	ctx := context.Background()
 	for _, b := range []exec.Batch{
@@ -215,7 +215,7 @@ func BenchmarkAggregate(b *testing.B) {
 			}
 			rec := rb.NewRecord()
 			defer rec.Release()
-			op := NewAggregate(mem, node, exec.OutputFunc(func(context.Context, exec.Batch) error { return nil }), nil)
+			op := NewAggregate(mem, node, exec.OutputFunc(func(context.Context, exec.Batch) error { return nil }), nil, Cache{})
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
