@@ -8,8 +8,8 @@ import (
 )
 
 // BenchmarkQuery runs whole queries over generated rows into a blackhole sink through
-// a session, the way `streamsql -f` runs them. Each checkpointed variant is the query
-// before it with exactly-once checkpoints (every 200 ms over 1M rows, every second over
+// a session, the way `streamsql -f` runs them. The parallel variant and the checkpointed
+// ones are "group by 100k keys" with two tasks per operator, or with exactly-once checkpoints (every 200 ms over 1M rows, every second over
 // 5M rows, so several complete within a run): compare the two.
 func BenchmarkQuery(b *testing.B) {
 	source := func(rows, keys int) string {
@@ -31,6 +31,8 @@ CREATE TABLE out (k BIGINT, v BIGINT) WITH ('connector' = 'blackhole');
 INSERT INTO out SELECT k, v * 2 FROM gen WHERE v > 500;`},
 		{"group by 10k keys", 1_000_000, source(1_000_000, 10_000) + groupBy},
 		{"group by 100k keys", 1_000_000, source(1_000_000, 100_000) + groupBy},
+		{"group by 100k keys, parallelism 2", 1_000_000,
+			"SET 'parallelism.default' = '2';" + source(1_000_000, 100_000) + groupBy},
 		{"group by 100k keys, checkpoints every 200 ms", 1_000_000,
 			"SET 'execution.checkpointing.interval' = '200 ms';" + source(1_000_000, 100_000) + groupBy},
 		{"group by 100k keys, 5M rows", 5_000_000, source(5_000_000, 100_000) + groupBy},
