@@ -122,7 +122,8 @@ func TestCheckpointTimeoutAndToleratedFailures(t *testing.T) {
 	}
 }
 
-// min-pause spaces checkpoints out: far fewer complete than the interval alone allows.
+// min-pause spaces checkpoints out: far fewer complete than the interval alone allows
+// (at most three in a 1 s job, and the final one).
 func TestCheckpointMinPause(t *testing.T) {
 	count := func(settings map[string]string) int {
 		stderr, code := runScript(t, failingJob(settings, "", 5000))
@@ -135,7 +136,7 @@ func TestCheckpointMinPause(t *testing.T) {
 	free := count(base)
 	base["execution.checkpointing.min-pause"] = "400 ms"
 	paused := count(base)
-	if free < 5 || paused > 3 || paused >= free {
+	if free < 5 || paused > 4 || paused >= free {
 		t.Errorf("%d checkpoints without a pause, %d with a 400 ms pause over a 1 s job", free, paused)
 	}
 }

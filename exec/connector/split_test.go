@@ -143,8 +143,10 @@ func TestSplitErrors(t *testing.T) {
 			t.Errorf("Parallelizable(%s) = %v", tbl.Connector(), got)
 		}
 	}
-	var r exec.Reader = (*SocketReader)(nil)
-	if _, ok := r.(exec.Restorer); ok {
-		t.Error("the socket source is a Restorer")
+	wal := table("t", sensors, map[string]string{"connector": "socket", "source.wal": "true"})
+	for tbl, want := range map[*planner.Table]bool{sock: false, wal: true, gen: true, files: true} {
+		if got := (*Registry)(nil).Replayable(tbl); got != want {
+			t.Errorf("Replayable(%v) = %v", tbl.Options, got)
+		}
 	}
 }
