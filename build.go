@@ -201,8 +201,8 @@ func (s *Session) tasksOf(n planner.Node, parallelism int) int {
 	return parallelism
 }
 
-// buildChain makes a task's operators, the last emitting into out and each other one
-// into the next, and restores their state.
+// buildChain makes a task's operators, linked as an exec.Chain ending in out, and
+// restores their state.
 func buildChain(ctx context.Context, chain []opFactory, task int, out exec.Output, restored [][]byte) (built []exec.Operator, err error) {
 	built = make([]exec.Operator, len(chain))
 	defer func() {
@@ -210,13 +210,9 @@ func buildChain(ctx context.Context, chain []opFactory, task int, out exec.Outpu
 			closeAll(built)
 		}
 	}()
+	links := &exec.Chain{Ops: built, Last: out}
 	for i := len(chain) - 1; i >= 0; i-- {
-		next := out
-		if i < len(chain)-1 {
-			downstream := built[i+1]
-			next = exec.OutputFunc(func(ctx context.Context, b exec.Batch) error { return downstream.Process(ctx, 0, b) })
-		}
-		op, err := chain[i](ctx, task, next)
+		op, err := chain[i](ctx, task, links.Output(i))
 		if err != nil {
 			return built, err
 		}

@@ -22,7 +22,7 @@ type exchange struct {
 	sel    [][]int32
 }
 
-var _ Output = (*exchange)(nil)
+var _ WatermarkOutput = (*exchange)(nil)
 
 func newExchange(mem memory.Allocator, outs []chan message, p Partition, keys []int, self int) *exchange {
 	return &exchange{mem: mem, outs: outs, partition: p, keys: keys, self: self, sel: make([][]int32, len(outs))}
@@ -86,7 +86,12 @@ func (e *exchange) sendOwned(ctx context.Context, ch chan message, b Batch) erro
 	}
 }
 
-// broadcast sends a barrier or an end to every downstream task.
+// EmitWatermark sends a watermark to every downstream task, after the batches before it.
+func (e *exchange) EmitWatermark(ctx context.Context, wm int64) error {
+	return e.broadcast(ctx, message{watermark: wm, isWatermark: true})
+}
+
+// broadcast sends a barrier, a watermark or an end to every downstream task.
 func (e *exchange) broadcast(ctx context.Context, m message) error {
 	for _, ch := range e.outs {
 		if ch == nil {

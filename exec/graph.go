@@ -35,7 +35,8 @@ type Stage struct {
 	Input     int // the upstream stage, for non-source stages
 	Partition Partition
 	HashKeys  []int // the input columns that key Hash partitioning
-	// NewChain builds a task's operators, in data order, the last emitting into out;
+	// NewChain builds a task's operators, in data order, linked as a Chain whose Last is
+	// out;
 	// restored is what the task's operators snapshotted at the checkpoint restored from,
 	// one entry per operator (nil when starting fresh).
 	NewChain func(task int, out Output, restored [][]byte) ([]Operator, error)
@@ -269,9 +270,9 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 		}
 		for i := 0; i < st.Parallelism; i++ {
 			id := TaskID{s, i}
-			t := &task{id: id, cp: cp, inputs: inputs[s][i], done: make(chan struct{}), triggers: make(chan int64, 1)}
+			t := &task{id: id, cp: cp, inputs: inputs[s][i], done: make(chan struct{}), triggers: make(chan int64, 1), watermark: MinWatermark}
 			restored := cp.Restored[id]
-			out := Output(nil)
+			var out WatermarkOutput = discard{}
 			if downstream != nil {
 				t.exchange = newExchange(g.Mem, outputs[s][i], downstream.Partition, downstream.HashKeys, i)
 				out = t.exchange
@@ -296,11 +297,18 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 				}
 				return nil, err
 			}
+			t.chain = &Chain{Ops: t.ops, Last: out}
 			tasks = append(tasks, t)
 		}
 	}
 	return tasks, nil
 }
+
+// discard is the output of a last stage, whose operators emit nothing.
+type discard struct{}
+
+func (discard) Emit(context.Context, Batch) error          { return nil }
+func (discard) EmitWatermark(context.Context, int64) error { return nil }
 
 // channelCapacity bounds the batches in flight between two tasks: a slow consumer
 // blocks its producers (back-pressure) and memory stays bounded.

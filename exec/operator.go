@@ -1,6 +1,9 @@
 package exec
 
-import "context"
+import (
+	"context"
+	"math"
+)
 
 // Operator consumes batches pushed by the task that runs it and emits results to the
 // Output it was built with. A task calls Process from one goroutine only.
@@ -52,4 +55,69 @@ type SkipCounter interface {
 // flush interval, so results are late by at most that interval.
 type Flusher interface {
 	Flush(ctx context.Context) error
+}
+
+// Event time is milliseconds since the epoch, as TIMESTAMP(3) columns hold it. A
+// watermark w says that event time has reached w: rows with a time at or before w may
+// still arrive, but count as late.
+
+// MinWatermark is the watermark before any; MaxWatermark ends event time, at the end of
+// bounded input, so every window fires.
+const (
+	MinWatermark = math.MinInt64
+	MaxWatermark = math.MaxInt64
+)
+
+// WatermarkHandler is an Operator that acts on event time. A task gives a watermark to
+// the first handler of its chain; the handler emits what the watermark completes, then
+// passes the watermark on with its output's EmitWatermark. Operators that are no
+// handler are skipped: their rows are not delayed by watermarks.
+type WatermarkHandler interface {
+	ProcessWatermark(ctx context.Context, wm int64) error
+}
+
+// WatermarkOutput is an Output that carries watermarks too. Every Output a task gives
+// its operators is one; an operator that generates watermarks emits them there.
+type WatermarkOutput interface {
+	Output
+	EmitWatermark(ctx context.Context, wm int64) error
+}
+
+// Chain links a task's operators in data order: operator i emits into Output(i), which
+// feeds operator i+1, and the last one feeds the task's output.
+type Chain struct {
+	Ops  []Operator
+	Last Output // nil: the last operator emits nothing
+}
+
+// Output returns what operator i emits into.
+func (c *Chain) Output(i int) WatermarkOutput { return chainLink{c, i + 1} }
+
+type chainLink struct {
+	c    *Chain
+	next int
+}
+
+func (l chainLink) Emit(ctx context.Context, b Batch) error {
+	if l.next < len(l.c.Ops) {
+		return l.c.Ops[l.next].Process(ctx, 0, b)
+	}
+	if l.c.Last == nil {
+		return nil
+	}
+	return l.c.Last.Emit(ctx, b)
+}
+
+// EmitWatermark gives the watermark to the next handler of the chain, or to the task's
+// output.
+func (l chainLink) EmitWatermark(ctx context.Context, wm int64) error {
+	for _, op := range l.c.Ops[l.next:] {
+		if h, ok := op.(WatermarkHandler); ok {
+			return h.ProcessWatermark(ctx, wm)
+		}
+	}
+	if w, ok := l.c.Last.(WatermarkOutput); ok {
+		return w.EmitWatermark(ctx, wm)
+	}
+	return nil
 }

@@ -10,11 +10,14 @@ import (
 	"time"
 )
 
-// message is what flows on a channel between tasks: a batch, a barrier or end of input.
+// message is what flows on a channel between tasks: a batch, a barrier, a watermark or
+// end of input.
 type message struct {
-	batch   Batch
-	barrier int64 // > 0: the barrier of this checkpoint
-	end     bool
+	batch       Batch
+	barrier     int64 // > 0: the barrier of this checkpoint
+	watermark   int64
+	isWatermark bool
+	end         bool
 }
 
 // task runs one parallel instance of a stage: a reader or input channels, a chain of
@@ -25,6 +28,7 @@ type task struct {
 	cp       *Checkpointing
 	reader   Reader
 	ops      []Operator
+	chain    *Chain // ops, then the exchange
 	inputs   []chan message
 	exchange *exchange
 	triggers chan int64
@@ -41,6 +45,7 @@ type task struct {
 
 	dirty     bool // input arrived since the last flush
 	lastFlush time.Time
+	watermark int64 // the last watermark given to the chain
 }
 
 // trigger starts checkpoint id at this task: a source task emits the barrier, a task
@@ -128,13 +133,16 @@ func (t *task) run(ctx context.Context) error {
 // head passes a batch to the first operator, or straight to the exchange.
 func (t *task) head(ctx context.Context, b Batch) error {
 	t.dirty = true
-	if len(t.ops) > 0 {
-		return t.ops[0].Process(ctx, 0, b)
+	return t.chain.Output(-1).Emit(ctx, b)
+}
+
+// advance gives the chain a watermark later than the last one.
+func (t *task) advance(ctx context.Context, wm int64) error {
+	if wm <= t.watermark {
+		return nil
 	}
-	if t.exchange != nil {
-		return t.exchange.Emit(ctx, b)
-	}
-	return nil
+	t.watermark = wm
+	return t.chain.Output(-1).EmitWatermark(ctx, wm)
 }
 
 func (t *task) runSource(ctx context.Context) error {
@@ -155,6 +163,9 @@ func (t *task) runSource(ctx context.Context) error {
 		}
 		b, err := t.reader.Next(ctx)
 		if err == io.EOF {
+			if err := t.advance(ctx, MaxWatermark); err != nil {
+				return err
+			}
 			return t.finish(ctx)
 		}
 		if err != nil {
@@ -183,6 +194,10 @@ func (t *task) runInputs(ctx context.Context) error {
 	blocked := make([]bool, n) // delivered the barrier being aligned (exactly-once)
 	seen := make([]bool, n)    // delivered the barrier being aligned
 	ended := make([]bool, n)
+	watermarks := make([]int64, n) // the latest of each input
+	for i := range watermarks {
+		watermarks[i] = MinWatermark
+	}
 	live := n
 	var aligning int64 // the checkpoint being aligned, or 0
 	var alignStart time.Time
@@ -217,9 +232,18 @@ func (t *task) runInputs(ctx context.Context) error {
 		in := index[chosen]
 		m := v.Interface().(message)
 		switch {
+		case m.isWatermark:
+			watermarks[in] = max(watermarks[in], m.watermark)
+			if err := t.advance(ctx, combinedWatermark(watermarks, ended)); err != nil {
+				return err
+			}
+			continue
 		case m.end:
 			ended[in] = true
 			live--
+			if err := t.advance(ctx, combinedWatermark(watermarks, ended)); err != nil {
+				return err
+			}
 		case m.barrier > 0:
 			if m.barrier < aligning {
 				continue // a barrier of a checkpoint this task already abandoned
@@ -260,6 +284,18 @@ func (t *task) runInputs(ctx context.Context) error {
 		}
 	}
 	return t.finish(ctx)
+}
+
+// combinedWatermark is the least watermark of the inputs still open: event time has
+// reached it on all of them. An ended input holds nothing back.
+func combinedWatermark(watermarks []int64, ended []bool) int64 {
+	wm := int64(MaxWatermark)
+	for i, w := range watermarks {
+		if !ended[i] {
+			wm = min(wm, w)
+		}
+	}
+	return wm
 }
 
 func allSeen(seen, ended []bool) bool {

@@ -1,11 +1,17 @@
-// Package kafka is the Kafka source and sink (connector 'kafka'), speaking the Kafka
-// protocol through franz-go. It registers itself with package connector.
+// Package kafka is the Kafka connector ('connector' = 'kafka'): a replayable, parallel
+// source and an append-only sink, configured by Flink's Kafka SQL options and speaking
+// the Kafka protocol through franz-go. Records are one line of the table's format each
+// (package format converts them); this package owns the clients, offsets and
+// transactions.
+//
+// The source (source.go) splits the topic's partitions among its tasks, partition p to
+// task p % tasks, each reading its partitions by direct assignment; its snapshot is the
+// next offset of every partition (state.go), and a completed checkpoint commits those
+// offsets to 'properties.group.id' for monitoring only.
+//
+// The sink (sink.go) produces asynchronously and waits for every acknowledgement at
+// each barrier (at-least-once), or (exactly-once, txn.go) spools each checkpoint's rows
+// to a file and produces them in one Kafka transaction when the checkpoint completes,
+// with a marker offset committed in the same transaction so that a restarted sink
+// commits each checkpoint's rows exactly once.
 package kafka
-
-import "github.com/streamsql/streamsql/exec/connector"
-
-// Source and Sink are the connector 'kafka'.
-var (
-	Source connector.SourceConnector
-	Sink   connector.SinkConnector
-)

@@ -1,9 +1,6 @@
 // Package postgres is the PostgreSQL sink (connector 'postgres', and 'jdbc' with a
-// jdbc:postgresql:// url, so Flink scripts run unchanged). It registers itself with
-// package connector.
+// jdbc:postgresql:// url, so Flink scripts run unchanged): it writes a job's changelog
+// to a table through pgx, appending rows, or upserting and deleting them by primary
+// key, at least once or, with checkpoints, exactly once through a write-ahead spool and
+// a commit table. The root package's connector registry maps both names to Sink.
 package postgres
-
-import "github.com/streamsql/streamsql/exec/connector"
-
-// Sink is the connector 'postgres' (and 'jdbc').
-var Sink connector.SinkConnector
