@@ -194,6 +194,18 @@ type TableName struct {
 	Alias string
 }
 
+// WindowTable is a window table-valued function in FROM:
+// TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)), and HOP, CUMULATE and
+// SESSION likewise. Args are the arguments after the descriptor.
+type WindowTable struct {
+	Pos     Pos
+	Fn      string // upper case
+	Table   string
+	TimeCol string
+	Args    []Expr
+	Alias   string
+}
+
 // SubqueryTable is (SELECT ...) [AS] alias in FROM.
 type SubqueryTable struct {
 	Pos   Pos
@@ -355,6 +367,7 @@ func (*DescribeStmt) stmt()        {}
 
 func (*TableName) tableExpr()     {}
 func (*SubqueryTable) tableExpr() {}
+func (*WindowTable) tableExpr()   {}
 
 func (*Ident) expr()       {}
 func (*NumberLit) expr()   {}
@@ -386,6 +399,7 @@ func (n *ShowCheckpointsStmt) Position() Pos { return n.Pos }
 func (n *DescribeStmt) Position() Pos        { return n.Pos }
 func (n *TableName) Position() Pos           { return n.Pos }
 func (n *SubqueryTable) Position() Pos       { return n.Pos }
+func (n *WindowTable) Position() Pos         { return n.Pos }
 func (n *Ident) Position() Pos               { return n.Pos }
 func (n *NumberLit) Position() Pos           { return n.Pos }
 func (n *StringLit) Position() Pos           { return n.Pos }

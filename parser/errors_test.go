@@ -15,7 +15,7 @@ var errorTests = []struct{ in, want string }{
 	{"SELECT a FROM t WHRE a > 1", `1:17: unexpected "WHRE", expected WHERE`},
 	{"SELEC a FROM t", `1:1: unexpected "SELEC", expected SELECT`},
 	{"CREAT TABLE t (a INT)", `1:1: unexpected "CREAT", expected CREATE`},
-	{"SELECT INTERVAL '1' SECONDS", `1:21: unexpected "SECONDS", expected SECOND`},
+	{"SELECT INTERVAL '1' SECS", `1:21: unexpected "SECS", expected YEAR, MONTH, DAY, HOUR, MINUTE or SECOND`},
 
 	// CREATE TABLE
 	{"CREATE TABLE t (a INT, b STRING", `1:32: unexpected end of input, expected ')' or ',' after column definition`},

@@ -30,6 +30,7 @@ var productionWords = map[string][]string{
 	"SelectItemG":   {"expression", "'*'"},
 	"qualifiedStar": {"'*'"},
 	"TableRefG":     {"table name", "'('"},
+	"windowTableG":  {"TABLE"},
 	"QueryStmtG":    {"SELECT", "'('"},
 	"QueryExprG":    {"SELECT", "'('"},
 	"SelectG":       {"SELECT"},

@@ -410,9 +410,11 @@ var intervalRanges = map[string]bool{
 	"HOUR TO MINUTE": true, "HOUR TO SECOND": true, "MINUTE TO SECOND": true,
 }
 
+// isIntervalUnit reports whether t is an interval unit, singular or, as Flink's
+// examples write them, plural (MINUTES).
 func isIntervalUnit(t *lexer.Token) bool {
 	for _, u := range intervalUnits {
-		if isWord(t, u) {
+		if isWord(t, u) || isWord(t, u+"S") {
 			return true
 		}
 	}
@@ -427,11 +429,11 @@ func (p *exprParser) interval() (Expr, error) {
 		return nil, unexpectedOrNearMiss(t, intervalUnits)
 	}
 	p.next()
-	lit.Unit = strings.ToUpper(t.Value)
+	lit.Unit = strings.TrimSuffix(strings.ToUpper(t.Value), "S")
 	if isWord(p.peek(), "TO") && isIntervalUnit(p.peekAt(1)) {
 		p.next()
 		t = p.next()
-		lit.ToUnit = strings.ToUpper(t.Value)
+		lit.ToUnit = strings.TrimSuffix(strings.ToUpper(t.Value), "S")
 		if r := lit.Unit + " TO " + lit.ToUnit; !intervalRanges[r] {
 			return nil, errorAt(t.Pos, "invalid interval qualifier "+r)
 		}

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -167,6 +168,15 @@ func (n *SelectItem) String() string {
 
 func (n *TableName) String() string     { return quoteIdent(n.Name) + alias(n.Alias) }
 func (n *SubqueryTable) String() string { return "(" + n.Query.String() + ")" + alias(n.Alias) }
+
+func (n *WindowTable) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "TABLE(%s(TABLE %s, DESCRIPTOR(%s)", n.Fn, quoteIdent(n.Table), quoteIdent(n.TimeCol))
+	for _, a := range n.Args {
+		b.WriteString(", " + a.String())
+	}
+	return b.String() + "))" + alias(n.Alias)
+}
 
 func alias(a string) string {
 	if a == "" {

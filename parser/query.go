@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"strings"
+
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -91,19 +93,96 @@ func (g *qualifiedStar) Parse(lex *lexer.PeekingLexer) error {
 	return participle.NextMatch
 }
 
-// tableRefG is what FROM reads: a table or a parenthesised query, with an optional alias.
-// Joins and table functions will be added here.
+// tableRefG is what FROM reads: a window table function, a table or a parenthesised
+// query, with an optional alias. Joins will be added here.
 type tableRefG struct {
-	Pos   Pos
-	Sub   *queryExprG `parser:"( '(' @@ ')'"`
-	Name  *identG     `parser:"| @@ )"`
-	Alias *identG     `parser:"( 'AS'? @@ )?"`
+	Pos    Pos
+	Window *windowTableG `parser:"( @@"`
+	Sub    *queryExprG   `parser:"| '(' @@ ')'"`
+	Name   *identG       `parser:"| @@ )"`
+	Alias  *identG       `parser:"( 'AS'? @@ )?"`
+}
+
+// windowTableG is TABLE(fn(TABLE t, DESCRIPTOR(col), arg, ...)): a window table-valued
+// function.
+type windowTableG struct {
+	Pos     Pos
+	Fn      string
+	Table   string
+	TimeCol string
+	Args    []Expr
+}
+
+// Parse implements participle.Parseable.
+func (g *windowTableG) Parse(lex *lexer.PeekingLexer) error {
+	cp := lex.MakeCheckpoint()
+	start := lex.Peek()
+	if !isWord(lex.Next(), "TABLE") || !isPunct(lex.Next(), "(") {
+		lex.LoadCheckpoint(cp)
+		return participle.NextMatch
+	}
+	g.Pos = start.Pos
+	next := func(want func(*lexer.Token) bool, expected string) (*lexer.Token, error) {
+		t := lex.Next()
+		if !want(t) {
+			return nil, unexpected(t, expected)
+		}
+		return t, nil
+	}
+	word := func(w string) func(*lexer.Token) bool {
+		return func(t *lexer.Token) bool { return isWord(t, w) || isKeyword(t, w) }
+	}
+	punct := func(p string) func(*lexer.Token) bool { return func(t *lexer.Token) bool { return isPunct(t, p) } }
+	fn, err := next(isName, "TUMBLE, HOP, CUMULATE or SESSION")
+	if err != nil {
+		return err
+	}
+	g.Fn = strings.ToUpper(identText(fn))
+	for _, step := range []struct {
+		want     func(*lexer.Token) bool
+		expected string
+		into     *string
+	}{
+		{punct("("), "'('", nil}, {word("TABLE"), "TABLE", nil}, {isName, "table name", &g.Table},
+		{punct(","), "','", nil}, {word("DESCRIPTOR"), "DESCRIPTOR", nil}, {punct("("), "'('", nil},
+		{isName, "time column", &g.TimeCol}, {punct(")"), "')'", nil},
+	} {
+		t, err := next(step.want, step.expected)
+		if err != nil {
+			return err
+		}
+		if step.into != nil {
+			*step.into = identText(t)
+		}
+	}
+	for {
+		t := lex.Next()
+		if isPunct(t, ")") {
+			break
+		}
+		if !isPunct(t, ",") {
+			return unexpected(t, "','", "')'")
+		}
+		e, err := parseExpr(lex)
+		if err == participle.NextMatch {
+			return unexpected(lex.Peek(), "expression")
+		}
+		if err != nil {
+			return err
+		}
+		g.Args = append(g.Args, e)
+	}
+	_, err = next(punct(")"), "')'")
+	return err
 }
 
 func (g *tableRefG) toAST() (TableExpr, error) {
 	var alias string
 	if g.Alias != nil {
 		alias = g.Alias.Name
+	}
+	if w := g.Window; w != nil {
+		return &WindowTable{Pos: w.Pos, Fn: w.Fn, Table: w.Table, TimeCol: w.TimeCol, Args: w.Args, Alias: alias}, nil
 	}
 	if g.Sub != nil {
 		q, err := g.Sub.toAST()
