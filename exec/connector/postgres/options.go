@@ -18,9 +18,9 @@ const (
 	guaranteeExactlyOnce = "exactly-once"
 )
 
-// optionKeys are the options of Flink's JDBC sink that the connector accepts.
-// 'driver', 'sink.parallelism' and 'connection.max-retry-timeout' are accepted so that
-// Flink scripts run unchanged; the sink runs with its input's parallelism.
+// optionKeys are the options of Flink's JDBC sink that the connector accepts. 'driver'
+// and 'sink.parallelism' are accepted so that Flink scripts run unchanged, and ignored:
+// the sink runs with its input's parallelism.
 var optionKeys = []string{
 	"url", "table-name", "username", "password", "driver",
 	"sink.buffer-flush.max-rows", "sink.buffer-flush.interval", "sink.max-retries",
@@ -29,14 +29,14 @@ var optionKeys = []string{
 
 // config is a sink's checked options.
 type config struct {
-	conn          *pgx.ConnConfig
-	table         string // the target table, quoted for SQL
-	tableName     string // 'table-name' as written, for messages
-	maxRows       int    // flush when this many rows wait; 0: no size trigger
-	interval      time.Duration
-	maxRetries    int
-	guarantee     string
-	retryDeadline time.Duration
+	conn           *pgx.ConnConfig
+	table          string // the target table, quoted for SQL
+	tableName      string // 'table-name' as written, for messages
+	maxRows        int    // flush when this many rows wait; 0: no size trigger
+	interval       time.Duration
+	maxRetries     int
+	guarantee      string
+	connectTimeout time.Duration // bounds connecting: 'connection.max-retry-timeout'
 }
 
 func parseOptions(t *planner.Table) (*config, error) {
@@ -82,7 +82,7 @@ func parseOptions(t *planner.Table) (*config, error) {
 	if _, err := o.Int64("sink.parallelism", 1, 1, 1<<16); err != nil {
 		return nil, err
 	}
-	if c.retryDeadline, err = o.Duration("connection.max-retry-timeout", time.Minute); err != nil {
+	if c.connectTimeout, err = o.Duration("connection.max-retry-timeout", time.Minute); err != nil {
 		return nil, err
 	}
 	if c.guarantee, err = guarantee(t); err != nil {

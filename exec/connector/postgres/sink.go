@@ -148,7 +148,7 @@ func open(ctx context.Context, spec connector.SinkSpec) (connector.Sink, error) 
 
 // connect opens the connection, bounded by 'connection.max-retry-timeout'.
 func (s *sink) connect(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.retryDeadline)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.connectTimeout)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(ctx, s.cfg.conn)
 	if err != nil {
@@ -220,10 +220,13 @@ func (s *sink) start(ctx context.Context) error {
 	if err := s.spool.clean(nil); err != nil {
 		return s.fail(fmt.Errorf("table %s: removing old spool files: %w", s.name, err))
 	}
-	return s.retry(ctx, func(conn *pgx.Conn) error {
+	if err := s.retry(ctx, func(conn *pgx.Conn) error {
 		_, err := conn.Exec(ctx, resetCommit, s.id)
 		return err
-	})
+	}); err != nil {
+		return s.fail(fmt.Errorf("table %s: resetting the commit record in PostgreSQL table %s: %s", s.name, commitTable, dbMessage(err)))
+	}
+	return nil
 }
 
 // Process buffers the rows of b, and writes (at-least-once) or spools (exactly-once)
@@ -324,7 +327,7 @@ func (s *sink) Restore(state []byte) error {
 		_, err := conn.Exec(ctx, ensureCommit, s.id)
 		return err
 	}); err != nil {
-		return s.fail(err)
+		return s.fail(fmt.Errorf("table %s: reading the commit record in PostgreSQL table %s: %s", s.name, commitTable, dbMessage(err)))
 	}
 	slices.Sort(st.Epochs)
 	for _, e := range st.Epochs {
@@ -462,12 +465,14 @@ func (s *sink) commitTx(ctx context.Context, conn *pgx.Conn, id int64, rowByRow 
 func (s *sink) isDataError(err error) bool {
 	var pe *pgconn.PgError
 	switch {
+	case s.conn == nil || s.conn.IsClosed(): // even after a FATAL error, such as the server's shutdown
+		return false
 	case errors.As(err, &pe):
 		return true
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), pgconn.Timeout(err):
 		return false
 	}
-	return s.conn != nil && !s.conn.IsClosed() && !pgconn.SafeToRetry(err)
+	return !pgconn.SafeToRetry(err)
 }
 
 // retry runs fn, reconnecting and trying again up to 'sink.max-retries' times when the

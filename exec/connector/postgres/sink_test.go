@@ -713,11 +713,13 @@ func TestMalformedBatches(t *testing.T) {
 	f.expect("SELECT k, v FROM target")
 }
 
+// others counts the sessions of the test's database but the fixture's own.
+const others = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+
 // TestCloseReleasesConnection: Close ends the sink's session.
 func TestCloseReleasesConnection(t *testing.T) {
 	f := newFixture(t)
 	f.exec("CREATE TABLE target (k bigint PRIMARY KEY, v text)")
-	const others = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
 	s := f.open(f.table("target", []string{"k"}), false, "")
 	f.expect(others, "1")
 	if err := s.Close(); err != nil {
@@ -728,4 +730,32 @@ func TestCloseReleasesConnection(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	f.expect(others, "0")
+}
+
+// TestReconnect: a write that loses its connection reconnects and tries again, up to
+// 'sink.max-retries' times.
+func TestReconnect(t *testing.T) {
+	f := newFixture(t)
+	f.exec("CREATE TABLE target (k bigint PRIMARY KEY, v text)")
+	kill := func() { // ends the sink's session, and waits until it is gone
+		f.rows("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+		for i := 0; i < 250 && f.rows(others)[0] != "0"; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	s := f.open(f.table("target", []string{"k"}), false, "")
+	f.mustProcess(s, `[{"k":1,"v":"a"}]`)
+	kill()
+	if err := s.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.expect("SELECT k, v FROM target", "1|a")
+
+	s = f.open(f.table("target", []string{"k"}, "sink.max-retries", "0"), false, "")
+	f.mustProcess(s, `[{"k":2,"v":"b"}]`)
+	kill()
+	err := s.Finish(ctx)
+	if err == nil || !strings.Contains(err.Error(), "table pg_sink: writing to PostgreSQL table target: ") {
+		t.Errorf("without retries: got %v", err)
+	}
 }
