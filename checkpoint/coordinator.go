@@ -76,6 +76,7 @@ type Coordinator struct {
 	lastEnd  time.Time // when the last checkpoint completed or failed
 	failures int       // consecutive failed checkpoints
 	failed   bool      // the job failed: nothing more to trigger
+	final    bool      // the final checkpoint started: nothing more to trigger
 }
 
 type pendingCheckpoint struct {
@@ -110,6 +111,7 @@ func (c *Coordinator) Tick(now time.Time) []Action {
 // TriggerFinal starts the final checkpoint of a job whose input ended, at once and
 // whatever the interval, pause and concurrency limits.
 func (c *Coordinator) TriggerFinal(now time.Time) Trigger {
+	c.final = true
 	id := c.nextID
 	c.nextID++
 	c.pending[id] = &pendingCheckpoint{started: now, acks: map[int]Ack{}}
@@ -119,7 +121,7 @@ func (c *Coordinator) TriggerFinal(now time.Time) Trigger {
 
 // dueAt reports whether a checkpoint should start now.
 func (c *Coordinator) dueAt(now time.Time) bool {
-	if c.failed || c.cfg.Interval <= 0 || len(c.pending) >= max(c.cfg.MaxConcurrent, 1) {
+	if c.failed || c.final || c.cfg.Interval <= 0 || len(c.pending) >= max(c.cfg.MaxConcurrent, 1) {
 		return false
 	}
 	if c.cfg.MinPause > 0 && (len(c.pending) > 0 || (!c.lastEnd.IsZero() && now.Sub(c.lastEnd) < c.cfg.MinPause)) {

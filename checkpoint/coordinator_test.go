@@ -12,6 +12,7 @@ import (
 //	tick T            the time is T (milliseconds since start)
 //	ack ID TASK       task TASK acknowledged checkpoint ID
 //	fail ID           checkpoint ID failed
+//	final             the input ended: the final checkpoint starts
 type transcript struct {
 	t   *testing.T
 	c   *Coordinator
@@ -41,6 +42,8 @@ func (tr *transcript) run(script string) string {
 		case "fail":
 			fmt.Sscan(f[1], &a)
 			acts = tr.c.Failed(tr.now, a, "declined")
+		case "final":
+			acts = []Action{tr.c.TriggerFinal(tr.now)}
 		default:
 			tr.t.Fatalf("bad transcript line %q", line)
 		}
@@ -179,5 +182,21 @@ tick 100
 tick 150
 ack 1 0`, `
 trigger 1
+abort 1`)
+}
+
+// The final checkpoint starts at once, beside one in progress, and no periodic one
+// follows it.
+func TestFinalCheckpoint(t *testing.T) {
+	check(t, cfg(func(*Config) {}), 1, `
+tick 100
+final
+ack 2 0
+ack 1 0
+tick 200
+tick 300`, `
+trigger 1
+trigger 2
+complete 2 (1 acks)
 abort 1`)
 }

@@ -182,7 +182,9 @@ func (g *Graph) Run(parent context.Context, cp *Checkpointing) error {
 				}
 			case id := <-cp.Completed:
 				for _, t := range tasks {
-					if err := t.notifyComplete(ctx, id); err != nil {
+					// A commit cut short by the job's end is no failure: the next run's
+					// restore commits what the checkpoint holds.
+					if err := t.notifyComplete(ctx, id); err != nil && ctx.Err() == nil {
 						errs[len(tasks)] = err
 						cancel(err)
 					}

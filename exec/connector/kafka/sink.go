@@ -159,7 +159,7 @@ func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, err
 	}
 	switch partitioner {
 	case "fixed":
-		task := int(spec.Task)
+		task := spec.Task
 		opts = append(opts, kgo.RecordPartitioner(kgo.BasicConsistentPartitioner(func(string) func(*kgo.Record, int) int {
 			return func(_ *kgo.Record, n int) int { return task % n }
 		})))

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/streamsql/streamsql/exec/connector"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // stateVersion is the version of this package's snapshot encodings.
@@ -119,7 +121,9 @@ func (r *Reader) Restore(state []byte) error {
 			return h.err("source", "the state names partition %s, which is not this task's", tp)
 		case seen[tp]:
 			return h.err("source", "corrupt state: partition %s twice", tp)
-		case ps.Offset < 0 || ps.End < -1 || (ps.End >= 0) != r.bounded:
+		case (ps.End >= 0) != r.bounded:
+			return h.err("source", "the state is of a source with another 'scan.bounded.mode'")
+		case ps.Offset < 0 || ps.End < -1:
 			return h.err("source", "corrupt state: partition %s at offset %d, end %d", tp, ps.Offset, ps.End)
 		}
 		seen[tp] = true
@@ -130,7 +134,8 @@ func (r *Reader) Restore(state []byte) error {
 
 // CheckpointComplete commits the offsets the snapshot of checkpoint id captured to
 // 'properties.group.id', for monitoring: recovery always starts from the checkpoint.
-// See exec.CommitListener.
+// A retriable failure (the coordinator moving) is left to the next checkpoint; others
+// fail the job. See exec.CommitListener.
 func (r *Reader) CheckpointComplete(ctx context.Context, id int64) error {
 	var offsets map[topicPartition]int64
 	i := 0
@@ -141,7 +146,11 @@ func (r *Reader) CheckpointComplete(ctx context.Context, id int64) error {
 	if offsets == nil || r.closed {
 		return nil
 	}
-	if err := commitOffsets(ctx, r.admin, r.group, r.ids, offsets); err != nil {
+	err := commitOffsets(ctx, r.admin, r.group, r.ids, offsets)
+	if ke, ok := errors.AsType[*kerr.Error](err); ok && ke.Retriable {
+		return nil // the next completed checkpoint commits newer offsets
+	}
+	if err != nil {
 		return tableErr(r.table, err)
 	}
 	return nil

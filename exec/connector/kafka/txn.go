@@ -385,7 +385,9 @@ func (sp *spool) transact(ctx context.Context, epochs []int64) (err error) {
 	return cl.EndTransaction(ctx, kgo.TryCommit)
 }
 
-// produceEpoch produces the records of an epoch's spool file.
+// produceEpoch produces the records of an epoch's spool file. The client keeps each
+// record until it is acknowledged, so records and their bytes are cut from slabs that
+// are never reused.
 func (sp *spool) produceEpoch(ctx context.Context, epoch int64) error {
 	f, err := os.Open(sp.epochPath(epoch))
 	if err != nil {
@@ -393,6 +395,20 @@ func (sp *spool) produceEpoch(ctx context.Context, epoch int64) error {
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
+	var recs []kgo.Record
+	var slab []byte
+	read := func(n uint64) ([]byte, error) {
+		if n > 1<<30 {
+			return nil, errors.New("record too long")
+		}
+		if uint64(cap(slab)-len(slab)) < n {
+			slab = make([]byte, 0, max(n, 1<<20))
+		}
+		b := slab[len(slab) : len(slab)+int(n) : len(slab)+int(n)]
+		slab = slab[:len(slab)+int(n)]
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
 	for {
 		klen, err := binary.ReadUvarint(r)
 		if err == io.EOF {
@@ -401,9 +417,13 @@ func (sp *spool) produceEpoch(ctx context.Context, epoch int64) error {
 		if err != nil {
 			return corruptSpool(f, err)
 		}
-		rec := &kgo.Record{Topic: sp.s.topic}
+		if len(recs) == cap(recs) {
+			recs = make([]kgo.Record, 0, 4096)
+		}
+		recs = append(recs, kgo.Record{Topic: sp.s.topic})
+		rec := &recs[len(recs)-1]
 		if klen > 0 {
-			if rec.Key, err = readN(r, klen-1); err != nil {
+			if rec.Key, err = read(klen - 1); err != nil {
 				return corruptSpool(f, err)
 			}
 		}
@@ -411,22 +431,11 @@ func (sp *spool) produceEpoch(ctx context.Context, epoch int64) error {
 		if err != nil {
 			return corruptSpool(f, err)
 		}
-		if rec.Value, err = readN(r, vlen); err != nil {
+		if rec.Value, err = read(vlen); err != nil {
 			return corruptSpool(f, err)
 		}
 		sp.s.cl.Produce(ctx, rec, sp.s.promise)
 	}
-}
-
-func readN(r *bufio.Reader, n uint64) ([]byte, error) {
-	if n > 1<<30 {
-		return nil, errors.New("record too long")
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, err
-	}
-	return b, nil
 }
 
 func corruptSpool(f *os.File, err error) error {
