@@ -23,8 +23,9 @@ import (
 type job struct {
 	id      string // names its state directory
 	graph   *exec.Graph
-	store   *state.Store  // keyed state, when checkpointing
-	readers []exec.Reader // the readers opened by the latest run, for their skip counts
+	store   *state.Store       // keyed state, when checkpointing
+	readers []exec.Reader      // the readers opened by the latest run, for their skip counts
+	late    []exec.LateCounter // the window operators of the latest run
 	// positions are where the sources stood when the latest run ended, for a restart
 	// without checkpoints.
 	positions map[exec.TaskID][][]byte
@@ -91,6 +92,14 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 				return ops.NewProject(mem, env, n.Exprs, n.Schema(), out)
 			})
+		case *planner.WatermarkAssigner:
+			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+				return ops.NewWatermarkAssigner(mem, env, n, out)
+			})
+		case *planner.WindowTVF:
+			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+				return ops.NewWindowAssigner(mem, n, out), nil
+			})
 		case *planner.Aggregate:
 			st := exec.Stage{Name: "GroupAggregate", Parallelism: s.tasksOf(n, parallelism), Input: len(stages) - 1, Partition: exec.Hash, HashKeys: n.Keys}
 			if len(n.Keys) == 0 {
@@ -110,7 +119,11 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 					ks = &ops.KeyedState{Store: j.store, Namespace: uid, FirstKG: first, LastKG: last}
 				}
 				cache := ops.Cache{MaxGroups: maxGroups, SpillPath: filepath.Join(s.cfg.StateDir, j.id, fmt.Sprintf("spill-%s-%d.db", uid, task))}
-				return ops.NewAggregate(mem, n, out, ks, cache), nil
+				op := ops.NewAggregate(mem, n, out, ks, cache)
+				if lc, ok := op.(exec.LateCounter); ok && n.Window != nil {
+					j.late = append(j.late, lc)
+				}
+				return op, nil
 			})
 		case *planner.Sink:
 			tasks := stages[len(stages)-1].Parallelism

@@ -79,6 +79,14 @@ func (s *Session) reportSkipped(j *job) {
 		}
 	}
 	j.readers = nil
+	var late int64
+	for _, l := range j.late {
+		late += l.LateRows()
+	}
+	if late > 0 {
+		fmt.Fprintf(s.cfg.Err, "job %s: dropped %d late rows, behind the watermark when their window had fired\n", j.id, late)
+	}
+	j.late = nil
 }
 
 // runAttempt runs the graph once, from the latest completed checkpoint if there is one.

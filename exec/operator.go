@@ -121,3 +121,9 @@ func (l chainLink) EmitWatermark(ctx context.Context, wm int64) error {
 	}
 	return nil
 }
+
+// LateCounter is an operator that drops rows arriving after event time passed them
+// (late rows), and counts them.
+type LateCounter interface {
+	LateRows() int64
+}

@@ -76,4 +76,3 @@ func TestWatermarksCombineAsTheMinimum(t *testing.T) {
 		}
 	}
 }
-

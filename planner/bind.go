@@ -161,6 +161,8 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 			return n, newScope(alias, n.Schema()), nil
 		}
 		return nil, nil, errorf(t, "unknown table `%s`%s", t.Name, suggest(t.Name, p.Catalog.Names()))
+	case *parser.WindowTable:
+		return p.windowTable(t)
 	case *parser.SubqueryTable:
 		n, _, err := p.query(t.Query, depth+1)
 		if err != nil {
@@ -171,7 +173,7 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 	return nil, nil, errorf(t, "unsupported FROM clause %s", t)
 }
 
-// scanWithComputed reads a table and adds its computed columns.
+// scanWithComputed reads a table and adds its computed columns, then its watermark.
 func scanWithComputed(t *Table) Node {
 	scan := &Scan{Table: t}
 	computed := false
@@ -179,7 +181,7 @@ func scanWithComputed(t *Table) Node {
 		computed = computed || c.Computed != nil
 	}
 	if !computed {
-		return scan
+		return watermarked(t, scan)
 	}
 	phys := scan.Schema()
 	proj := &Project{Input: scan}
@@ -192,7 +194,7 @@ func scanWithComputed(t *Table) Node {
 		proj.Exprs = append(proj.Exprs, e)
 		proj.Names = append(proj.Names, c.Name)
 	}
-	return proj
+	return watermarked(t, proj)
 }
 
 func rename(n Node, names []string) Node {
@@ -345,6 +347,23 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 		agg.Names = append(agg.Names, a.name)
 	}
 	agg.Input = pre
+	// GROUP BY window_start, window_end of a window function: a window aggregate.
+	starts, ends := map[*WindowTVF]bool{}, map[*WindowTVF]int{}
+	for i, k := range ab.keys {
+		if c, ok := k.(*ColumnRef); ok {
+			switch w, col := windowOf(input, c.Index); col {
+			case "window_start":
+				starts[w] = true
+			case "window_end":
+				ends[w] = i
+			}
+		}
+	}
+	for w, end := range ends {
+		if starts[w] {
+			agg.Window, agg.WindowEnd = w, end
+		}
+	}
 	var n Node = agg
 	if having != nil {
 		n = &Filter{Input: n, Cond: refreshRefs(having, agg.Schema())}

@@ -40,12 +40,16 @@ type Project struct {
 }
 
 // Aggregate groups its input by the Keys columns and computes Aggs per group. Its output
-// is the keys followed by the aggregates, an updating result.
+// is the keys followed by the aggregates, an updating result. Grouped by the window_start
+// and window_end of a window function, it is a window aggregate: each window's rows are
+// final, emitted once when the watermark passes the window's end.
 type Aggregate struct {
-	Input Node
-	Keys  []int
-	Aggs  []AggCall
-	Names []string // output names: keys, then aggregates
+	Input     Node
+	Keys      []int
+	Aggs      []AggCall
+	Names     []string   // output names: keys, then aggregates
+	Window    *WindowTVF // the window function of a window aggregate, or nil
+	WindowEnd int        // for a window aggregate, the key that is window_end
 }
 
 // AggFunc names an aggregate function.
@@ -110,7 +114,7 @@ func (n *Scan) Updating() bool      { return false }
 func (n *Values) Updating() bool    { return false }
 func (n *Filter) Updating() bool    { return n.Input.Updating() }
 func (n *Project) Updating() bool   { return n.Input.Updating() }
-func (n *Aggregate) Updating() bool { return true }
+func (n *Aggregate) Updating() bool { return n.Window == nil }
 func (n *Sink) Updating() bool      { return n.Input.Updating() }
 
 func (n *Scan) Describe() string {
@@ -155,6 +159,9 @@ func (n *Aggregate) Describe() string {
 	}
 	if len(keys) == 0 {
 		return fmt.Sprintf("GroupAggregate(select=[%s])", strings.Join(aggs, ", "))
+	}
+	if n.Window != nil {
+		return fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", n.Window.Kind, strings.Join(keys, ", "), strings.Join(append(keys, aggs...), ", "))
 	}
 	return fmt.Sprintf("GroupAggregate(groupBy=[%s], select=[%s])", strings.Join(keys, ", "), strings.Join(append(keys, aggs...), ", "))
 }

@@ -18,6 +18,14 @@ func rewrite(n Node) Node {
 		n = &c
 	case *Sink:
 		n = &Sink{Input: rewrite(x.Input), Table: x.Table}
+	case *WatermarkAssigner:
+		c := *x
+		c.Input = rewrite(x.Input)
+		n = &c
+	case *WindowTVF:
+		c := *x
+		c.Input = rewrite(x.Input)
+		n = &c
 	}
 	for _, r := range rewrites {
 		n = r(n)

@@ -29,8 +29,15 @@ type aggregate struct {
 	stamp  []uint64 // the emission that last touched the group
 	kgs    []uint16 // key group per group
 
-	state     *KeyedState // nil: no checkpoints
-	cache     Cache
+	state *KeyedState // nil: no checkpoints
+	cache Cache
+	mem   memory.Allocator
+
+	// A window aggregate (window >= 0: the key that is window_end) holds its groups until
+	// the watermark passes their window's end, then emits each once, final.
+	window    int
+	watermark int64
+	late      int64 // rows dropped because their window had fired
 	spill     spill
 	dirtyFlag []bool // changed since the last checkpoint
 	dirty     []int32
@@ -63,7 +70,12 @@ var (
 // its checkpointed state (nil without checkpoints), cache how many groups stay in memory.
 func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, ks *KeyedState, cache Cache) exec.Operator {
 	in := n.Input.Schema()
-	a := &aggregate{keyCols: n.Keys, out: out, state: ks, cache: cache, builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
+	a := &aggregate{keyCols: n.Keys, out: out, state: ks, cache: cache, mem: mem, window: -1, watermark: exec.MinWatermark,
+		builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
+	if n.Window != nil {
+		a.window = n.WindowEnd
+		a.cache.MaxGroups = 0 // windows fire from memory
+	}
 	for _, call := range n.Aggs {
 		var argType planner.Type
 		if call.Arg >= 0 {
@@ -86,6 +98,9 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 const miniBatchRows = 256 << 10
 
 func (a *aggregate) Process(ctx context.Context, _ int, b exec.Batch) error {
+	if a.window >= 0 {
+		return a.processWindowed(b)
+	}
 	rows := b.Len()
 	if rows == 0 {
 		return nil
@@ -131,8 +146,11 @@ func (a *aggregate) Process(ctx context.Context, _ int, b exec.Batch) error {
 }
 
 // Flush emits the changes folded in since the last emission, then makes room in the
-// cache if it is full.
+// cache if it is full. A window aggregate emits on watermarks only.
 func (a *aggregate) Flush(ctx context.Context) error {
+	if a.window >= 0 {
+		return nil
+	}
 	if err := a.emit(ctx); err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ var (
 type stateHandle struct {
 	Namespace  string
 	Checkpoint int64
+	Watermark  int64 `json:",omitempty"` // a window aggregate's
 }
 
 // Snapshot writes the groups changed since the previous checkpoint, and the keys of
@@ -80,11 +81,15 @@ func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, 
 	a.dirty, a.dropped = a.dirty[:0], nil
 	a.lastBytes, a.lastKeys = int64(len(buf)), int64(len(d.Puts)+len(d.Deletes))
 	st := a.state
+	watermark := a.watermark
+	if a.window < 0 {
+		watermark = 0
+	}
 	return func() ([]byte, error) {
 		if _, err := st.Store.WriteDelta(st.Namespace, id, d); err != nil {
 			return nil, err
 		}
-		return json.Marshal(stateHandle{Namespace: st.Namespace, Checkpoint: id})
+		return json.Marshal(stateHandle{Namespace: st.Namespace, Checkpoint: id, Watermark: watermark})
 	}, nil
 }
 
@@ -99,6 +104,9 @@ func (a *aggregate) Restore(handle []byte) error {
 	}
 	if a.state == nil || h.Namespace != a.state.Namespace {
 		return fmt.Errorf("aggregate state handle names %q, not this operator", h.Namespace)
+	}
+	if a.window >= 0 {
+		a.watermark = h.Watermark
 	}
 	return a.state.Store.Read(h.Namespace, h.Checkpoint, a.state.FirstKG, a.state.LastKG, func(k, v []byte) error {
 		if _, err := a.loadGroup(k, v); err != nil {

@@ -1,0 +1,115 @@
+package ops
+
+import (
+	"context"
+	"slices"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/streamsql/streamsql/exec"
+)
+
+var (
+	_ exec.WatermarkHandler = (*aggregate)(nil)
+	_ exec.LateCounter      = (*aggregate)(nil)
+)
+
+// processWindowed folds rows into their window's groups; a row whose window already
+// fired is late: it is dropped and counted.
+func (a *aggregate) processWindowed(b exec.Batch) error {
+	ends := b.Rec.Column(a.keyCols[a.window]).(*array.Timestamp).TimestampValues()
+	var onTime []int32
+	for i, e := range ends {
+		if int64(e) <= a.watermark {
+			if onTime == nil {
+				onTime = make([]int32, 0, len(ends))
+				for j := 0; j < i; j++ {
+					onTime = append(onTime, int32(j))
+				}
+			}
+			a.late++
+			continue
+		}
+		if onTime != nil {
+			onTime = append(onTime, int32(i))
+		}
+	}
+	rec := b.Rec
+	if onTime != nil {
+		if len(onTime) == 0 {
+			return nil
+		}
+		rec = exec.TakeRecord(a.mem, b.Rec, onTime)
+		defer rec.Release()
+	}
+	groups, err := a.assignGroups(rec, nil)
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		a.rows[g]++
+		if !a.dirtyFlag[g] {
+			a.dirtyFlag[g] = true
+			a.dirty = append(a.dirty, g)
+		}
+	}
+	for i, acc := range a.accs {
+		var col arrow.Array
+		if c := a.argCols[i]; c >= 0 {
+			col = rec.Column(c)
+		}
+		if err := acc.update(groups, nil, col); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ProcessWatermark emits the final row of every group whose window ended at or before
+// the watermark, oldest window first, forgets those groups, then passes the watermark on.
+func (a *aggregate) ProcessWatermark(ctx context.Context, wm int64) error {
+	if a.window < 0 {
+		return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
+	}
+	a.watermark = max(a.watermark, wm)
+	nk := len(a.keyCols)
+	end := func(g int32) int64 { return a.keys[int(g)*nk+a.window].i }
+	var fired []int32
+	for g, rows := range a.rows {
+		if rows > 0 && end(int32(g)) <= wm {
+			fired = append(fired, int32(g))
+		}
+	}
+	if len(fired) > 0 {
+		slices.SortFunc(fired, func(x, y int32) int {
+			if ex, ey := end(x), end(y); ex != ey {
+				if ex < ey {
+					return -1
+				}
+				return 1
+			}
+			return int(x - y)
+		})
+		results := make([]value, len(a.accs))
+		kinds := a.kinds[:0]
+		for _, g := range fired {
+			for j, acc := range a.accs {
+				results[j] = acc.result(g)
+			}
+			a.appendRow(g, results)
+			kinds = append(kinds, exec.Insert)
+			a.drop(g)
+		}
+		a.kinds = kinds
+		rec := a.builder.NewRecord()
+		err := a.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: kinds})
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
+}
+
+// LateRows is how many rows arrived after their window fired.
+func (a *aggregate) LateRows() int64 { return a.late }

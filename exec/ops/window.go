@@ -1,0 +1,179 @@
+package ops
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/expr"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// watermarkAssigner passes rows on, then the watermark they imply: the greatest value
+// of the table's WATERMARK expression so far. Its snapshot is that watermark, so a
+// restored job does not take back what event time reached.
+type watermarkAssigner struct {
+	expr      expr.Evaluator
+	out       exec.WatermarkOutput
+	watermark int64
+}
+
+var (
+	_ exec.WatermarkHandler = (*watermarkAssigner)(nil)
+	_ exec.Snapshotter      = (*watermarkAssigner)(nil)
+	_ exec.Restorer         = (*watermarkAssigner)(nil)
+)
+
+// NewWatermarkAssigner returns the operator of a plan's WatermarkAssigner.
+func NewWatermarkAssigner(mem memory.Allocator, env *expr.Env, n *planner.WatermarkAssigner, out exec.Output) (exec.Operator, error) {
+	ev, err := expr.Compile(n.Expr, mem, env)
+	if err != nil {
+		return nil, err
+	}
+	return &watermarkAssigner{expr: ev, out: out.(exec.WatermarkOutput), watermark: exec.MinWatermark}, nil
+}
+
+func (w *watermarkAssigner) Process(ctx context.Context, _ int, b exec.Batch) error {
+	if err := w.out.Emit(ctx, b); err != nil {
+		return err
+	}
+	col, err := w.expr.Eval(b.Rec)
+	if err != nil {
+		return err
+	}
+	defer col.Release()
+	wm := w.watermark
+	ts := col.(*array.Timestamp)
+	for i, v := range ts.TimestampValues() {
+		if int64(v) > wm && ts.IsValid(i) {
+			wm = int64(v)
+		}
+	}
+	if wm <= w.watermark {
+		return nil
+	}
+	w.watermark = wm
+	return w.out.EmitWatermark(ctx, wm)
+}
+
+// ProcessWatermark passes on the end of event time at the end of the input.
+func (w *watermarkAssigner) ProcessWatermark(ctx context.Context, wm int64) error {
+	if wm <= w.watermark {
+		return nil
+	}
+	w.watermark = wm
+	return w.out.EmitWatermark(ctx, wm)
+}
+
+func (w *watermarkAssigner) Snapshot(context.Context, int64) ([]byte, error) {
+	return json.Marshal(w.watermark)
+}
+
+func (w *watermarkAssigner) Restore(state []byte) error {
+	if err := json.Unmarshal(state, &w.watermark); err != nil {
+		return fmt.Errorf("watermark assigner state: %w", err)
+	}
+	return nil
+}
+
+// windowAssigner adds window_start, window_end and window_time to each row, one row per
+// window the row belongs to. Rows without a time belong to no window and are dropped.
+type windowAssigner struct {
+	mem    memory.Allocator
+	w      *planner.WindowTVF
+	schema *arrow.Schema
+	out    exec.Output
+
+	sel                []int32
+	starts, ends, time []int64
+}
+
+// NewWindowAssigner returns the operator of a plan's WindowTVF.
+func NewWindowAssigner(mem memory.Allocator, w *planner.WindowTVF, out exec.Output) exec.Operator {
+	return &windowAssigner{mem: mem, w: w, schema: exec.ArrowSchema(w.Schema()), out: out}
+}
+
+// windowStart is the start of the window of size that holds t, aligned to offset.
+func windowStart(t, offset, size int64) int64 {
+	r := (t - offset) % size
+	if r < 0 {
+		r += size
+	}
+	return t - r
+}
+
+func (a *windowAssigner) Process(ctx context.Context, _ int, b exec.Batch) error {
+	ts := b.Rec.Column(a.w.TimeCol).(*array.Timestamp)
+	a.sel, a.starts, a.ends = a.sel[:0], a.starts[:0], a.ends[:0]
+	w := a.w
+	for i, v := range ts.TimestampValues() {
+		if ts.IsNull(i) {
+			continue
+		}
+		t := int64(v)
+		switch w.Kind {
+		case "TUMBLE":
+			start := windowStart(t, w.Offset, w.Size)
+			a.add(i, start, start+w.Size)
+		case "HOP":
+			for start := windowStart(t, w.Offset, w.Slide); start > t-w.Size; start -= w.Slide {
+				a.add(i, start, start+w.Size)
+			}
+		case "CUMULATE":
+			start := windowStart(t, w.Offset, w.Size)
+			for end := windowStart(t, w.Offset, w.Slide) + w.Slide; end <= start+w.Size; end += w.Slide {
+				a.add(i, start, end)
+			}
+		}
+	}
+	if len(a.sel) == 0 {
+		return nil
+	}
+	in := b.Rec
+	if len(a.sel) != int(in.NumRows()) || !identity(a.sel) {
+		in = exec.TakeRecord(a.mem, b.Rec, a.sel)
+		defer in.Release()
+	}
+	cols := append([]arrow.Array(nil), in.Columns()...)
+	a.time = a.time[:0]
+	for _, e := range a.ends {
+		a.time = append(a.time, e-1)
+	}
+	var extra []arrow.Array
+	for i, vals := range [][]int64{a.starts, a.ends, a.time} {
+		bld := array.NewTimestampBuilder(a.mem, a.schema.Field(len(cols)+i).Type.(*arrow.TimestampType))
+		bld.Reserve(len(vals))
+		for _, v := range vals {
+			bld.UnsafeAppend(arrow.Timestamp(v))
+		}
+		extra = append(extra, bld.NewArray())
+		bld.Release()
+	}
+	defer func() {
+		for _, c := range extra {
+			c.Release()
+		}
+	}()
+	rec := array.NewRecord(a.schema, append(cols, extra...), int64(len(a.sel)))
+	defer rec.Release()
+	return a.out.Emit(ctx, exec.Batch{Rec: rec})
+}
+
+func (a *windowAssigner) add(row int, start, end int64) {
+	a.sel = append(a.sel, int32(row))
+	a.starts = append(a.starts, start)
+	a.ends = append(a.ends, end)
+}
+
+func identity(sel []int32) bool {
+	for i, s := range sel {
+		if int(s) != i {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,149 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/parser"
+)
+
+// WatermarkAssigner declares event time on its input, a table's scan: after each batch
+// the watermark is the greatest value of Expr (the table's WATERMARK expression, over
+// the input's columns) seen so far. Rows pass unchanged.
+type WatermarkAssigner struct {
+	Input   Node
+	TimeCol int // the rowtime column
+	Expr    Expr
+	SQL     string // the expression as written
+}
+
+// WindowTVF assigns each row to its windows and adds the columns window_start,
+// window_end and window_time (window_end - 1 ms) after the input's. A TUMBLE window
+// holds a row once, a HOP window size/slide times, a CUMULATE window once per step
+// until its size. Times are milliseconds; windows align to Offset.
+type WindowTVF struct {
+	Input   Node
+	Kind    string // TUMBLE, HOP or CUMULATE
+	TimeCol int
+	Size    int64
+	Slide   int64 // HOP's slide, CUMULATE's step; Size for TUMBLE
+	Offset  int64
+}
+
+func (n *WatermarkAssigner) Schema() Schema   { return n.Input.Schema() }
+func (n *WatermarkAssigner) Children() []Node { return []Node{n.Input} }
+func (n *WatermarkAssigner) Updating() bool   { return false }
+func (n *WatermarkAssigner) Describe() string {
+	return fmt.Sprintf("WatermarkAssigner(rowtime=[%s], watermark=[%s])", n.Input.Schema()[n.TimeCol].Name, n.SQL)
+}
+
+func (n *WindowTVF) Schema() Schema {
+	in := n.Input.Schema()
+	timeType := in[n.TimeCol].Type
+	timeType.NotNull = true
+	ts := Type{Kind: Timestamp, Precision: 3, NotNull: true}
+	return append(append(Schema(nil), in...),
+		Column{Name: "window_start", Type: ts}, Column{Name: "window_end", Type: ts}, Column{Name: "window_time", Type: timeType})
+}
+func (n *WindowTVF) Children() []Node { return []Node{n.Input} }
+func (n *WindowTVF) Updating() bool   { return false }
+func (n *WindowTVF) Describe() string {
+	args := []string{duration(n.Size)}
+	if n.Kind != "TUMBLE" {
+		args = []string{duration(n.Slide), duration(n.Size)}
+	}
+	if n.Offset != 0 {
+		args = append(args, "offset "+duration(n.Offset))
+	}
+	return fmt.Sprintf("WindowTableFunction(window=[%s(time_col=[%s], %s)])", n.Kind, n.Input.Schema()[n.TimeCol].Name, strings.Join(args, ", "))
+}
+
+func duration(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }
+
+// watermarked adds a table's WatermarkAssigner over its scan, if it declares one.
+func watermarked(t *Table, scan Node) Node {
+	if t.Watermark == nil {
+		return scan
+	}
+	return &WatermarkAssigner{Input: scan, TimeCol: scan.Schema().Index(t.Watermark.Column), Expr: t.Watermark.Expr, SQL: t.Watermark.SQL}
+}
+
+// windowTable plans TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)) and its kin.
+func (p *Planner) windowTable(w *parser.WindowTable) (Node, *scope, error) {
+	tbl, ok := p.Catalog.Table(w.Table)
+	if !ok {
+		if _, isView := p.Catalog.View(w.Table); isView {
+			return nil, nil, errorf(w, "window %s reads view %s: window functions read tables with a WATERMARK only", w.Fn, w.Table)
+		}
+		return nil, nil, errorf(w, "unknown table `%s`%s", w.Table, suggest(w.Table, p.Catalog.Names()))
+	}
+	if tbl.Watermark == nil || !strings.EqualFold(tbl.Watermark.Column, w.TimeCol) {
+		return nil, nil, errorf(w, "window %s needs an event-time column: %s of table %s has no WATERMARK (declare WATERMARK FOR %s AS ...)",
+			w.Fn, w.TimeCol, tbl.Name, w.TimeCol)
+	}
+	input := scanWithComputed(tbl)
+	tvf := &WindowTVF{Input: input, Kind: w.Fn, TimeCol: input.Schema().Index(tbl.Watermark.Column)}
+	var intervals []int64
+	for _, a := range w.Args {
+		b := &exprBinder{sc: &scope{}}
+		e, err := b.bind(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		lit, ok := e.(*Literal)
+		ms, isInt := lit.Value.(int64)
+		if !ok || lit.T.Kind != IntervalDayTime || !isInt {
+			return nil, nil, errorf(a, "window %s takes constant intervals such as INTERVAL '10' SECOND, got %s", w.Fn, a)
+		}
+		intervals = append(intervals, ms)
+	}
+	want := map[string]string{"TUMBLE": "a size", "HOP": "a slide and a size", "CUMULATE": "a step and a size"}
+	counts := map[string]int{"TUMBLE": 1, "HOP": 2, "CUMULATE": 2}
+	n, known := counts[w.Fn]
+	switch {
+	case w.Fn == "SESSION":
+		return nil, nil, errorf(w, "SESSION windows are not supported yet (TUMBLE, HOP and CUMULATE are)")
+	case !known:
+		return nil, nil, errorf(w, "unknown window function %s (TUMBLE, HOP or CUMULATE)", w.Fn)
+	case len(intervals) != n && len(intervals) != n+1:
+		return nil, nil, errorf(w, "window %s takes %s, and optionally an offset, after the DESCRIPTOR", w.Fn, want[w.Fn])
+	}
+	if len(intervals) > n {
+		tvf.Offset = intervals[n]
+	}
+	tvf.Size, tvf.Slide = intervals[0], intervals[0]
+	if n == 2 {
+		tvf.Slide, tvf.Size = intervals[0], intervals[1]
+	}
+	switch {
+	case tvf.Size <= 0 || tvf.Slide <= 0:
+		return nil, nil, errorf(w, "window %s needs positive intervals", w.Fn)
+	case tvf.Size%tvf.Slide != 0:
+		return nil, nil, errorf(w, "window %s: the size %s must be a whole multiple of the %s %s", w.Fn, duration(tvf.Size),
+			map[string]string{"HOP": "slide", "CUMULATE": "step"}[w.Fn], duration(tvf.Slide))
+	}
+	alias := w.Alias
+	if alias == "" {
+		alias = tbl.Name
+	}
+	return tvf, newScope(alias, tvf.Schema()), nil
+}
+
+// windowOf says which window column of which WindowTVF column i of n is, looking
+// through projections and filters; nil when it is none.
+func windowOf(n Node, i int) (*WindowTVF, string) {
+	switch n := n.(type) {
+	case *WindowTVF:
+		if in := len(n.Input.Schema()); i >= in {
+			return n, []string{"window_start", "window_end", "window_time"}[i-in]
+		}
+	case *Project:
+		if c, ok := n.Exprs[i].(*ColumnRef); ok {
+			return windowOf(n.Input, c.Index)
+		}
+	case *Filter:
+		return windowOf(n.Input, i)
+	}
+	return nil, ""
+}
