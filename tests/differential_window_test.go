@@ -1,0 +1,150 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql"
+)
+
+// windowQueries run as window aggregates on streamsql and as plain GROUP BYs over
+// computed window bounds on SQLite. In SQLite, events(k, v, ts) has ts in milliseconds;
+// win(ws, we) expressions are spelled per window kind by the union in sqliteWindows.
+var windowQueries = []struct{ name, sql, sqlite string }{
+	{"tumble count sum min max by key",
+		"SELECT window_start AS ws, window_end AS we, k AS k, COUNT(*) AS n, SUM(v) AS s, MIN(v) AS mn, MAX(v) AS mx FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k",
+		"SELECT ws, we, k, COUNT(*) AS n, SUM(v) AS s, MIN(v) AS mn, MAX(v) AS mx FROM " + tumble(10000) + " GROUP BY ws, we, k"},
+	{"tumble global avg",
+		"SELECT window_start AS ws, COUNT(*) AS n, AVG(v) AS av FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end",
+		"SELECT ws, COUNT(*) AS n, AVG(v) AS av FROM " + tumble(10000) + " GROUP BY ws, we"},
+	{"tumble one minute count distinct",
+		"SELECT window_end AS we, k AS k, COUNT(DISTINCT v) AS d FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, k",
+		"SELECT we, k, COUNT(DISTINCT v) AS d FROM " + tumble(60000) + " GROUP BY ws, we, k"},
+	{"tumble with filter",
+		"SELECT window_start AS ws, k AS k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '5' SECOND)) WHERE v > 50 GROUP BY window_start, window_end, k",
+		"SELECT ws, k, COUNT(*) AS n FROM " + tumble(5000) + " WHERE v > 50 GROUP BY ws, we, k"},
+	{"tumble having",
+		"SELECT window_start AS ws, k AS k, SUM(v) AS s FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k HAVING COUNT(*) > 5",
+		"SELECT ws, k, SUM(v) AS s FROM " + tumble(10000) + " GROUP BY ws, we, k HAVING COUNT(*) > 5"},
+	{"tumble with offset",
+		"SELECT window_start AS ws, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '10' SECOND, INTERVAL '3' SECOND)) GROUP BY window_start, window_end",
+		"SELECT ws, COUNT(*) AS n FROM " + hop(10000, 10000, 3000) + " GROUP BY ws, we"},
+	{"hop 10 s every 5 s by key",
+		"SELECT window_start AS ws, window_end AS we, k AS k, COUNT(*) AS n, SUM(v) AS s FROM TABLE(HOP(TABLE e, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k",
+		"SELECT ws, we, k, COUNT(*) AS n, SUM(v) AS s FROM " + hop(5000, 10000, 0) + " GROUP BY ws, we, k"},
+	{"hop 10 s every 2 s",
+		"SELECT window_start AS ws, COUNT(*) AS n, MAX(v) AS mx FROM TABLE(HOP(TABLE e, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end",
+		"SELECT ws, COUNT(*) AS n, MAX(v) AS mx FROM " + hop(2000, 10000, 0) + " GROUP BY ws, we"},
+	{"cumulate 10 s by 5 s steps",
+		"SELECT window_start AS ws, window_end AS we, k AS k, COUNT(*) AS n FROM TABLE(CUMULATE(TABLE e, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k",
+		"SELECT ws, we, k, COUNT(*) AS n FROM " + cumulate(5000, 10000) + " GROUP BY ws, we, k"},
+	{"cumulate 1 min by 20 s steps avg",
+		"SELECT window_end AS we, AVG(v) AS av FROM TABLE(CUMULATE(TABLE e, DESCRIPTOR(ts), INTERVAL '20' SECOND, INTERVAL '1' MINUTE)) GROUP BY window_start, window_end",
+		"SELECT we, AVG(v) AS av FROM " + cumulate(20000, 60000) + " GROUP BY ws, we"},
+}
+
+// ts formats a millisecond expression as streamsql prints TIMESTAMP(3).
+func tsText(ms string) string {
+	return fmt.Sprintf("strftime('%%Y-%%m-%%d %%H:%%M:%%f', (%s) / 1000.0, 'unixepoch')", ms)
+}
+
+func tumble(size int64) string { return hop(size, size, 0) }
+
+// hop is a subquery of every event in each of its windows, with ws and we as text.
+func hop(slide, size, offset int64) string {
+	var parts []string
+	for i := int64(0); i < size/slide; i++ {
+		start := fmt.Sprintf("(ts - (((ts - %d) %% %d) + %d) %% %d - %d)", offset, slide, slide, slide, i*slide)
+		parts = append(parts, fmt.Sprintf("SELECT k, v, %s AS ws, %s AS we FROM events", tsText(start), tsText(start+fmt.Sprintf(" + %d", size))))
+	}
+	return "(" + strings.Join(parts, " UNION ALL ") + ")"
+}
+
+// cumulate is the events in each cumulating window that holds them.
+func cumulate(step, size int64) string {
+	var parts []string
+	for i := int64(1); i <= size/step; i++ {
+		start := fmt.Sprintf("(ts - ts %% %d)", size)
+		end := fmt.Sprintf("%s + %d", start, i*step)
+		parts = append(parts, fmt.Sprintf("SELECT k, v, %s AS ws, %s AS we FROM events WHERE ts < %s", tsText(start), tsText(end), end))
+	}
+	return "(" + strings.Join(parts, " UNION ALL ") + ")"
+}
+
+// TestDifferentialWindows compares window aggregates with SQLite over 30k events in
+// event-time order but shuffled within the watermark's 2 s delay, so none is late.
+func TestDifferentialWindows(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 7))
+	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
+	type event struct {
+		k  string
+		v  int64
+		ts int64
+	}
+	events := make([]event, 30_000)
+	for i := range events {
+		events[i] = event{fmt.Sprint("k", r.IntN(20)), r.Int64N(100), base + int64(i)*20 - r.Int64N(1500)}
+	}
+	dir := t.TempDir()
+	var lines bytes.Buffer
+	for _, e := range events {
+		fmt.Fprintf(&lines, `{"k":%q,"v":%d,"ts":%q}`+"\n", e.k, e.v, time.UnixMilli(e.ts).UTC().Format("2006-01-02 15:04:05.000"))
+	}
+	path := filepath.Join(dir, "events.json")
+	if err := os.WriteFile(path, lines.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("CREATE TABLE events (k TEXT, v INTEGER, ts INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	tx, _ := db.Begin()
+	for _, e := range events {
+		if _, err := tx.Exec("INSERT INTO events VALUES (?, ?, ?)", e.k, e.v, e.ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx.Commit()
+	for _, q := range windowQueries {
+		t.Run(q.name, func(t *testing.T) {
+			want := sqliteRows(t, db, q.sqlite)
+			var out, errs bytes.Buffer
+			s, err := streamsql.NewSession(streamsql.Config{Out: &out, Err: &errs, Format: "json", Location: time.UTC, StateDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ddl := fmt.Sprintf(`CREATE TABLE e (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+				WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');`, path)
+			if err := s.Exec(context.Background(), ddl+q.sql+";"); err != nil {
+				t.Fatalf("streamsql: %v\n%s", err, errs.String())
+			}
+			if strings.Contains(errs.String(), "late") {
+				t.Fatalf("rows were late: %s", errs.String())
+			}
+			var got result
+			dec := json.NewDecoder(&out)
+			for dec.More() {
+				m := map[string]any{}
+				if err := dec.Decode(&m); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, m)
+			}
+			compareRows(t, got, want)
+		})
+	}
+}
