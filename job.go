@@ -127,7 +127,7 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 		id    int64
 		reply chan error
 	}
-	finals := make(chan finalRequest)
+	finals := make(chan *finalRequest)
 	index := map[exec.TaskID]int{}
 	for i, t := range tasks {
 		index[t] = i
@@ -138,7 +138,7 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 		Completed: completions,
 		Restored:  restored,
 		Final: func(ctx context.Context) (int64, error) {
-			req := finalRequest{reply: make(chan error, 1)}
+			req := &finalRequest{reply: make(chan error, 1)} // the runner sets its id
 			select {
 			case finals <- req:
 			case <-ctx.Done():
@@ -193,7 +193,7 @@ func (s *Session) runAttempt(ctx context.Context, j *job, ck *checkpointer) erro
 			case req := <-finals:
 				t := coord.TriggerFinal(time.Now())
 				req.id = t.ID
-				final = &req
+				final = req
 				actions = []checkpoint.Action{t}
 			}
 			for _, a := range actions {
