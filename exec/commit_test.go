@@ -11,7 +11,7 @@ import (
 // committer records the checkpoints it was told completed, and snapshots nothing.
 type committer struct{ completed []int64 }
 
-func (c *committer) Process(context.Context, int, Batch) error        { return nil }
+func (c *committer) Process(context.Context, int, Batch) error       { return nil }
 func (c *committer) Snapshot(context.Context, int64) ([]byte, error) { return nil, nil }
 func (c *committer) CheckpointComplete(_ context.Context, id int64) error {
 	c.completed = append(c.completed, id)
