@@ -30,6 +30,7 @@ type job struct {
 	// without checkpoints.
 	positions map[exec.TaskID][][]byte
 	source    string // the table the source reads
+	replays   bool   // its source can rewind to a checkpoint's position
 }
 
 // opFactory makes one operator of a task's chain, emitting into out.
@@ -66,7 +67,7 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 		switch n := n.(type) {
 		case *planner.Scan:
 			table := n.Table
-			j.source = table.Name
+			j.source, j.replays = table.Name, s.connectors.Replayable(table)
 			tasks := s.tasksOf(n, parallelism)
 			startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
 				spec := connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location, Task: task, Tasks: tasks, TablesDir: s.tablesDir()}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,6 +93,26 @@ SELECT k, COUNT(*) AS c, SUM(n) AS s FROM feed GROUP BY k;
 	for k, cs := range got {
 		if cs[0] > total/keys || cs[0] < total/keys-kills || cs[1] != cs[0] {
 			t.Errorf("key %s: count,sum %v, want from %d to %d", k, cs, total/keys-kills, total/keys)
+		}
+	}
+}
+
+// TestSocketJobStartSaysAtMostOnce: a checkpointed job over a plain socket says at its
+// start that it is at-most-once; with the write-ahead log it does not.
+func TestSocketJobStartSaysAtMostOnce(t *testing.T) {
+	for _, wal := range []bool{false, true} {
+		srv := startLineServer(t, 10, 2)
+		_, port, _ := net.SplitHostPort(srv.ln.Addr().String())
+		_, stderr, code := runCLI(t, "", "--state-dir", t.TempDir(), "--format", "csv", "-e", fmt.Sprintf(`
+SET 'execution.checkpointing.interval' = '1 s';
+CREATE TABLE feed (k STRING, n BIGINT) WITH ('connector' = 'socket', 'hostname' = '127.0.0.1', 'port' = '%s',
+  'format' = 'csv', 'source.wal' = '%v');
+SELECT k, COUNT(*) AS c FROM feed GROUP BY k;`, port, wal))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if said := strings.Contains(stderr, "table feed cannot replay what it delivered"); said == wal {
+			t.Errorf("with 'source.wal' = '%v' the job start says: %q", wal, stderr)
 		}
 	}
 }
