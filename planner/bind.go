@@ -94,6 +94,10 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 	if depth > 32 {
 		return nil, nil, errorf(q, "views and subqueries are nested too deeply (or a view refers to itself)")
 	}
+	q, err := groupWindow(q)
+	if err != nil {
+		return nil, nil, err
+	}
 	input, sc, err := p.from(q.From, depth)
 	if err != nil {
 		return nil, nil, err

@@ -93,6 +93,15 @@ func isAggCall(e parser.Expr) bool {
 }
 
 func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
+	if col, ok := windowColumn(e); ok {
+		if b.agg == nil {
+			if _, err := b.sc.resolve(col.(*parser.Ident)); err != nil {
+				fn, _, _ := strings.Cut(strings.ToUpper(e.(*parser.FuncCall).Name), "_")
+				return nil, errorf(e, "%s needs GROUP BY %s(...)", e.(*parser.FuncCall).Name, fn)
+			}
+		}
+		e = col
+	}
 	if b.agg != nil {
 		if ref, ok, err := b.agg.lookup(e); ok || err != nil {
 			return ref, err

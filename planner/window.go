@@ -147,3 +147,59 @@ func windowOf(n Node, i int) (*WindowTVF, string) {
 	}
 	return nil, ""
 }
+
+// groupWindowFns are the window functions of the older group-window form.
+var groupWindowFns = map[string]bool{"TUMBLE": true, "HOP": true, "CUMULATE": true, "SESSION": true}
+
+// groupWindow rewrites the group-window form of older scripts, FROM t GROUP BY
+// TUMBLE(ts, INTERVAL ...) (and HOP(ts, slide, size)), into the window table function it
+// stands for: FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), ...)) GROUP BY window_start,
+// window_end. TUMBLE_START and its kin then name the window columns (see windowColumn).
+func groupWindow(q *parser.Query) (*parser.Query, error) {
+	at := -1
+	for i, g := range q.GroupBy {
+		if f, ok := g.(*parser.FuncCall); ok && groupWindowFns[strings.ToUpper(f.Name)] {
+			if at >= 0 {
+				return nil, errorf(g, "a query can group by one window only")
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		return q, nil
+	}
+	win := q.GroupBy[at].(*parser.FuncCall)
+	table, ok := q.From.(*parser.TableName)
+	if !ok {
+		return nil, errorf(win, "GROUP BY %s reads a table directly: FROM table", win.Name)
+	}
+	var col *parser.Ident
+	if len(win.Args) > 0 {
+		col, _ = win.Args[0].(*parser.Ident)
+	}
+	if col == nil || len(win.Args) < 2 {
+		return nil, errorf(win, "%s takes the time column, then intervals: %s(ts, INTERVAL '1' HOUR)", win.Name, strings.ToUpper(win.Name))
+	}
+	out := *q
+	out.From = &parser.WindowTable{Pos: table.Pos, Fn: strings.ToUpper(win.Name), Table: table.Name,
+		TimeCol: col.Parts[len(col.Parts)-1], Args: win.Args[1:], Alias: table.Alias}
+	out.GroupBy = append(append(append([]parser.Expr(nil), q.GroupBy[:at]...),
+		&parser.Ident{Pos: win.Pos, Parts: []string{"window_start"}},
+		&parser.Ident{Pos: win.Pos, Parts: []string{"window_end"}}), q.GroupBy[at+1:]...)
+	return &out, nil
+}
+
+// windowColumn reads TUMBLE_START(ts, ...) and its kin (_END, _ROWTIME; HOP_, SESSION_,
+// CUMULATE_) as the window column they name.
+func windowColumn(e parser.Expr) (parser.Expr, bool) {
+	f, ok := e.(*parser.FuncCall)
+	if !ok {
+		return e, false
+	}
+	fn, part, ok := strings.Cut(strings.ToUpper(f.Name), "_")
+	col := map[string]string{"START": "window_start", "END": "window_end", "ROWTIME": "window_time"}[part]
+	if !ok || !groupWindowFns[fn] || col == "" {
+		return e, false
+	}
+	return &parser.Ident{Pos: f.Pos, Parts: []string{col}}, true
+}
