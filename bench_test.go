@@ -7,6 +7,12 @@ import (
 	"testing"
 )
 
+type benchQuery struct {
+	name string
+	rows int // input rows, for rows/s
+	sql  string
+}
+
 // BenchmarkQuery runs whole queries over generated rows into a blackhole sink through
 // a session, the way `streamsql -f` runs them. The parallel variant and the checkpointed
 // ones are "group by 100k keys" with two tasks per operator, or with exactly-once checkpoints (every 200 ms over 1M rows, every second over
@@ -21,11 +27,7 @@ CREATE TABLE gen (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-
 	const groupBy = `
 CREATE TABLE out (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole');
 INSERT INTO out SELECT k, COUNT(*), SUM(v) FROM gen GROUP BY k;`
-	queries := []struct {
-		name string
-		rows int
-		sql  string
-	}{
+	queries := []benchQuery{
 		{"filter+project", 1_000_000, source(1_000_000, 1<<30) + `
 CREATE TABLE out (k BIGINT, v BIGINT) WITH ('connector' = 'blackhole');
 INSERT INTO out SELECT k, v * 2 FROM gen WHERE v > 500;`},
@@ -39,6 +41,20 @@ INSERT INTO out SELECT k, v * 2 FROM gen WHERE v > 500;`},
 		{"group by 100k keys, 5M rows, checkpoints every second", 5_000_000,
 			"SET 'execution.checkpointing.interval' = '1 s';" + source(5_000_000, 100_000) + groupBy},
 	}
+	// Windows over event time: one event a millisecond, 10k keys, exactly-once checkpoints
+	// every 10 s (the final one within the run).
+	windowed := func(tvf string) string {
+		return `SET 'execution.checkpointing.interval' = '10 s';
+CREATE TABLE ev (id BIGINT, k BIGINT, v BIGINT, ts AS TO_TIMESTAMP_LTZ(id, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'datagen', 'number-of-rows' = '1000000', 'rows-per-second' = '1000000000', 'seed' = '1',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000',
+  'fields.k.min' = '1', 'fields.k.max' = '10000', 'fields.v.min' = '0', 'fields.v.max' = '1000');
+CREATE TABLE out (ws TIMESTAMP(3), we TIMESTAMP(3), k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(` + tvf + `) GROUP BY window_start, window_end, k;`
+	}
+	queries = append(queries,
+		benchQuery{"tumble 10 s by 10k keys", 1_000_000, windowed("TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND)")},
+		benchQuery{"hop 10 s every 2 s by 10k keys", 1_000_000, windowed("HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)")})
 	for _, q := range queries {
 		b.Run(q.name, func(b *testing.B) {
 			b.ReportAllocs()

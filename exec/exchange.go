@@ -134,6 +134,14 @@ func HashRows(rec arrow.Record, keys []int, out []uint64) []uint64 {
 			for i, v := range c.Int32Values() {
 				out[i] = mix(out[i], uint64(v))
 			}
+		case *array.Timestamp:
+			for i, v := range c.TimestampValues() {
+				out[i] = mix(out[i], uint64(v))
+			}
+		case *array.Date32:
+			for i, v := range c.Date32Values() {
+				out[i] = mix(out[i], uint64(v))
+			}
 		case *array.Float64:
 			for i, v := range c.Float64Values() {
 				out[i] = mix(out[i], math.Float64bits(v))

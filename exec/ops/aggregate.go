@@ -37,7 +37,8 @@ type aggregate struct {
 	// the watermark passes their window's end, then emits each once, final.
 	window    int
 	watermark int64
-	late      int64 // rows dropped because their window had fired
+	late      int64             // rows dropped because their window had fired
+	byEnd     map[int64][]int32 // open groups by window end; nil until built
 	spill     spill
 	dirtyFlag []bool // changed since the last checkpoint
 	dirty     []int32

@@ -47,6 +47,10 @@ func (a *aggregate) processWindowed(b exec.Batch) error {
 		return err
 	}
 	for _, g := range groups {
+		if a.rows[g] == 0 && a.byEnd != nil { // a new group
+			end := a.windowEnd(g)
+			a.byEnd[end] = append(a.byEnd[end], g)
+		}
 		a.rows[g]++
 		if !a.dirtyFlag[g] {
 			a.dirtyFlag[g] = true
@@ -72,14 +76,23 @@ func (a *aggregate) ProcessWatermark(ctx context.Context, wm int64) error {
 		return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
 	}
 	a.watermark = max(a.watermark, wm)
-	nk := len(a.keyCols)
-	end := func(g int32) int64 { return a.keys[int(g)*nk+a.window].i }
-	var fired []int32
-	for g, rows := range a.rows {
-		if rows > 0 && end(int32(g)) <= wm {
-			fired = append(fired, int32(g))
+	if a.byEnd == nil { // after a restore: index the groups once
+		a.byEnd = map[int64][]int32{}
+		for g, rows := range a.rows {
+			if rows > 0 {
+				end := a.windowEnd(int32(g))
+				a.byEnd[end] = append(a.byEnd[end], int32(g))
+			}
 		}
 	}
+	var fired []int32
+	for e, groups := range a.byEnd {
+		if e <= wm {
+			fired = append(fired, groups...)
+			delete(a.byEnd, e)
+		}
+	}
+	end := a.windowEnd
 	if len(fired) > 0 {
 		slices.SortFunc(fired, func(x, y int32) int {
 			if ex, ey := end(x), end(y); ex != ey {
@@ -110,6 +123,9 @@ func (a *aggregate) ProcessWatermark(ctx context.Context, wm int64) error {
 	}
 	return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
 }
+
+// windowEnd is the end of group g's window.
+func (a *aggregate) windowEnd(g int32) int64 { return a.keys[int(g)*len(a.keyCols)+a.window].i }
 
 // LateRows is how many rows arrived after their window fired.
 func (a *aggregate) LateRows() int64 { return a.late }
