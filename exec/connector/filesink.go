@@ -360,14 +360,14 @@ func (s *FileSink) end() error {
 }
 
 func syncDirOf(table, dir string) error {
-	if err := syncDir(dir); err != nil {
+	if err := SyncDir(dir); err != nil {
 		return wrapTable(table, err)
 	}
 	return nil
 }
 
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
+// SyncDir makes a rename in dir durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -159,7 +159,7 @@ func (w *wal) complete(id int64) error {
 	old := w.f
 	w.f, w.base = f, offset
 	old.Close()
-	if err := syncDir(w.dir); err != nil {
+	if err := SyncDir(w.dir); err != nil {
 		return err
 	}
 	return w.removeOthers(offset)

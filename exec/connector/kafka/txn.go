@@ -231,7 +231,7 @@ func (sp *spool) seal(ctx context.Context, id int64) ([]byte, error) {
 			err = os.Rename(sp.openPath(), sp.epochPath(id))
 		}
 		if err == nil {
-			err = syncDir(sp.dir)
+			err = connector.SyncDir(sp.dir)
 		}
 		if err != nil {
 			return nil, tableErr(sp.s.table, err)
@@ -240,18 +240,6 @@ func (sp *spool) seal(ctx context.Context, id int64) ([]byte, error) {
 	}
 	sp.last = id
 	return json.Marshal(sinkState{stateHeader: sp.header, Run: sp.run, Checkpoint: id, Pending: sp.pending})
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // restore takes up a snapshot: its run, checkpoint and pending epochs; files it does

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/streamsql/streamsql/exec/connector"
 )
 
 // spool keeps the rows of exactly-once epochs on disk until their checkpoint
@@ -70,7 +72,7 @@ func (s *spool) seal(id int64) (bool, error) {
 		err = os.Rename(f.Name(), filepath.Join(s.dir, epochName(id)))
 	}
 	if err == nil {
-		err = syncDir(s.dir)
+		err = connector.SyncDir(s.dir)
 	}
 	return err == nil, err
 }
@@ -164,18 +166,5 @@ func (s *spool) close() error {
 	}
 	err := s.f.Close()
 	s.f = nil
-	return err
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
 	return err
 }
