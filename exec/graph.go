@@ -35,10 +35,9 @@ type Stage struct {
 	Input     int // the upstream stage, for non-source stages
 	Partition Partition
 	HashKeys  []int // the input columns that key Hash partitioning
-	// NewChain builds a task's operators, in data order, linked as a Chain whose Last is
-	// out;
-	// restored is what the task's operators snapshotted at the checkpoint restored from,
-	// one entry per operator (nil when starting fresh).
+	// NewChain builds a task's operators in data order, each emitting into the next (see
+	// Chain) and the last into out; restored is what the task's operators snapshotted at
+	// the checkpoint restored from, one entry per operator (nil when starting fresh).
 	NewChain func(task int, out Output, restored [][]byte) ([]Operator, error)
 }
 
