@@ -45,6 +45,13 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 	mem := s.cfg.Mem
 	parallelism := s.parallelism()
 	j := &job{id: s.jobID(plan, parallelism), graph: &exec.Graph{Mem: mem}}
+	if v, ok := s.settings["table.exec.source.idle-timeout"]; ok {
+		d, err := checkpoint.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("'table.exec.source.idle-timeout': %w", err)
+		}
+		j.graph.IdleTimeout = d
+	}
 	var stages []exec.Stage
 	var chains [][]opFactory
 	startStage := func(st exec.Stage) {

@@ -204,6 +204,10 @@ func (s *Session) set(st *parser.SetStmt) error {
 			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("unknown time zone '%s'", st.Value)}
 		}
 		s.cfg.Location = loc
+	case "table.exec.source.idle-timeout":
+		if _, err := checkpoint.ParseDuration(st.Value); err != nil {
+			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'%s': %v", st.Key, err)}
+		}
 	case "parallelism.default", "state.cache.max-keys":
 		if n, err := strconv.Atoi(st.Value); err != nil || n < 1 {
 			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'%s' must be a positive integer, got '%s'", st.Key, st.Value)}

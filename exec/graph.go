@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 )
@@ -45,6 +46,10 @@ type Stage struct {
 type Graph struct {
 	Stages []Stage
 	Mem    memory.Allocator // for the batches exchanges split
+	// IdleTimeout, when positive, is how long a source task may go without input before
+	// its watermark stops holding back the tasks it feeds (Flink's
+	// table.exec.source.idle-timeout).
+	IdleTimeout time.Duration
 }
 
 // TaskID names one task: stage index and task index within the stage.
@@ -271,7 +276,8 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 		}
 		for i := 0; i < st.Parallelism; i++ {
 			id := TaskID{s, i}
-			t := &task{id: id, cp: cp, inputs: inputs[s][i], done: make(chan struct{}), triggers: make(chan int64, 1), watermark: MinWatermark}
+			t := &task{id: id, cp: cp, inputs: inputs[s][i], done: make(chan struct{}), triggers: make(chan int64, 1),
+				watermark: MinWatermark, idleTimeout: g.IdleTimeout, lastInput: time.Now()}
 			restored := cp.Restored[id]
 			var out WatermarkOutput = discard{}
 			if downstream != nil {

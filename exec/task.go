@@ -17,6 +17,7 @@ type message struct {
 	barrier     int64 // > 0: the barrier of this checkpoint
 	watermark   int64
 	isWatermark bool
+	idle        bool // the sender has had no input for its graph's IdleTimeout
 	end         bool
 }
 
@@ -46,6 +47,10 @@ type task struct {
 	dirty     bool // input arrived since the last flush
 	lastFlush time.Time
 	watermark int64 // the last watermark given to the chain
+
+	idleTimeout time.Duration // a source task with no input this long says it is idle
+	lastInput   time.Time
+	idle        bool
 }
 
 // trigger starts checkpoint id at this task: a source task emits the barrier, a task
@@ -136,6 +141,17 @@ func (t *task) head(ctx context.Context, b Batch) error {
 	return t.chain.Output(-1).Emit(ctx, b)
 }
 
+// maybeIdle tells downstream tasks that this source task is idle once it has had no
+// input for the idle timeout, so that its watermark no longer holds theirs back. Its
+// next batch makes it active again.
+func (t *task) maybeIdle(ctx context.Context) error {
+	if t.idleTimeout <= 0 || t.idle || t.exchange == nil || time.Since(t.lastInput) < t.idleTimeout {
+		return nil
+	}
+	t.idle = true
+	return t.exchange.broadcast(ctx, message{idle: true})
+}
+
 // advance gives the chain a watermark later than the last one.
 func (t *task) advance(ctx context.Context, wm int64) error {
 	if wm <= t.watermark {
@@ -175,8 +191,12 @@ func (t *task) runSource(ctx context.Context) error {
 			if err := t.flush(ctx); err != nil {
 				return err
 			}
+			if err := t.maybeIdle(ctx); err != nil {
+				return err
+			}
 			continue
 		}
+		t.lastInput, t.idle = time.Now(), false
 		err = t.head(ctx, b)
 		b.Release()
 		if err != nil {
@@ -195,6 +215,7 @@ func (t *task) runInputs(ctx context.Context) error {
 	seen := make([]bool, n)    // delivered the barrier being aligned
 	ended := make([]bool, n)
 	watermarks := make([]int64, n) // the latest of each input
+	idle := make([]bool, n)        // said it is idle, and sent nothing since
 	for i := range watermarks {
 		watermarks[i] = MinWatermark
 	}
@@ -233,15 +254,21 @@ func (t *task) runInputs(ctx context.Context) error {
 		m := v.Interface().(message)
 		switch {
 		case m.isWatermark:
-			watermarks[in] = max(watermarks[in], m.watermark)
-			if err := t.advance(ctx, combinedWatermark(watermarks, ended)); err != nil {
+			watermarks[in], idle[in] = max(watermarks[in], m.watermark), false
+			if err := t.advance(ctx, combinedWatermark(watermarks, ended, idle)); err != nil {
+				return err
+			}
+			continue
+		case m.idle:
+			idle[in] = true
+			if err := t.advance(ctx, combinedWatermark(watermarks, ended, idle)); err != nil {
 				return err
 			}
 			continue
 		case m.end:
 			ended[in] = true
 			live--
-			if err := t.advance(ctx, combinedWatermark(watermarks, ended)); err != nil {
+			if err := t.advance(ctx, combinedWatermark(watermarks, ended, idle)); err != nil {
 				return err
 			}
 		case m.barrier > 0:
@@ -257,6 +284,7 @@ func (t *task) runInputs(ctx context.Context) error {
 			seen[in] = true
 			blocked[in] = t.cp.Aligned
 		default:
+			idle[in] = false
 			err := t.head(ctx, m.batch)
 			m.batch.Release()
 			if err != nil {
@@ -287,13 +315,21 @@ func (t *task) runInputs(ctx context.Context) error {
 }
 
 // combinedWatermark is the least watermark of the inputs still open: event time has
-// reached it on all of them. An ended input holds nothing back.
-func combinedWatermark(watermarks []int64, ended []bool) int64 {
-	wm := int64(MaxWatermark)
+// reached it on all of them. An ended input holds nothing back, nor does an idle one
+// while another is active; when all open inputs are idle, event time stands still.
+func combinedWatermark(watermarks []int64, ended, idle []bool) int64 {
+	wm, open, active := int64(MaxWatermark), false, false
 	for i, w := range watermarks {
 		if !ended[i] {
-			wm = min(wm, w)
+			open = true
+			if !idle[i] {
+				active = true
+				wm = min(wm, w)
+			}
 		}
+	}
+	if open && !active {
+		return MinWatermark
 	}
 	return wm
 }

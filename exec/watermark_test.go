@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -73,6 +74,56 @@ func TestWatermarksCombineAsTheMinimum(t *testing.T) {
 		}
 		if i > 0 && wm <= log.wms[i-1] {
 			t.Errorf("watermarks went back or repeated: %v", log.wms)
+		}
+	}
+}
+
+// silentReader sends nothing for a while, then ends.
+type silentReader struct{ until time.Time }
+
+func (r *silentReader) Next(ctx context.Context) (Batch, error) {
+	if time.Now().After(r.until) {
+		return Batch{}, io.EOF
+	}
+	time.Sleep(5 * time.Millisecond)
+	return Batch{}, nil
+}
+func (r *silentReader) Close() error { return nil }
+
+// TestIdleSourceReleasesWatermark: a source with no input holds the watermark of the
+// task it feeds back until it ends, unless it goes idle after the idle timeout.
+func TestIdleSourceReleasesWatermark(t *testing.T) {
+	for _, timeout := range []time.Duration{0, 30 * time.Millisecond} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		log := &watermarkLog{}
+		until := time.Now().Add(400 * time.Millisecond)
+		g := &Graph{Mem: mem, IdleTimeout: timeout, Stages: []Stage{
+			{Name: "sources", Parallelism: 2,
+				NewReader: func(task int) (Reader, error) {
+					if task == 1 {
+						return &silentReader{until: until}, nil
+					}
+					return &pacedReader{mem: mem, interval: time.Millisecond, limit: 50}, nil
+				},
+				NewChain: func(task int, out Output, _ [][]byte) ([]Operator, error) {
+					return []Operator{&stamper{out: out, step: 1}}, nil
+				}},
+			{Name: "log", Parallelism: 1, Input: 0, Partition: Gather,
+				NewChain: func(_ int, out Output, _ [][]byte) ([]Operator, error) {
+					log.out = out
+					return []Operator{log}, nil
+				}},
+		}}
+		if err := g.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		mem.AssertSize(t, 0)
+		before := log.wms[:len(log.wms)-1] // those before the final MaxWatermark
+		switch {
+		case timeout == 0 && len(before) != 0:
+			t.Errorf("without an idle timeout the silent source let watermarks %v through", before)
+		case timeout > 0 && (len(before) == 0 || before[len(before)-1] != 50):
+			t.Errorf("with an idle timeout the watermark reached only %v, want 50 before the end", before)
 		}
 	}
 }
