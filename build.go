@@ -70,6 +70,13 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 		}
 		n = children[0]
 	}
+	// A sliced HOP window aggregate wants its window function to assign slices.
+	sliced := false
+	for _, n := range path {
+		if a, ok := n.(*planner.Aggregate); ok && a.Sliced() {
+			sliced = true
+		}
+	}
 	for _, n := range path {
 		switch n := n.(type) {
 		case *planner.Scan:
@@ -105,8 +112,14 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 				return ops.NewWatermarkAssigner(mem, env, n, out)
 			})
 		case *planner.WindowTVF:
+			w := n
+			if sliced && n.Kind == "HOP" {
+				slices := *n
+				slices.Kind, slices.Size = "TUMBLE", n.Slide
+				w = &slices
+			}
 			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
-				return ops.NewWindowAssigner(mem, n, out), nil
+				return ops.NewWindowAssigner(mem, w, out), nil
 			})
 		case *planner.Aggregate:
 			st := exec.Stage{Name: "GroupAggregate", Parallelism: s.tasksOf(n, parallelism), Input: len(stages) - 1, Partition: exec.Hash, HashKeys: n.Keys}

@@ -352,20 +352,20 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 	}
 	agg.Input = pre
 	// GROUP BY window_start, window_end of a window function: a window aggregate.
-	starts, ends := map[*WindowTVF]bool{}, map[*WindowTVF]int{}
+	starts, ends := map[*WindowTVF]int{}, map[*WindowTVF]int{}
 	for i, k := range ab.keys {
 		if c, ok := k.(*ColumnRef); ok {
 			switch w, col := windowOf(input, c.Index); col {
 			case "window_start":
-				starts[w] = true
+				starts[w] = i
 			case "window_end":
 				ends[w] = i
 			}
 		}
 	}
 	for w, end := range ends {
-		if starts[w] {
-			agg.Window, agg.WindowEnd = w, end
+		if start, ok := starts[w]; ok {
+			agg.Window, agg.WindowStart, agg.WindowEnd = w, start, end
 		}
 	}
 	var n Node = agg

@@ -44,12 +44,13 @@ type Project struct {
 // and window_end of a window function, it is a window aggregate: each window's rows are
 // final, emitted once when the watermark passes the window's end.
 type Aggregate struct {
-	Input     Node
-	Keys      []int
-	Aggs      []AggCall
-	Names     []string   // output names: keys, then aggregates
-	Window    *WindowTVF // the window function of a window aggregate, or nil
-	WindowEnd int        // for a window aggregate, the key that is window_end
+	Input       Node
+	Keys        []int
+	Aggs        []AggCall
+	Names       []string   // output names: keys, then aggregates
+	Window      *WindowTVF // the window function of a window aggregate, or nil
+	WindowStart int        // for a window aggregate, the key that is window_start
+	WindowEnd   int        // and the one that is window_end
 }
 
 // AggFunc names an aggregate function.
@@ -161,7 +162,11 @@ func (n *Aggregate) Describe() string {
 		return fmt.Sprintf("GroupAggregate(select=[%s])", strings.Join(aggs, ", "))
 	}
 	if n.Window != nil {
-		return fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", n.Window.Kind, strings.Join(keys, ", "), strings.Join(append(keys, aggs...), ", "))
+		window := n.Window.Kind
+		if n.Sliced() {
+			window += ", slices of " + duration(n.Window.Slide)
+		}
+		return fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", window, strings.Join(keys, ", "), strings.Join(append(keys, aggs...), ", "))
 	}
 	return fmt.Sprintf("GroupAggregate(groupBy=[%s], select=[%s])", strings.Join(keys, ", "), strings.Join(append(keys, aggs...), ", "))
 }

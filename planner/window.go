@@ -203,3 +203,71 @@ func windowColumn(e parser.Expr) (parser.Expr, bool) {
 	}
 	return &parser.Ident{Pos: f.Pos, Parts: []string{col}}, true
 }
+
+// Sliced reports whether a HOP window aggregate can keep one group per slide-long
+// slice, and combine slices into windows when they fire, instead of having each row
+// copied into size/slide windows. It can when nothing between the window function and
+// the aggregate computes with the window columns, and the aggregate groups by
+// window_start and window_end only, as it does; its window function then assigns slices.
+func (n *Aggregate) Sliced() bool {
+	if n.Window == nil || n.Window.Kind != "HOP" {
+		return false
+	}
+	var path []Node // from the aggregate's input down to the window function
+	var tvf *WindowTVF
+	for x := n.Input; tvf == nil; {
+		if w, ok := x.(*WindowTVF); ok {
+			tvf = w
+			break
+		}
+		path = append(path, x)
+		c := x.Children()
+		if len(c) != 1 {
+			return false
+		}
+		x = c[0]
+	}
+	// The window columns of each node's output, by index: start, end or time.
+	in := len(tvf.Input.Schema())
+	win := map[int]string{in: "window_start", in + 1: "window_end", in + 2: "window_time"}
+	uses := func(e Expr) bool {
+		found := false
+		mapColumns(e, func(c *ColumnRef) Expr {
+			_, ok := win[c.Index]
+			found = found || ok
+			return c
+		})
+		return found
+	}
+	for i := len(path) - 1; i >= 0; i-- {
+		switch x := path[i].(type) {
+		case *Filter:
+			if uses(x.Cond) {
+				return false
+			}
+		case *Project:
+			next := map[int]string{}
+			for j, e := range x.Exprs {
+				if c, ok := e.(*ColumnRef); ok && win[c.Index] != "" {
+					next[j] = win[c.Index]
+				} else if uses(e) {
+					return false
+				}
+			}
+			win = next
+		default:
+			return false
+		}
+	}
+	for i, k := range n.Keys {
+		if col := win[k]; col != "" && !(col == "window_start" && i == n.WindowStart || col == "window_end" && i == n.WindowEnd) {
+			return false
+		}
+	}
+	for _, a := range n.Aggs {
+		if _, ok := win[a.Arg]; ok {
+			return false
+		}
+	}
+	return true
+}

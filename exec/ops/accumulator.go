@@ -23,6 +23,8 @@ type accumulator interface {
 	// save appends group g's state to dst; load restores what save wrote.
 	save(dst []byte, g int32) []byte
 	load(d *decoder, g int32)
+	// merge folds group src into group dst, as if dst had seen src's rows too.
+	merge(dst, src int32)
 }
 
 // rowAdder is an accumulator that takes one value at a time; forEachRow drives it.
@@ -109,6 +111,7 @@ func (c *count) add(g int32, v value, sign int64) {
 	}
 }
 func (c *count) result(g int32) value { return value{i: c.n[g]} }
+func (c *count) merge(dst, src int32) { c.n[dst] += c.n[src] }
 func (c *count) reset(g int32)        { c.n[g] = 0 }
 
 // sum is SUM(x) or AVG(x) over INT, BIGINT, DOUBLE or DECIMAL.
@@ -220,6 +223,18 @@ func (s *sum) result(g int32) value {
 	return value{i: s.ints[g]}
 }
 
+func (s *sum) merge(dst, src int32) {
+	s.n[dst] += s.n[src]
+	switch s.in.Kind {
+	case planner.Double:
+		s.floats[dst] += s.floats[src]
+	case planner.Decimal:
+		s.decs[dst] = s.decs[dst].Add(s.decs[src])
+	default:
+		s.ints[dst] += s.ints[src]
+	}
+}
+
 // roundLastDigit drops one extra digit of scale, rounding half away from zero.
 func roundLastDigit(n decimal128.Num) decimal128.Num {
 	return n.ReduceScaleBy(1, true)
@@ -263,6 +278,11 @@ func (e *extreme) result(g int32) value {
 	return e.best[g]
 }
 func (e *extreme) reset(g int32) { e.best[g], e.has[g] = value{}, false }
+func (e *extreme) merge(dst, src int32) {
+	if e.has[src] {
+		e.add(dst, e.best[src], 1)
+	}
+}
 
 // extremeMultiset is MIN or MAX over an input with retractions: it counts every value
 // so that retracting the current best finds the next one.
@@ -318,6 +338,11 @@ func (e *extremeMultiset) result(g int32) value {
 }
 
 func (e *extremeMultiset) reset(g int32) { e.values[g], e.best[g], e.stale[g] = nil, value{}, false }
+func (e *extremeMultiset) merge(dst, src int32) {
+	for v, n := range e.values[src] {
+		e.add(dst, v, n)
+	}
+}
 
 // distinct feeds its inner accumulator each distinct value once.
 type distinct struct {
@@ -356,6 +381,11 @@ func (d *distinct) add(g int32, v value, sign int64) {
 
 func (d *distinct) result(g int32) value { return d.inner.result(g) }
 func (d *distinct) reset(g int32)        { d.seen[g] = nil; d.inner.reset(g) }
+func (d *distinct) merge(dst, src int32) {
+	for v, n := range d.seen[src] {
+		d.add(dst, v, n)
+	}
+}
 
 func growTo[T any](s []T, n int) []T {
 	if n <= len(s) {

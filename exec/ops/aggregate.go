@@ -39,13 +39,17 @@ type aggregate struct {
 	watermark int64
 	late      int64             // rows dropped because their window had fired
 	byEnd     map[int64][]int32 // open groups by window end; nil until built
-	spill     spill
-	dirtyFlag []bool // changed since the last checkpoint
-	dirty     []int32
-	dropped   [][]byte // state keys of groups deleted since the last checkpoint
-	lastBytes int64    // written by the last snapshot
-	lastKeys  int64
-	batchNo   uint64
+	// A sliced HOP window aggregate keeps a group per slide-long slice (its window_start
+	// and window_end keys hold the slice's) and merges slices into windows as they fire.
+	slide, size int64
+	startKey    int
+	spill       spill
+	dirtyFlag   []bool // changed since the last checkpoint
+	dirty       []int32
+	dropped     [][]byte // state keys of groups deleted since the last checkpoint
+	lastBytes   int64    // written by the last snapshot
+	lastKeys    int64
+	batchNo     uint64
 
 	pending int     // input rows folded in since the last emission
 	touched []int32 // groups changed since the last emission, in order
@@ -76,6 +80,9 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 	if n.Window != nil {
 		a.window = n.WindowEnd
 		a.cache.MaxGroups = 0 // windows fire from memory
+		if n.Sliced() {
+			a.slide, a.size, a.startKey = n.Window.Slide, n.Window.Size, n.WindowStart
+		}
 	}
 	for _, call := range n.Aggs {
 		var argType planner.Type

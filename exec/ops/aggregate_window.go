@@ -75,6 +75,7 @@ func (a *aggregate) ProcessWatermark(ctx context.Context, wm int64) error {
 	if a.window < 0 {
 		return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
 	}
+	prev := a.watermark
 	a.watermark = max(a.watermark, wm)
 	if a.byEnd == nil { // after a restore: index the groups once
 		a.byEnd = map[int64][]int32{}
@@ -84,6 +85,12 @@ func (a *aggregate) ProcessWatermark(ctx context.Context, wm int64) error {
 				a.byEnd[end] = append(a.byEnd[end], int32(g))
 			}
 		}
+	}
+	if a.slide > 0 {
+		if err := a.fireSlices(ctx, prev, wm); err != nil {
+			return err
+		}
+		return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
 	}
 	var fired []int32
 	for e, groups := range a.byEnd {
@@ -129,3 +136,63 @@ func (a *aggregate) windowEnd(g int32) int64 { return a.keys[int(g)*len(a.keyCol
 
 // LateRows is how many rows arrived after their window fired.
 func (a *aggregate) LateRows() int64 { return a.late }
+
+// fireSlices emits every window that ends after prev and at or before wm: for each key,
+// the merge of the window's slices, in a group made for the purpose and freed after.
+// Once a window that is a slice's last fired, the slice is forgotten.
+func (a *aggregate) fireSlices(ctx context.Context, prev, wm int64) error {
+	var ends []int64
+	seen := map[int64]bool{}
+	for sliceEnd := range a.byEnd {
+		for e := sliceEnd; e <= sliceEnd-a.slide+a.size; e += a.slide {
+			if e > prev && e <= wm && !seen[e] {
+				seen[e] = true
+				ends = append(ends, e)
+			}
+		}
+	}
+	slices.Sort(ends)
+	nk := len(a.keyCols)
+	key := make([]value, nk)
+	results := make([]value, len(a.accs))
+	kinds := a.kinds[:0]
+	var windows []int32
+	for _, e := range ends {
+		windows = windows[:0]
+		for sliceEnd := e - a.size + a.slide; sliceEnd <= e; sliceEnd += a.slide {
+			for _, g := range a.byEnd[sliceEnd] {
+				copy(key, a.keys[int(g)*nk:(int(g)+1)*nk])
+				key[a.startKey].i, key[a.window].i = e-a.size, e
+				w, found := a.groups.find(key, &a.keyBuf)
+				if !found {
+					w = a.newGroup(key, a.keyBuf, a.kgs[g])
+					windows = append(windows, w)
+				}
+				a.rows[w] += a.rows[g]
+				for _, acc := range a.accs {
+					acc.merge(w, g)
+				}
+			}
+		}
+		for _, w := range windows {
+			for j, acc := range a.accs {
+				results[j] = acc.result(w)
+			}
+			a.appendRow(w, results)
+			kinds = append(kinds, exec.Insert)
+			a.forget(w)
+		}
+		last := e - a.size + a.slide // the slice whose last window this is
+		for _, g := range a.byEnd[last] {
+			a.drop(g)
+		}
+		delete(a.byEnd, last)
+	}
+	a.kinds = kinds
+	if len(kinds) == 0 {
+		return nil
+	}
+	rec := a.builder.NewRecord()
+	defer rec.Release()
+	return a.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: kinds})
+}
