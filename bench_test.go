@@ -4,8 +4,24 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"testing"
 )
+
+// fileBytes sums the sizes of the files called name below dir.
+func fileBytes(dir, name string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == name {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
 
 type benchQuery struct {
 	name string
@@ -58,8 +74,10 @@ INSERT INTO out SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(
 	for _, q := range queries {
 		b.Run(q.name, func(b *testing.B) {
 			b.ReportAllocs()
+			var stateBytes int64
 			for i := 0; i < b.N; i++ {
-				s, err := NewSession(Config{Out: io.Discard, Format: "csv", StateDir: b.TempDir()})
+				dir := b.TempDir()
+				s, err := NewSession(Config{Out: io.Discard, Format: "csv", StateDir: dir})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -69,8 +87,13 @@ INSERT INTO out SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(
 				if err := s.Wait(); err != nil {
 					b.Fatal(err)
 				}
+				stateBytes = max(stateBytes, fileBytes(dir, "state.db"))
 			}
 			b.ReportMetric(float64(b.N*q.rows)/b.Elapsed().Seconds(), "rows/s")
+			if stateBytes > 0 {
+				// bbolt files do not shrink: their size is the largest the state grew to.
+				b.ReportMetric(float64(stateBytes), "state-bytes")
+			}
 		})
 	}
 }
