@@ -71,13 +71,14 @@ func (a *aggregate) processWindowed(b exec.Batch) error {
 
 // ProcessWatermark emits the final row of every group whose window ended at or before
 // the watermark, oldest window first, forgets those groups, then passes the watermark on.
+// A sliced aggregate merges each window from its slices instead (fireSlices).
 func (a *aggregate) ProcessWatermark(ctx context.Context, wm int64) error {
 	if a.window < 0 {
 		return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
 	}
 	prev := a.watermark
 	a.watermark = max(a.watermark, wm)
-	if a.byEnd == nil { // after a restore: index the groups once
+	if a.byEnd == nil { // the first watermark, or the first after a restore
 		a.byEnd = map[int64][]int32{}
 		for g, rows := range a.rows {
 			if rows > 0 {
