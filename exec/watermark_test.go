@@ -96,7 +96,7 @@ func TestIdleSourceReleasesWatermark(t *testing.T) {
 	for _, timeout := range []time.Duration{0, 30 * time.Millisecond} {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		log := &watermarkLog{}
-		until := time.Now().Add(400 * time.Millisecond)
+		until := time.Now().Add(time.Second)
 		g := &Graph{Mem: mem, IdleTimeout: timeout, Stages: []Stage{
 			{Name: "sources", Parallelism: 2,
 				NewReader: func(task int) (Reader, error) {
