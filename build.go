@@ -70,12 +70,20 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 		}
 		n = children[0]
 	}
-	// A sliced HOP window aggregate wants its window function to assign slices.
-	sliced := false
+	// A sliced HOP window aggregate wants its window function to assign slices; a
+	// SESSION window needs its aggregate to merge sessions.
+	sliced, session := false, false
 	for _, n := range path {
-		if a, ok := n.(*planner.Aggregate); ok && a.Sliced() {
-			sliced = true
+		switch n := n.(type) {
+		case *planner.Aggregate:
+			sliced = sliced || n.Sliced()
+			session = session && n.Window == nil
+		case *planner.WindowTVF:
+			session = n.Kind == "SESSION"
 		}
+	}
+	if session {
+		return nil, fmt.Errorf("SESSION windows work in a window aggregate only: GROUP BY window_start, window_end and the PARTITION BY columns")
 	}
 	for _, n := range path {
 		switch n := n.(type) {

@@ -198,12 +198,13 @@ type TableName struct {
 // TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)), and HOP, CUMULATE and
 // SESSION likewise. Args are the arguments after the descriptor.
 type WindowTable struct {
-	Pos     Pos
-	Fn      string // upper case
-	Table   string
-	TimeCol string
-	Args    []Expr
-	Alias   string
+	Pos         Pos
+	Fn          string // upper case
+	Table       string
+	PartitionBy []string // SESSION's PARTITION BY columns
+	TimeCol     string
+	Args        []Expr
+	Alias       string
 }
 
 // SubqueryTable is (SELECT ...) [AS] alias in FROM.

@@ -171,7 +171,16 @@ func (n *SubqueryTable) String() string { return "(" + n.Query.String() + ")" + 
 
 func (n *WindowTable) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "TABLE(%s(TABLE %s, DESCRIPTOR(%s)", n.Fn, quoteIdent(n.Table), quoteIdent(n.TimeCol))
+	fmt.Fprintf(&b, "TABLE(%s(TABLE %s", n.Fn, quoteIdent(n.Table))
+	for i, c := range n.PartitionBy {
+		if i == 0 {
+			b.WriteString(" PARTITION BY ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteIdent(c))
+	}
+	fmt.Fprintf(&b, ", DESCRIPTOR(%s)", quoteIdent(n.TimeCol))
 	for _, a := range n.Args {
 		b.WriteString(", " + a.String())
 	}

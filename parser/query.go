@@ -106,11 +106,12 @@ type tableRefG struct {
 // windowTableG is TABLE(fn(TABLE t, DESCRIPTOR(col), arg, ...)): a window table-valued
 // function.
 type windowTableG struct {
-	Pos     Pos
-	Fn      string
-	Table   string
-	TimeCol string
-	Args    []Expr
+	Pos         Pos
+	Fn          string
+	Table       string
+	PartitionBy []string
+	TimeCol     string
+	Args        []Expr
 }
 
 // Parse implements participle.Parseable.
@@ -138,12 +139,45 @@ func (g *windowTableG) Parse(lex *lexer.PeekingLexer) error {
 		return err
 	}
 	g.Fn = strings.ToUpper(identText(fn))
-	for _, step := range []struct {
+	type step struct {
 		want     func(*lexer.Token) bool
 		expected string
 		into     *string
-	}{
-		{punct("("), "'('", nil}, {word("TABLE"), "TABLE", nil}, {isName, "table name", &g.Table},
+	}
+	run := func(steps ...step) error {
+		for _, st := range steps {
+			t, err := next(st.want, st.expected)
+			if err != nil {
+				return err
+			}
+			if st.into != nil {
+				*st.into = identText(t)
+			}
+		}
+		return nil
+	}
+	if err := run(step{punct("("), "'('", nil}, step{word("TABLE"), "TABLE", nil}, step{isName, "table name", &g.Table}); err != nil {
+		return err
+	}
+	if isWord(lex.Peek(), "PARTITION") || isKeyword(lex.Peek(), "PARTITION") {
+		lex.Next()
+		if err := run(step{word("BY"), "BY", nil}); err != nil {
+			return err
+		}
+		for {
+			var col string
+			if err := run(step{isName, "partition column", &col}); err != nil {
+				return err
+			}
+			g.PartitionBy = append(g.PartitionBy, col)
+			cp := lex.MakeCheckpoint()
+			if !isPunct(lex.Next(), ",") || isWord(lex.Peek(), "DESCRIPTOR") {
+				lex.LoadCheckpoint(cp) // the comma before DESCRIPTOR
+				break
+			}
+		}
+	}
+	for _, step := range []step{
 		{punct(","), "','", nil}, {word("DESCRIPTOR"), "DESCRIPTOR", nil}, {punct("("), "'('", nil},
 		{isName, "time column", &g.TimeCol}, {punct(")"), "')'", nil},
 	} {
@@ -182,7 +216,7 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 		alias = g.Alias.Name
 	}
 	if w := g.Window; w != nil {
-		return &WindowTable{Pos: w.Pos, Fn: w.Fn, Table: w.Table, TimeCol: w.TimeCol, Args: w.Args, Alias: alias}, nil
+		return &WindowTable{Pos: w.Pos, Fn: w.Fn, Table: w.Table, PartitionBy: w.PartitionBy, TimeCol: w.TimeCol, Args: w.Args, Alias: alias}, nil
 	}
 	if g.Sub != nil {
 		q, err := g.Sub.toAST()

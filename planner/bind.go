@@ -365,6 +365,9 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 	}
 	for w, end := range ends {
 		if start, ok := starts[w]; ok {
+			if err := sessionKeys(w, agg, start, end); err != nil {
+				return nil, errorf(q, "%v", err)
+			}
 			agg.Window, agg.WindowStart, agg.WindowEnd = w, start, end
 		}
 	}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,14 +22,17 @@ type WatermarkAssigner struct {
 // WindowTVF assigns each row to its windows and adds the columns window_start,
 // window_end and window_time (window_end - 1 ms) after the input's. A TUMBLE window
 // holds a row once, a HOP window size/slide times, a CUMULATE window once per step
-// until its size. Times are milliseconds; windows align to Offset.
+// until its size. Times are milliseconds; windows align to Offset. A SESSION window
+// (Size is its gap) starts as [t, t+gap) for a row at t; its window aggregate merges the
+// sessions of each PartitionBy key that overlap.
 type WindowTVF struct {
-	Input   Node
-	Kind    string // TUMBLE, HOP or CUMULATE
-	TimeCol int
-	Size    int64
-	Slide   int64 // HOP's slide, CUMULATE's step; Size for TUMBLE
-	Offset  int64
+	Input       Node
+	Kind        string // TUMBLE, HOP, CUMULATE or SESSION
+	TimeCol     int
+	Size        int64
+	Slide       int64 // HOP's slide, CUMULATE's step; Size for TUMBLE
+	Offset      int64
+	PartitionBy []int // SESSION's partition columns
 }
 
 func (n *WatermarkAssigner) Schema() Schema   { return n.Input.Schema() }
@@ -50,7 +54,13 @@ func (n *WindowTVF) Children() []Node { return []Node{n.Input} }
 func (n *WindowTVF) Updating() bool   { return false }
 func (n *WindowTVF) Describe() string {
 	args := []string{duration(n.Size)}
-	if n.Kind != "TUMBLE" {
+	switch n.Kind {
+	case "SESSION":
+		args = []string{"gap " + duration(n.Size)}
+		for _, c := range n.PartitionBy {
+			args = append(args, "partition by "+n.Input.Schema()[c].Name)
+		}
+	case "HOP", "CUMULATE":
 		args = []string{duration(n.Slide), duration(n.Size)}
 	}
 	if n.Offset != 0 {
@@ -99,15 +109,24 @@ func (p *Planner) windowTable(w *parser.WindowTable) (Node, *scope, error) {
 		intervals = append(intervals, ms)
 	}
 	want := map[string]string{"TUMBLE": "a size", "HOP": "a slide and a size", "CUMULATE": "a step and a size"}
-	counts := map[string]int{"TUMBLE": 1, "HOP": 2, "CUMULATE": 2}
+	counts := map[string]int{"TUMBLE": 1, "HOP": 2, "CUMULATE": 2, "SESSION": 1}
 	n, known := counts[w.Fn]
 	switch {
-	case w.Fn == "SESSION":
-		return nil, nil, errorf(w, "SESSION windows are not supported yet (TUMBLE, HOP and CUMULATE are)")
 	case !known:
-		return nil, nil, errorf(w, "unknown window function %s (TUMBLE, HOP or CUMULATE)", w.Fn)
+		return nil, nil, errorf(w, "unknown window function %s (TUMBLE, HOP, CUMULATE or SESSION)", w.Fn)
+	case w.Fn == "SESSION" && len(intervals) != 1:
+		return nil, nil, errorf(w, "window SESSION takes a gap after the DESCRIPTOR")
+	case len(w.PartitionBy) > 0 && w.Fn != "SESSION":
+		return nil, nil, errorf(w, "window %s takes no PARTITION BY (SESSION does)", w.Fn)
 	case len(intervals) != n && len(intervals) != n+1:
 		return nil, nil, errorf(w, "window %s takes %s, and optionally an offset, after the DESCRIPTOR", w.Fn, want[w.Fn])
+	}
+	for _, c := range w.PartitionBy {
+		i := input.Schema().Index(c)
+		if i < 0 {
+			return nil, nil, errorf(w, "unknown column `%s` in PARTITION BY%s", c, suggest(c, schemaNames(input.Schema())))
+		}
+		tvf.PartitionBy = append(tvf.PartitionBy, i)
 	}
 	if len(intervals) > n {
 		tvf.Offset = intervals[n]
@@ -270,4 +289,28 @@ func (n *Aggregate) Sliced() bool {
 		}
 	}
 	return true
+}
+
+// sessionKeys checks that a SESSION window aggregate groups by its window's bounds and
+// its PARTITION BY columns: sessions merge per key, so the keys are the partition.
+func sessionKeys(w *WindowTVF, agg *Aggregate, start, end int) error {
+	if w.Kind != "SESSION" {
+		return nil
+	}
+	var want, got []string
+	for _, c := range w.PartitionBy {
+		want = append(want, strings.ToLower(w.Input.Schema()[c].Name))
+	}
+	for i := range agg.Keys {
+		if i != start && i != end {
+			got = append(got, strings.ToLower(agg.Names[i]))
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(want, got) {
+		return fmt.Errorf("a SESSION window aggregate groups by window_start, window_end and its PARTITION BY columns (%s), not (%s)",
+			strings.Join(want, ", "), strings.Join(got, ", "))
+	}
+	return nil
 }

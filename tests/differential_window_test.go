@@ -47,6 +47,9 @@ var windowQueries = []struct{ name, sql, sqlite string }{
 	{"cumulate 10 s by 5 s steps",
 		"SELECT window_start AS ws, window_end AS we, k AS k, COUNT(*) AS n FROM TABLE(CUMULATE(TABLE e, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k",
 		"SELECT ws, we, k, COUNT(*) AS n FROM " + cumulate(5000, 10000) + " GROUP BY ws, we, k"},
+	{"session by key",
+		"SELECT window_start AS ws, window_end AS we, k AS k, COUNT(*) AS n, SUM(v) AS s FROM TABLE(SESSION(TABLE e PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k",
+		"SELECT " + tsText("MIN(ts)") + " AS ws, " + tsText("MAX(ts) + 1000") + " AS we, k, COUNT(*) AS n, SUM(v) AS s FROM " + sessions(1000) + " GROUP BY k, sid"},
 	{"cumulate 1 min by 20 s steps avg",
 		"SELECT window_end AS we, AVG(v) AS av FROM TABLE(CUMULATE(TABLE e, DESCRIPTOR(ts), INTERVAL '20' SECOND, INTERVAL '1' MINUTE)) GROUP BY window_start, window_end",
 		"SELECT we, AVG(v) AS av FROM " + cumulate(20000, 60000) + " GROUP BY ws, we"},
@@ -67,6 +70,12 @@ func hop(slide, size, offset int64) string {
 		parts = append(parts, fmt.Sprintf("SELECT k, v, %s AS ws, %s AS we FROM events", tsText(start), tsText(start+fmt.Sprintf(" + %d", size))))
 	}
 	return "(" + strings.Join(parts, " UNION ALL ") + ")"
+}
+
+// sessions numbers each key's sessions: events no more than gap apart share one.
+func sessions(gap int64) string {
+	return fmt.Sprintf(`(SELECT k, v, ts, SUM(brk) OVER (PARTITION BY k ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
+		FROM (SELECT k, v, ts, CASE WHEN ts - LAG(ts) OVER (PARTITION BY k ORDER BY ts) <= %d THEN 0 ELSE 1 END AS brk FROM events))`, gap)
 }
 
 // cumulate is the events in each cumulating window that holds them.

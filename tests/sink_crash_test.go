@@ -146,13 +146,23 @@ func diffLines(want, got string) string {
 	return b.String()
 }
 
-// TestWindowCrash: a hopping-window aggregate over a paced, replayable source, its
-// event time computed from a sequence, killed 10 times; the windows printed at the end
-// equal a failure-free run's, each once (no window fires twice or is lost).
+// TestWindowCrash: hopping-window and session-window aggregates over a paced,
+// replayable source, its event time computed from a sequence, killed 10 times; the
+// windows printed at the end equal a failure-free run's, each once (no window fires
+// twice or is lost).
 func TestWindowCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: runs without -short")
 	}
+	for name, window := range map[string]string{
+		"hop":     "HOP(TABLE gen, DESCRIPTOR(ts), INTERVAL '30' SECOND, INTERVAL '1' MINUTE)",
+		"session": "SESSION(TABLE gen PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)",
+	} {
+		t.Run(name, func(t *testing.T) { windowCrash(t, window) })
+	}
+}
+
+func windowCrash(t *testing.T, window string) {
 	script := writeScript(t, `
 SET 'execution.checkpointing.interval' = '100 ms';
 SET 'parallelism.default' = '2';
@@ -163,7 +173,7 @@ CREATE TABLE gen (id BIGINT, k BIGINT, v BIGINT,
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '30000',
   'fields.k.min' = '1', 'fields.k.max' = '5', 'fields.v.min' = '0', 'fields.v.max' = '100');
 SELECT window_start, window_end, k, COUNT(*) AS c, SUM(v) AS s
-FROM TABLE(HOP(TABLE gen, DESCRIPTOR(ts), INTERVAL '30' SECOND, INTERVAL '1' MINUTE))
+FROM TABLE(`+window+`)
 GROUP BY window_start, window_end, k;
 `)
 	sorted := func(csv string) string {

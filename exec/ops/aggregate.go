@@ -43,13 +43,17 @@ type aggregate struct {
 	// and window_end keys hold the slice's) and merges slices into windows as they fire.
 	slide, size int64
 	startKey    int
-	spill       spill
-	dirtyFlag   []bool // changed since the last checkpoint
-	dirty       []int32
-	dropped     [][]byte // state keys of groups deleted since the last checkpoint
-	lastBytes   int64    // written by the last snapshot
-	lastKeys    int64
-	batchNo     uint64
+	// A SESSION window aggregate merges the overlapping sessions of each key (sessions
+	// holds each partition key's live groups; nil until built).
+	session   bool
+	sessions  map[string][]int32
+	spill     spill
+	dirtyFlag []bool // changed since the last checkpoint
+	dirty     []int32
+	dropped   [][]byte // state keys of groups deleted since the last checkpoint
+	lastBytes int64    // written by the last snapshot
+	lastKeys  int64
+	batchNo   uint64
 
 	pending int     // input rows folded in since the last emission
 	touched []int32 // groups changed since the last emission, in order
@@ -80,9 +84,11 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 	if n.Window != nil {
 		a.window = n.WindowEnd
 		a.cache.MaxGroups = 0 // windows fire from memory
+		a.startKey = n.WindowStart
 		if n.Sliced() {
-			a.slide, a.size, a.startKey = n.Window.Slide, n.Window.Size, n.WindowStart
+			a.slide, a.size = n.Window.Slide, n.Window.Size
 		}
+		a.session = n.Window.Kind == "SESSION"
 	}
 	for _, call := range n.Aggs {
 		var argType planner.Type

@@ -46,10 +46,14 @@ func (a *aggregate) processWindowed(b exec.Batch) error {
 	if err != nil {
 		return err
 	}
+	var created []int32
 	for _, g := range groups {
-		if a.rows[g] == 0 && a.byEnd != nil { // a new group
-			end := a.windowEnd(g)
-			a.byEnd[end] = append(a.byEnd[end], g)
+		if a.rows[g] == 0 { // a new group
+			created = append(created, g)
+			if a.byEnd != nil {
+				end := a.windowEnd(g)
+				a.byEnd[end] = append(a.byEnd[end], g)
+			}
 		}
 		a.rows[g]++
 		if !a.dirtyFlag[g] {
@@ -66,6 +70,9 @@ func (a *aggregate) processWindowed(b exec.Batch) error {
 			return err
 		}
 	}
+	if a.session {
+		return a.mergeSessions(groups, created)
+	}
 	return nil
 }
 
@@ -78,6 +85,12 @@ func (a *aggregate) ProcessWatermark(ctx context.Context, wm int64) error {
 	}
 	prev := a.watermark
 	a.watermark = max(a.watermark, wm)
+	if a.session {
+		if err := a.fireSessions(ctx, wm); err != nil {
+			return err
+		}
+		return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
+	}
 	if a.byEnd == nil { // the first watermark, or the first after a restore
 		a.byEnd = map[int64][]int32{}
 		for g, rows := range a.rows {
@@ -193,6 +206,133 @@ func (a *aggregate) fireSlices(ctx context.Context, prev, wm int64) error {
 	if len(kinds) == 0 {
 		return nil
 	}
+	rec := a.builder.NewRecord()
+	defer rec.Release()
+	return a.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: kinds})
+}
+
+// partitionKey encodes group g's keys but its window bounds: the key its sessions share.
+func (a *aggregate) partitionKey(g int32) string {
+	nk := len(a.keyCols)
+	var key []value
+	for i, v := range a.keys[int(g)*nk : (int(g)+1)*nk] {
+		if i != a.startKey && i != a.window {
+			key = append(key, v)
+		}
+	}
+	return string(encodeKey(nil, key))
+}
+
+// mergeSessions merges, for each key that groups touched (created are the new ones),
+// the sessions that overlap:
+// a row at t came as a session [t, t+gap) of its own, and sessions that meet or overlap
+// become one, which takes the earliest start and the latest end.
+func (a *aggregate) mergeSessions(groups, created []int32) error {
+	if a.sessions == nil {
+		a.sessions = map[string][]int32{}
+		for g, rows := range a.rows {
+			if rows > 0 {
+				pk := a.partitionKey(int32(g))
+				a.sessions[pk] = append(a.sessions[pk], int32(g))
+			}
+		}
+	} else {
+		for _, g := range created {
+			pk := a.partitionKey(g)
+			a.sessions[pk] = append(a.sessions[pk], g)
+		}
+	}
+	nk := len(a.keyCols)
+	start := func(g int32) int64 { return a.keys[int(g)*nk+a.startKey].i }
+	touched := map[string]bool{}
+	seen := map[int32]bool{}
+	for _, g := range groups {
+		if !seen[g] {
+			seen[g] = true
+			touched[a.partitionKey(g)] = true
+		}
+	}
+	for pk := range touched {
+		list := a.sessions[pk]
+		slices.SortFunc(list, func(x, y int32) int {
+			if sx, sy := start(x), start(y); sx != sy {
+				if sx < sy {
+					return -1
+				}
+				return 1
+			}
+			return int(x - y)
+		})
+		merged := list[:0]
+		for _, g := range list {
+			if n := len(merged); n > 0 && start(g) <= a.windowEnd(merged[n-1]) {
+				into := merged[n-1]
+				if end := a.windowEnd(g); end > a.windowEnd(into) {
+					a.setWindowEnd(into, end)
+				}
+				a.rows[into] += a.rows[g]
+				for _, acc := range a.accs {
+					acc.merge(into, g)
+				}
+				a.drop(g)
+				continue
+			}
+			merged = append(merged, g)
+		}
+		a.sessions[pk] = merged
+	}
+	return nil
+}
+
+// setWindowEnd moves group g's window end, which is part of its key.
+func (a *aggregate) setWindowEnd(g int32, end int64) {
+	nk := len(a.keyCols)
+	key := a.keys[int(g)*nk : (int(g)+1)*nk]
+	if a.state != nil {
+		a.dropped = append(a.dropped, a.stateKey(g)) // the state under the old key goes
+	}
+	a.groups.remove(key)
+	key[a.window].i = end
+	a.groups.insert(key, encodeKey(nil, key), g)
+	if !a.dirtyFlag[g] {
+		a.dirtyFlag[g] = true
+		a.dirty = append(a.dirty, g)
+	}
+}
+
+// fireSessions emits every session that ended at or before the watermark, oldest first,
+// and forgets it.
+func (a *aggregate) fireSessions(ctx context.Context, wm int64) error {
+	var fired []int32
+	for g, rows := range a.rows {
+		if rows > 0 && a.windowEnd(int32(g)) <= wm {
+			fired = append(fired, int32(g))
+		}
+	}
+	if len(fired) == 0 {
+		return nil
+	}
+	slices.SortFunc(fired, func(x, y int32) int {
+		if ex, ey := a.windowEnd(x), a.windowEnd(y); ex != ey {
+			if ex < ey {
+				return -1
+			}
+			return 1
+		}
+		return int(x - y)
+	})
+	results := make([]value, len(a.accs))
+	kinds := a.kinds[:0]
+	for _, g := range fired {
+		for j, acc := range a.accs {
+			results[j] = acc.result(g)
+		}
+		a.appendRow(g, results)
+		kinds = append(kinds, exec.Insert)
+		a.drop(g)
+	}
+	a.kinds = kinds
+	a.sessions = nil // rebuilt from the groups left
 	rec := a.builder.NewRecord()
 	defer rec.Release()
 	return a.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: kinds})

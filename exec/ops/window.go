@@ -119,6 +119,8 @@ func (a *windowAssigner) Process(ctx context.Context, _ int, b exec.Batch) error
 		case "TUMBLE":
 			start := windowStart(t, w.Offset, w.Size)
 			a.add(i, start, start+w.Size)
+		case "SESSION": // its aggregate merges the sessions that overlap
+			a.add(i, t, t+w.Size)
 		case "HOP":
 			for start := windowStart(t, w.Offset, w.Slide); start > t-w.Size; start -= w.Slide {
 				a.add(i, start, start+w.Size)
