@@ -130,8 +130,8 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 				return ops.NewWindowAssigner(mem, w, out), nil
 			})
 		case *planner.Aggregate:
-			st := exec.Stage{Name: "GroupAggregate", Parallelism: s.tasksOf(n, parallelism), Input: len(stages) - 1, Partition: exec.Hash, HashKeys: n.Keys}
-			if len(n.Keys) == 0 {
+			st := exec.Stage{Name: "GroupAggregate", Parallelism: s.tasksOf(n, parallelism), Input: len(stages) - 1, Partition: exec.Hash, HashKeys: n.PartitionKeys()}
+			if len(st.HashKeys) == 0 {
 				st.Partition = exec.Gather
 			}
 			startStage(st)
@@ -232,7 +232,7 @@ func (s *Session) tasksOf(n planner.Node, parallelism int) int {
 	case *planner.Values:
 		return 1
 	case *planner.Aggregate:
-		if len(n.Keys) == 0 {
+		if len(n.PartitionKeys()) == 0 {
 			return 1
 		}
 		return parallelism

@@ -314,3 +314,20 @@ func sessionKeys(w *WindowTVF, agg *Aggregate, start, end int) error {
 	}
 	return nil
 }
+
+// PartitionKeys are the input columns that decide which task an aggregate's rows go to,
+// and their key group. A window aggregate that merges groups (slices of a HOP window,
+// the sessions of a key) needs all of a key's windows in one task: it partitions by its
+// keys but the window bounds. Other aggregates partition by all their keys.
+func (n *Aggregate) PartitionKeys() []int {
+	if n.Window == nil || !(n.Window.Kind == "SESSION" || n.Sliced()) {
+		return n.Keys
+	}
+	var keys []int
+	for i, k := range n.Keys {
+		if i != n.WindowStart && i != n.WindowEnd {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}

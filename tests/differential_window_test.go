@@ -129,31 +129,42 @@ func TestDifferentialWindows(t *testing.T) {
 	}
 	tx.Commit()
 	for _, q := range windowQueries {
-		t.Run(q.name, func(t *testing.T) {
-			want := sqliteRows(t, db, q.sqlite)
-			var out, errs bytes.Buffer
-			s, err := streamsql.NewSession(streamsql.Config{Out: &out, Err: &errs, Format: "json", Location: time.UTC, StateDir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ddl := fmt.Sprintf(`CREATE TABLE e (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
-				WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');`, path)
-			if err := s.Exec(context.Background(), ddl+q.sql+";"); err != nil {
-				t.Fatalf("streamsql: %v\n%s", err, errs.String())
-			}
-			if strings.Contains(errs.String(), "late") {
-				t.Fatalf("rows were late: %s", errs.String())
-			}
-			var got result
-			dec := json.NewDecoder(&out)
-			for dec.More() {
-				m := map[string]any{}
-				if err := dec.Decode(&m); err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, m)
-			}
-			compareRows(t, got, want)
-		})
+		// Parallelism 2 puts a hash exchange before the window aggregate: a window's rows
+		// (a slice's, a session's) must meet in one task.
+		for _, parallelism := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s, parallelism %d", q.name, parallelism), func(t *testing.T) {
+				differentialWindow(t, db, path, q.sql, q.sqlite, parallelism)
+			})
+		}
 	}
+}
+
+// differentialWindow runs one query on streamsql with the given parallelism and
+// compares its rows with SQLite's.
+func differentialWindow(t *testing.T, db *sql.DB, path, query, sqliteQuery string, parallelism int) {
+	want := sqliteRows(t, db, sqliteQuery)
+	var out, errs bytes.Buffer
+	s, err := streamsql.NewSession(streamsql.Config{Out: &out, Err: &errs, Format: "json", Location: time.UTC, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ddl := fmt.Sprintf(`SET 'parallelism.default' = '%d';
+		CREATE TABLE e (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+		WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');`, parallelism, path)
+	if err := s.Exec(context.Background(), ddl+query+";"); err != nil {
+		t.Fatalf("streamsql: %v\n%s", err, errs.String())
+	}
+	if strings.Contains(errs.String(), "late") {
+		t.Fatalf("rows were late: %s", errs.String())
+	}
+	var got result
+	dec := json.NewDecoder(&out)
+	for dec.More() {
+		m := map[string]any{}
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m)
+	}
+	compareRows(t, got, want)
 }

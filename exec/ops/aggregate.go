@@ -16,6 +16,7 @@ import (
 // retracted.
 type aggregate struct {
 	keyCols   []int
+	hashCols  []int // the key columns that decide a group's key group
 	argCols   []int // per aggregate; -1 for COUNT(*)
 	accs      []accumulator
 	out       exec.Output
@@ -79,7 +80,7 @@ var (
 // its checkpointed state (nil without checkpoints), cache how many groups stay in memory.
 func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, ks *KeyedState, cache Cache) exec.Operator {
 	in := n.Input.Schema()
-	a := &aggregate{keyCols: n.Keys, out: out, state: ks, cache: cache, mem: mem, window: -1, watermark: exec.MinWatermark,
+	a := &aggregate{keyCols: n.Keys, hashCols: n.PartitionKeys(), out: out, state: ks, cache: cache, mem: mem, window: -1, watermark: exec.MinWatermark,
 		builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
 	if n.Window != nil {
 		a.window = n.WindowEnd
@@ -245,7 +246,7 @@ func readers(rec arrow.Record, cols []int, out []func(int) value) ([]func(int) v
 // keyGroup returns the key group of row i of rec, hashing the batch's keys once.
 func (a *aggregate) keyGroup(rec arrow.Record, i int) uint16 {
 	if len(a.hashes) == 0 {
-		a.hashes = exec.HashRows(rec, a.keyCols, a.hashes)
+		a.hashes = exec.HashRows(rec, a.hashCols, a.hashes)
 	}
 	return uint16(exec.KeyGroup(a.hashes[i]))
 }
