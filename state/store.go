@@ -177,16 +177,7 @@ func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, va
 		if top == nil {
 			return nil
 		}
-		var deltas []*bolt.Bucket // in id order: bucket names sort by id
-		err := top.ForEachBucket(func(name []byte) error {
-			if id, ok := deltaID(name); ok && id <= upTo {
-				deltas = append(deltas, top.Bucket(name))
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
+		deltas := deltaBuckets(top, deltaNames(top, func(id int64) bool { return id <= upTo }))
 		var base *bolt.Cursor
 		if b := top.Bucket(baseBucket); b != nil {
 			base = b.Cursor()
@@ -196,17 +187,8 @@ func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, va
 		changed := map[string][]byte{} // nil value: deleted
 		for kg := firstKG; kg <= lastKG; kg++ {
 			prefix := KeyPrefix(kg)
-			clear(changed)
-			for _, d := range deltas {
-				if group := d.Get(prefix); group != nil {
-					err := forEachChange(group, func(k, v []byte) error {
-						changed[string(k)] = v
-						return nil
-					})
-					if err != nil {
-						return err
-					}
-				}
+			if err := foldGroup(deltas, prefix, changed); err != nil {
+				return err
 			}
 			if base != nil {
 				for k, v := base.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = base.Next() {
@@ -230,6 +212,46 @@ func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, va
 	})
 }
 
+// deltaNames returns the names of the delta buckets in top whose checkpoint id keep
+// accepts, in id order (bucket names sort by id).
+func deltaNames(top *bolt.Bucket, keep func(id int64) bool) [][]byte {
+	var names [][]byte
+	top.ForEachBucket(func(name []byte) error {
+		if id, ok := deltaID(name); ok && keep(id) {
+			names = append(names, bytes.Clone(name))
+		}
+		return nil
+	})
+	return names
+}
+
+func deltaBuckets(top *bolt.Bucket, names [][]byte) []*bolt.Bucket {
+	buckets := make([]*bolt.Bucket, len(names))
+	for i, name := range names {
+		buckets[i] = top.Bucket(name)
+	}
+	return buckets
+}
+
+// foldGroup sets changed to the changes of one key group (prefix) in deltas, later ones
+// over earlier ones; a nil value is a deletion. Values are valid until the transaction
+// ends.
+func foldGroup(deltas []*bolt.Bucket, prefix []byte, changed map[string][]byte) error {
+	clear(changed)
+	for _, d := range deltas {
+		if group := d.Get(prefix); group != nil {
+			err := forEachChange(group, func(k, v []byte) error {
+				changed[string(k)] = v
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Merge allows the deltas of checkpoints up to id to be folded into the base of every
 // namespace: checkpoint id and later ones stay restorable, earlier ones may not. It
 // folds them once mergeAfter have accumulated, all at once, so that a key changed at
@@ -237,15 +259,9 @@ func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, va
 func (s *Store) Merge(id int64) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		return tx.ForEach(func(ns []byte, top *bolt.Bucket) error {
-			var merge [][]byte
-			err := top.ForEachBucket(func(name []byte) error {
-				if d, ok := deltaID(name); ok && d <= id {
-					merge = append(merge, bytes.Clone(name))
-				}
+			merge := deltaNames(top, func(d int64) bool { return d <= id })
+			if len(merge) < mergeAfter {
 				return nil
-			})
-			if err != nil || len(merge) < mergeAfter {
-				return err
 			}
 			base, err := top.CreateBucketIfNotExists(baseBucket)
 			if err != nil {
@@ -253,11 +269,10 @@ func (s *Store) Merge(id int64) error {
 			}
 			// Fold key group by key group: each group's changes are few enough to sort and
 			// put in key order while they are in cache.
-			deltas := make([]*bolt.Bucket, len(merge)) // in id order: bucket names sort by id
+			deltas := deltaBuckets(top, merge)
 			groups := map[string]bool{}
-			for i, name := range merge {
-				deltas[i] = top.Bucket(name)
-				deltas[i].ForEach(func(prefix, _ []byte) error {
+			for _, d := range deltas {
+				d.ForEach(func(prefix, _ []byte) error {
 					groups[string(prefix)] = true
 					return nil
 				})
@@ -270,18 +285,8 @@ func (s *Store) Merge(id int64) error {
 			changed := map[string][]byte{} // nil: deleted
 			var keys []string
 			for _, group := range order {
-				prefix := []byte(group)
-				clear(changed)
-				for _, d := range deltas {
-					if group := d.Get(prefix); group != nil {
-						err := forEachChange(group, func(k, v []byte) error {
-							changed[string(k)] = v // valid until the transaction ends
-							return nil
-						})
-						if err != nil {
-							return err
-						}
-					}
+				if err := foldGroup(deltas, []byte(group), changed); err != nil {
+					return err
 				}
 				if len(changed) == 0 {
 					continue
@@ -317,14 +322,7 @@ func (s *Store) Merge(id int64) error {
 func (s *Store) DiscardAfter(id int64) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		return tx.ForEach(func(ns []byte, top *bolt.Bucket) error {
-			var drop [][]byte
-			top.ForEachBucket(func(name []byte) error {
-				if d, ok := deltaID(name); ok && d > id {
-					drop = append(drop, bytes.Clone(name))
-				}
-				return nil
-			})
-			for _, name := range drop {
+			for _, name := range deltaNames(top, func(d int64) bool { return d > id }) {
 				if err := top.DeleteBucket(name); err != nil {
 					return err
 				}

@@ -60,6 +60,7 @@ type aggregate struct {
 	touched []int32 // groups changed since the last emission, in order
 	wasLive []bool
 	before  []value // results of touched groups before they changed, nAggs per group
+	results []value // scratch for one group's results
 
 	kinds      []exec.RowKind
 	signs      []int8
@@ -357,19 +358,12 @@ func (a *aggregate) appendRow(g int32, results []value) {
 	}
 }
 
-// drop forgets an empty group.
+// drop forgets a group and records its deletion for the next checkpoint.
 func (a *aggregate) drop(g int32) {
-	nk := len(a.keyCols)
 	if a.state != nil {
 		a.dropped = append(a.dropped, a.stateKey(g))
-		a.dirtyFlag[g] = false
 	}
-	a.groups.remove(a.keys[int(g)*nk : (int(g)+1)*nk])
-	for _, acc := range a.accs {
-		acc.reset(g)
-	}
-	a.rows[g] = 0
-	a.free = append(a.free, g)
+	a.forget(g)
 }
 
 func (a *aggregate) Close() error {

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -113,36 +114,48 @@ func (a *aggregate) ProcessWatermark(ctx context.Context, wm int64) error {
 			delete(a.byEnd, e)
 		}
 	}
-	end := a.windowEnd
-	if len(fired) > 0 {
-		slices.SortFunc(fired, func(x, y int32) int {
-			if ex, ey := end(x), end(y); ex != ey {
-				if ex < ey {
-					return -1
-				}
-				return 1
-			}
-			return int(x - y)
-		})
-		results := make([]value, len(a.accs))
-		kinds := a.kinds[:0]
-		for _, g := range fired {
-			for j, acc := range a.accs {
-				results[j] = acc.result(g)
-			}
-			a.appendRow(g, results)
-			kinds = append(kinds, exec.Insert)
-			a.drop(g)
-		}
-		a.kinds = kinds
-		rec := a.builder.NewRecord()
-		err := a.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: kinds})
-		rec.Release()
-		if err != nil {
-			return err
-		}
+	if err := a.emitFinal(ctx, fired); err != nil {
+		return err
 	}
 	return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
+}
+
+// emitFinal emits the final row of each fired group, oldest window first, and drops
+// the groups.
+func (a *aggregate) emitFinal(ctx context.Context, fired []int32) error {
+	if len(fired) == 0 {
+		return nil
+	}
+	slices.SortFunc(fired, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(a.windowEnd(x), a.windowEnd(y)), cmp.Compare(x, y))
+	})
+	kinds := a.kinds[:0]
+	for _, g := range fired {
+		a.appendResult(g)
+		kinds = append(kinds, exec.Insert)
+		a.drop(g)
+	}
+	a.kinds = kinds
+	return a.emitBuilt(ctx)
+}
+
+// appendResult appends group g's keys and results to the builder.
+func (a *aggregate) appendResult(g int32) {
+	a.results = a.results[:0]
+	for _, acc := range a.accs {
+		a.results = append(a.results, acc.result(g))
+	}
+	a.appendRow(g, a.results)
+}
+
+// emitBuilt emits the rows appended to the builder, with a.kinds.
+func (a *aggregate) emitBuilt(ctx context.Context) error {
+	rec := a.builder.NewRecord()
+	defer rec.Release()
+	if len(a.kinds) == 0 {
+		return nil
+	}
+	return a.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: a.kinds})
 }
 
 // windowEnd is the end of group g's window.
@@ -168,7 +181,6 @@ func (a *aggregate) fireSlices(ctx context.Context, prev, wm int64) error {
 	slices.Sort(ends)
 	nk := len(a.keyCols)
 	key := make([]value, nk)
-	results := make([]value, len(a.accs))
 	kinds := a.kinds[:0]
 	var windows []int32
 	for _, e := range ends {
@@ -189,10 +201,7 @@ func (a *aggregate) fireSlices(ctx context.Context, prev, wm int64) error {
 			}
 		}
 		for _, w := range windows {
-			for j, acc := range a.accs {
-				results[j] = acc.result(w)
-			}
-			a.appendRow(w, results)
+			a.appendResult(w)
 			kinds = append(kinds, exec.Insert)
 			a.forget(w)
 		}
@@ -203,12 +212,7 @@ func (a *aggregate) fireSlices(ctx context.Context, prev, wm int64) error {
 		delete(a.byEnd, last)
 	}
 	a.kinds = kinds
-	if len(kinds) == 0 {
-		return nil
-	}
-	rec := a.builder.NewRecord()
-	defer rec.Release()
-	return a.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: kinds})
+	return a.emitBuilt(ctx)
 }
 
 // partitionKey encodes group g's keys but its window bounds: the key its sessions share.
@@ -254,15 +258,7 @@ func (a *aggregate) mergeSessions(groups, created []int32) error {
 	}
 	for pk := range touched {
 		list := a.sessions[pk]
-		slices.SortFunc(list, func(x, y int32) int {
-			if sx, sy := start(x), start(y); sx != sy {
-				if sx < sy {
-					return -1
-				}
-				return 1
-			}
-			return int(x - y)
-		})
+		slices.SortFunc(list, func(x, y int32) int { return cmp.Or(cmp.Compare(start(x), start(y)), cmp.Compare(x, y)) })
 		merged := list[:0]
 		for _, g := range list {
 			if n := len(merged); n > 0 && start(g) <= a.windowEnd(merged[n-1]) {
@@ -309,31 +305,8 @@ func (a *aggregate) fireSessions(ctx context.Context, wm int64) error {
 			fired = append(fired, int32(g))
 		}
 	}
-	if len(fired) == 0 {
-		return nil
+	if len(fired) > 0 {
+		a.sessions = nil // rebuilt from the groups left
 	}
-	slices.SortFunc(fired, func(x, y int32) int {
-		if ex, ey := a.windowEnd(x), a.windowEnd(y); ex != ey {
-			if ex < ey {
-				return -1
-			}
-			return 1
-		}
-		return int(x - y)
-	})
-	results := make([]value, len(a.accs))
-	kinds := a.kinds[:0]
-	for _, g := range fired {
-		for j, acc := range a.accs {
-			results[j] = acc.result(g)
-		}
-		a.appendRow(g, results)
-		kinds = append(kinds, exec.Insert)
-		a.drop(g)
-	}
-	a.kinds = kinds
-	a.sessions = nil // rebuilt from the groups left
-	rec := a.builder.NewRecord()
-	defer rec.Release()
-	return a.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: kinds})
+	return a.emitFinal(ctx, fired)
 }
