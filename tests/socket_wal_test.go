@@ -69,9 +69,10 @@ func startLineServer(t *testing.T, total, keys int) *lineServer {
 // TestSocketWALCrash: with 'source.wal' = 'true', a socket job killed again and again
 // loses none of what it received. What the kernel took from the server but the killed
 // process never read is lost, as with any TCP feed: the server writes a chunk of 50
-// lines (one per key) at a time, so each kill may lose the chunk in flight, and no
-// more. (Without the log, each kill would lose everything received since the last
-// checkpoint, about 500 lines.)
+// lines (one per key) every 10 ms, so a kill may lose the chunks waiting in the kernel,
+// one usually, two when the process was starting or syncing the log; the test allows
+// two a kill. (Without the log, each kill loses everything received since the last
+// checkpoint, about ten chunks.)
 func TestSocketWALCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: runs without -short")
@@ -91,8 +92,8 @@ SELECT k, COUNT(*) AS c, SUM(n) AS s FROM feed GROUP BY k;
 		t.Fatalf("%d keys, want %d", len(got), keys)
 	}
 	for k, cs := range got {
-		if cs[0] > total/keys || cs[0] < total/keys-kills || cs[1] != cs[0] {
-			t.Errorf("key %s: count,sum %v, want from %d to %d", k, cs, total/keys-kills, total/keys)
+		if cs[0] > total/keys || cs[0] < total/keys-2*kills || cs[1] != cs[0] {
+			t.Errorf("key %s: count,sum %v, want from %d to %d", k, cs, total/keys-2*kills, total/keys)
 		}
 	}
 }
