@@ -130,10 +130,11 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 				return ops.NewWindowAssigner(mem, w, out), nil
 			})
 		case *planner.Aggregate:
-			st := exec.Stage{Name: "GroupAggregate", Parallelism: s.tasksOf(n, parallelism), Input: len(stages) - 1, Partition: exec.Hash, HashKeys: n.PartitionKeys()}
-			if len(st.HashKeys) == 0 {
-				st.Partition = exec.Gather
+			in := exec.Input{Stage: len(stages) - 1, Partition: exec.Hash, HashKeys: n.PartitionKeys()}
+			if len(in.HashKeys) == 0 {
+				in.Partition = exec.Gather
 			}
+			st := exec.Stage{Name: "GroupAggregate", Parallelism: s.tasksOf(n, parallelism), Inputs: []exec.Input{in}}
 			startStage(st)
 			uid := fmt.Sprintf("aggregate-%d", len(stages)-1)
 			tasks := st.Parallelism
@@ -171,7 +172,7 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 	}
 	if result != nil {
 		if stages[len(stages)-1].Parallelism > 1 {
-			startStage(exec.Stage{Name: "Collect", Parallelism: 1, Input: len(stages) - 1, Partition: exec.Gather})
+			startStage(exec.Stage{Name: "Collect", Parallelism: 1, Inputs: []exec.Input{{Stage: len(stages) - 1, Partition: exec.Gather}}})
 		}
 		addOp(result)
 	}

@@ -75,7 +75,7 @@ func runAlignment(t *testing.T, aligned bool) (positions [2]int64, counts map[in
 				return &pacedReader{mem: mem, task: int64(task), interval: interval, limit: map[int]int64{0: 600, 1: 3}[task]}, nil
 			},
 			NewChain: func(int, Output, [][]byte) ([]Operator, error) { return nil, nil }},
-		{Name: "count", Parallelism: 1, Input: 0, Partition: Gather,
+		{Name: "count", Parallelism: 1, Inputs: []Input{{Stage: 0, Partition: Gather}},
 			NewChain: func(int, Output, [][]byte) ([]Operator, error) {
 				return []Operator{&counter{counts: map[int64]int64{}}}, nil
 			}},

@@ -30,7 +30,7 @@ func TestFinalCheckpointNotifiesBeforeRunReturns(t *testing.T) {
 				return &pacedReader{mem: mem, interval: time.Millisecond, limit: 5}, nil
 			},
 			NewChain: func(int, Output, [][]byte) ([]Operator, error) { return nil, nil }},
-		{Name: "sink", Parallelism: 1, Input: 0, Partition: Gather,
+		{Name: "sink", Parallelism: 1, Inputs: []Input{{Stage: 0, Partition: Gather}},
 			NewChain: func(int, Output, [][]byte) ([]Operator, error) { return []Operator{sink}, nil }},
 	}}
 	triggers := make(chan int64)

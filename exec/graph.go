@@ -26,16 +26,22 @@ const (
 // can be spread over any parallelism up to this.
 const MaxParallelism = 128
 
+// Input is an upstream stage of a stage, and how its rows reach the stage's tasks.
+type Input struct {
+	Stage     int
+	Partition Partition
+	HashKeys  []int // the input columns that key Hash partitioning
+}
+
 // Stage is a chain of operators run by Parallelism tasks. A source stage reads from
-// readers; any other stage reads the output of the stage Input.
+// readers; any other stage reads the output of its Inputs: rows of Inputs[i] reach its
+// first operator as input i (a join has two). Every stage feeds at most one other.
 type Stage struct {
 	Name        string
 	Parallelism int
 	// NewReader opens the reader of a source stage's task (nil for other stages).
 	NewReader func(task int) (Reader, error)
-	Input     int // the upstream stage, for non-source stages
-	Partition Partition
-	HashKeys  []int // the input columns that key Hash partitioning
+	Inputs    []Input // for non-source stages
 	// NewChain builds a task's operators in data order, each emitting into the next (see
 	// Chain) and the last into out; restored is what the task's operators snapshotted at
 	// the checkpoint restored from, one entry per operator (nil when starting fresh).
@@ -236,27 +242,38 @@ func firstCause(errs []error) error {
 
 // build creates every task and the channels between them.
 func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
-	// inputs[s][t] are the channels task t of stage s reads.
+	// inputs[s][t] are the channels task t of stage s reads, sides[s][t] the operator
+	// input each one feeds.
 	inputs := make([][][]chan message, len(g.Stages))
+	sides := make([][][]int, len(g.Stages))
 	outputs := make([][][]chan message, len(g.Stages)) // outputs[s][t]: channels task t writes, by target task
+	downstream := make([]*Input, len(g.Stages))         // how each stage's output is partitioned
 	for s, st := range g.Stages {
 		inputs[s] = make([][]chan message, st.Parallelism)
+		sides[s] = make([][]int, st.Parallelism)
 		outputs[s] = make([][]chan message, st.Parallelism)
 	}
 	for s, st := range g.Stages {
 		if st.NewReader != nil {
 			continue
 		}
-		up := g.Stages[st.Input]
-		for u := 0; u < up.Parallelism; u++ {
-			outputs[st.Input][u] = make([]chan message, st.Parallelism)
-			for d := 0; d < st.Parallelism; d++ {
-				if st.Partition == Forward && u != d {
-					continue
+		for side := range st.Inputs {
+			in := &st.Inputs[side]
+			if in.Stage >= s || downstream[in.Stage] != nil {
+				return nil, fmt.Errorf("stage %d: input stage %d must come before it and feed no other stage", s, in.Stage)
+			}
+			downstream[in.Stage] = in
+			for u := 0; u < g.Stages[in.Stage].Parallelism; u++ {
+				outputs[in.Stage][u] = make([]chan message, st.Parallelism)
+				for d := 0; d < st.Parallelism; d++ {
+					if in.Partition == Forward && u != d {
+						continue
+					}
+					ch := make(chan message, channelCapacity)
+					outputs[in.Stage][u][d] = ch
+					inputs[s][d] = append(inputs[s][d], ch)
+					sides[s][d] = append(sides[s][d], side)
 				}
-				ch := make(chan message, channelCapacity)
-				outputs[st.Input][u][d] = ch
-				inputs[s][d] = append(inputs[s][d], ch)
 			}
 		}
 	}
@@ -268,20 +285,14 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 		}
 	}()
 	for s, st := range g.Stages {
-		var downstream *Stage
-		for i := range g.Stages {
-			if g.Stages[i].NewReader == nil && g.Stages[i].Input == s && i != s {
-				downstream = &g.Stages[i]
-			}
-		}
 		for i := 0; i < st.Parallelism; i++ {
 			id := TaskID{s, i}
-			t := &task{id: id, cp: cp, inputs: inputs[s][i], done: make(chan struct{}), triggers: make(chan int64, 1),
+			t := &task{id: id, cp: cp, inputs: inputs[s][i], sides: sides[s][i], done: make(chan struct{}), triggers: make(chan int64, 1),
 				watermark: MinWatermark, idleTimeout: g.IdleTimeout, lastInput: time.Now()}
 			restored := cp.Restored[id]
 			var out WatermarkOutput = discard{}
-			if downstream != nil {
-				t.exchange = newExchange(g.Mem, outputs[s][i], downstream.Partition, downstream.HashKeys, i)
+			if d := downstream[s]; d != nil {
+				t.exchange = newExchange(g.Mem, outputs[s][i], d.Partition, d.HashKeys, i)
 				out = t.exchange
 			}
 			if st.NewReader != nil {

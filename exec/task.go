@@ -31,6 +31,7 @@ type task struct {
 	ops      []Operator
 	chain    *Chain // ops, then the exchange
 	inputs   []chan message
+	sides    []int // by input channel: the input of the first operator it feeds
 	exchange *exchange
 	triggers chan int64
 	done     chan struct{}
@@ -135,9 +136,13 @@ func (t *task) run(ctx context.Context) error {
 	return err
 }
 
-// head passes a batch to the first operator, or straight to the exchange.
-func (t *task) head(ctx context.Context, b Batch) error {
+// head passes a batch that arrived on the first operator's input side to it, or
+// straight to the exchange.
+func (t *task) head(ctx context.Context, side int, b Batch) error {
 	t.dirty = true
+	if side > 0 {
+		return t.ops[0].Process(ctx, side, b)
+	}
 	return t.chain.Output(-1).Emit(ctx, b)
 }
 
@@ -197,7 +202,7 @@ func (t *task) runSource(ctx context.Context) error {
 			continue
 		}
 		t.lastInput, t.idle = time.Now(), false
-		err = t.head(ctx, b)
+		err = t.head(ctx, 0, b)
 		b.Release()
 		if err != nil {
 			return err
@@ -285,7 +290,7 @@ func (t *task) runInputs(ctx context.Context) error {
 			blocked[in] = t.cp.Aligned
 		default:
 			idle[in] = false
-			err := t.head(ctx, m.batch)
+			err := t.head(ctx, t.sides[in], m.batch)
 			m.batch.Release()
 			if err != nil {
 				return err

@@ -56,7 +56,7 @@ func TestWatermarksCombineAsTheMinimum(t *testing.T) {
 				// holds the watermark back to at most its 40.
 				return []Operator{&stamper{out: out, step: map[int]int64{0: 1, 1: 10}[task]}}, nil
 			}},
-		{Name: "log", Parallelism: 1, Input: 0, Partition: Gather,
+		{Name: "log", Parallelism: 1, Inputs: []Input{{Stage: 0, Partition: Gather}},
 			NewChain: func(_ int, out Output, _ [][]byte) ([]Operator, error) {
 				log.out = out
 				return []Operator{log}, nil
@@ -108,7 +108,7 @@ func TestIdleSourceReleasesWatermark(t *testing.T) {
 				NewChain: func(task int, out Output, _ [][]byte) ([]Operator, error) {
 					return []Operator{&stamper{out: out, step: 1}}, nil
 				}},
-			{Name: "log", Parallelism: 1, Input: 0, Partition: Gather,
+			{Name: "log", Parallelism: 1, Inputs: []Input{{Stage: 0, Partition: Gather}},
 				NewChain: func(_ int, out Output, _ [][]byte) ([]Operator, error) {
 					log.out = out
 					return []Operator{log}, nil
