@@ -21,9 +21,12 @@ import "github.com/alecthomas/participle/v2/lexer"
 //     table COMMENTs are dropped.
 //   - EXPLAIN PLAN FOR is EXPLAIN; DESC is DESCRIBE; SET with an unquoted key or value keeps
 //     its text with whitespace removed.
+//   - JOIN is INNER JOIN; LEFT OUTER JOIN is LEFT JOIN, and RIGHT and FULL likewise. ASC in
+//     an ORDER BY is dropped (ascending is the default).
 //
 // Positions: a node's Pos is where its text starts, so a BinaryExpr, IsExpr, BetweenExpr,
-// InExpr or LikeExpr is at its left operand, and a QueryStmt is at its first '(' if any.
+// InExpr or LikeExpr is at its left operand, a JoinTable at its left table, an OverExpr at
+// its function name, and a QueryStmt is at its first '(' if any.
 
 // Pos is a node's position in the SQL text (1-based line and column).
 type Pos = lexer.Position
@@ -214,6 +217,16 @@ type SubqueryTable struct {
 	Alias string
 }
 
+// JoinTable is `Left [INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN Right ON On`.
+// Joins associate to the left: a JOIN b ON x JOIN c ON y is (a JOIN b ON x) JOIN c ON y.
+type JoinTable struct {
+	Pos   Pos    // where Left starts
+	Kind  string // INNER, LEFT, RIGHT or FULL
+	Left  TableExpr
+	Right TableExpr
+	On    Expr
+}
+
 // --- expressions ---
 
 // Ident is a column reference, possibly qualified: Parts = [t, col] or [col].
@@ -355,6 +368,25 @@ type ExtractExpr struct {
 	X    Expr
 }
 
+// OverExpr is a ranking function over a window of rows:
+// ROW_NUMBER() OVER ([PARTITION BY e, ...] ORDER BY e [ASC|DESC], ...).
+// Fn is ROW_NUMBER, RANK or DENSE_RANK: the parser accepts the three, and the planner decides
+// which it supports. PARTITION BY and ORDER BY are both optional in the grammar (nil when
+// absent); Flink requires ORDER BY for Top-N and deduplication, which is the planner's to
+// check. ASC is not kept: an item is ascending unless Desc.
+type OverExpr struct {
+	Pos         Pos
+	Fn          string // upper case, e.g. ROW_NUMBER
+	PartitionBy []Expr
+	OrderBy     []OrderItem
+}
+
+// OrderItem is one ORDER BY expression and its direction.
+type OrderItem struct {
+	Expr Expr
+	Desc bool
+}
+
 func (*SetStmt) stmt()             {}
 func (*CreateTableStmt) stmt()     {}
 func (*CreateViewStmt) stmt()      {}
@@ -369,6 +401,7 @@ func (*DescribeStmt) stmt()        {}
 func (*TableName) tableExpr()     {}
 func (*SubqueryTable) tableExpr() {}
 func (*WindowTable) tableExpr()   {}
+func (*JoinTable) tableExpr()     {}
 
 func (*Ident) expr()       {}
 func (*NumberLit) expr()   {}
@@ -387,6 +420,7 @@ func (*CaseExpr) expr()    {}
 func (*CastExpr) expr()    {}
 func (*FuncCall) expr()    {}
 func (*ExtractExpr) expr() {}
+func (*OverExpr) expr()    {}
 
 func (n *SetStmt) Position() Pos             { return n.Pos }
 func (n *CreateTableStmt) Position() Pos     { return n.Pos }
@@ -401,6 +435,7 @@ func (n *DescribeStmt) Position() Pos        { return n.Pos }
 func (n *TableName) Position() Pos           { return n.Pos }
 func (n *SubqueryTable) Position() Pos       { return n.Pos }
 func (n *WindowTable) Position() Pos         { return n.Pos }
+func (n *JoinTable) Position() Pos           { return n.Pos }
 func (n *Ident) Position() Pos               { return n.Pos }
 func (n *NumberLit) Position() Pos           { return n.Pos }
 func (n *StringLit) Position() Pos           { return n.Pos }
@@ -418,3 +453,4 @@ func (n *CaseExpr) Position() Pos            { return n.Pos }
 func (n *CastExpr) Position() Pos            { return n.Pos }
 func (n *FuncCall) Position() Pos            { return n.Pos }
 func (n *ExtractExpr) Position() Pos         { return n.Pos }
+func (n *OverExpr) Position() Pos            { return n.Pos }

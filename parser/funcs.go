@@ -16,6 +16,10 @@ var niladic = map[string]bool{
 // keywordFuncs are reserved words that are also functions when followed by '('.
 var keywordFuncs = map[string]bool{"LEFT": true, "RIGHT": true}
 
+// rankingFuncs are the functions read as OverExpr: name() OVER (...). Written `quoted`, the
+// name is an ordinary function.
+var rankingFuncs = map[string]bool{"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true}
+
 // extractUnits are the units EXTRACT accepts.
 var extractUnits = []string{"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "DOY", "DOW", "HOUR",
 	"MINUTE", "SECOND", "MILLISECOND", "EPOCH"}
@@ -31,9 +35,9 @@ func (p *exprParser) niladicCall() (Expr, error) {
 	return f, nil
 }
 
-// call parses name(...) at the current token: the special syntaxes of CAST, TRY_CAST,
-// EXTRACT, SUBSTRING, POSITION and TRIM, and generic calls. A `quoted` name is always a
-// generic call.
+// call parses name(...) at the current token: ranking functions with their OVER window, the
+// special syntaxes of CAST, TRY_CAST, EXTRACT, SUBSTRING, POSITION and TRIM, and generic
+// calls. A `quoted` name is always a generic call.
 func (p *exprParser) call() (Expr, error) {
 	saved := p.noIn
 	p.noIn = false
@@ -42,23 +46,96 @@ func (p *exprParser) call() (Expr, error) {
 	t := p.next()
 	p.next() // (
 	f := &FuncCall{Pos: t.Pos, Name: strings.ToUpper(identText(t))}
+	var (
+		e   Expr
+		err error
+	)
 	switch {
 	case t.Type == tokQuotedIdent:
-		return p.args(f)
+		e, err = p.args(f)
+	case rankingFuncs[f.Name]:
+		return p.ranking(f)
 	case f.Name == "CAST" || f.Name == "TRY_CAST":
-		return p.cast(t, f.Name == "TRY_CAST")
+		e, err = p.cast(t, f.Name == "TRY_CAST")
 	case f.Name == "EXTRACT":
-		return p.extract(t)
+		e, err = p.extract(t)
 	case p.genericArgsAhead():
-		return p.args(f) // SUBSTRING(), TRIM(*), ...: only the generic syntax fits
+		e, err = p.args(f) // SUBSTRING(), TRIM(*), ...: only the generic syntax fits
 	case f.Name == "SUBSTRING":
-		return p.substring(f)
+		e, err = p.substring(f)
 	case f.Name == "POSITION":
-		return p.position(f)
+		e, err = p.position(f)
 	case f.Name == "TRIM":
-		return p.trim(f)
+		e, err = p.trim(f)
+	default:
+		e, err = p.args(f)
 	}
-	return p.args(f)
+	if t := p.peek(); err == nil && isKeyword(t, "OVER") {
+		return nil, errorAt(t.Pos, "OVER windows are supported only for ROW_NUMBER, RANK and DENSE_RANK")
+	}
+	return e, err
+}
+
+// ranking parses the rest of a ranking function after its '(':
+// `) OVER ([PARTITION BY e, ...] [ORDER BY e [ASC|DESC], ...])`.
+func (p *exprParser) ranking(f *FuncCall) (Expr, error) {
+	o := &OverExpr{Pos: f.Pos, Fn: f.Name}
+	if t := p.peek(); !isPunct(t, ")") && !t.EOF() {
+		return nil, errorAt(t.Pos, o.Fn+" takes no arguments")
+	}
+	for _, s := range []string{")", "OVER", "("} {
+		if err := p.expect(s); err != nil {
+			return nil, err
+		}
+	}
+	end := []string{"PARTITION BY", "ORDER BY", "')'"}
+	if isWord(p.peek(), "PARTITION") {
+		p.next()
+		if err := p.expect("BY"); err != nil {
+			return nil, err
+		}
+		for {
+			e, err := p.inner()
+			if err != nil {
+				return nil, err
+			}
+			o.PartitionBy = append(o.PartitionBy, e)
+			if !isPunct(p.peek(), ",") {
+				break
+			}
+			p.next()
+		}
+		end = []string{"','", "ORDER BY", "')'"}
+	}
+	if isKeyword(p.peek(), "ORDER") {
+		p.next()
+		if err := p.expect("BY"); err != nil {
+			return nil, err
+		}
+		for {
+			e, err := p.inner()
+			if err != nil {
+				return nil, err
+			}
+			item := OrderItem{Expr: e}
+			end = []string{"ASC", "DESC", "','", "')'"}
+			switch t := p.peek(); {
+			case isWord(t, "ASC"):
+				p.next()
+				end = []string{"','", "')'"}
+			case isWord(t, "DESC"):
+				p.next()
+				item.Desc = true
+				end = []string{"','", "')'"}
+			}
+			o.OrderBy = append(o.OrderBy, item)
+			if !isPunct(p.peek(), ",") {
+				break
+			}
+			p.next()
+		}
+	}
+	return o, p.expect(")", end...)
 }
 
 // genericArgsAhead reports whether the argument list starts with ')', '*' or DISTINCT, which

@@ -56,8 +56,12 @@ var tokInvalid = sqlLexer.Symbols()["Invalid"]
 // an expression or a table, where an identifier would be read as an implicit alias). All
 // other keywords (TABLE, KEY, VALUE, TIMESTAMP, DATE, YEAR, INTERVAL, CAST, POSITION, ...)
 // are identifiers wherever the grammar does not expect them as keywords. Some reserved words
-// are not used by the grammar yet (ORDER, LIMIT, JOIN, OVER, ...): they are reserved now so
-// that adding those clauses later does not break existing queries.
+// are not used by the grammar yet (LIMIT, UNION, USING, LATERAL, ...): they are reserved now
+// so that adding those clauses later does not break existing queries. PARTITION, BY, ASC and
+// DESC are not reserved: the grammar reads them only where no identifier can stand (BY after
+// GROUP, ORDER or PARTITION; PARTITION first in an OVER window or after a window function's
+// table; ASC and DESC after an ORDER BY expression), and `partition` is a common column name
+// (Kafka's metadata column).
 var reserved = map[string]bool{
 	// query structure
 	"SELECT": true, "FROM": true, "WHERE": true, "GROUP": true, "HAVING": true,

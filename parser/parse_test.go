@@ -62,6 +62,45 @@ var parseTests = []struct{ in, want string }{
 	{`SELECT t.a, s.t.b FROM t`, `SELECT t.a, s.t.b FROM t`},
 	{`SELECT a /* block */ FROM t -- line`, `SELECT a FROM t`},
 
+	// joins
+	{`SELECT * FROM a JOIN b ON a.id = b.id`, `SELECT * FROM a INNER JOIN b ON a.id = b.id`},
+	{`select * from a inner join b on a.id = b.id`, `SELECT * FROM a INNER JOIN b ON a.id = b.id`},
+	{`SELECT * FROM orders o LEFT JOIN customers c ON o.cid = c.id`,
+		`SELECT * FROM orders AS o LEFT JOIN customers AS c ON o.cid = c.id`},
+	{`SELECT * FROM orders AS o LEFT OUTER JOIN customers AS c ON o.cid = c.id`,
+		`SELECT * FROM orders AS o LEFT JOIN customers AS c ON o.cid = c.id`},
+	{`SELECT * FROM a RIGHT JOIN b ON a.x = b.x`, `SELECT * FROM a RIGHT JOIN b ON a.x = b.x`},
+	{`SELECT * FROM a right outer join b ON a.x = b.x`, `SELECT * FROM a RIGHT JOIN b ON a.x = b.x`},
+	{`SELECT * FROM a FULL JOIN b ON a.x = b.x`, `SELECT * FROM a FULL JOIN b ON a.x = b.x`},
+	{`SELECT * FROM a FULL OUTER JOIN b ON a.x = b.x`, `SELECT * FROM a FULL JOIN b ON a.x = b.x`},
+	{`SELECT * FROM a JOIN b ON a.x = b.x LEFT JOIN c ON b.y = c.y FULL JOIN d ON TRUE WHERE a.z > 0`,
+		`SELECT * FROM a INNER JOIN b ON a.x = b.x LEFT JOIN c ON b.y = c.y FULL JOIN d ON TRUE WHERE a.z > 0`},
+	{`SELECT o.id FROM orders o JOIN shipments s ON o.id = s.order_id AND o.ts BETWEEN s.ts - INTERVAL '4' HOUR AND s.ts`,
+		`SELECT o.id FROM orders AS o INNER JOIN shipments AS s ON o.id = s.order_id AND o.ts BETWEEN s.ts - INTERVAL '4' HOUR AND s.ts`},
+	{`SELECT * FROM (SELECT a FROM t) x JOIN (SELECT a FROM u) AS y ON x.a = y.a`,
+		`SELECT * FROM (SELECT a FROM t) AS x INNER JOIN (SELECT a FROM u) AS y ON x.a = y.a`},
+	{`SELECT * FROM (SELECT * FROM a JOIN b ON a.x = b.x) s JOIN c ON s.x = c.x`,
+		`SELECT * FROM (SELECT * FROM a INNER JOIN b ON a.x = b.x) AS s INNER JOIN c ON s.x = c.x`},
+	{`SELECT L.k FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' MINUTE)) L ` +
+		`JOIN TABLE(TUMBLE(TABLE r, DESCRIPTOR(ts), INTERVAL '5' MINUTE)) AS R ` +
+		`ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end`,
+		`SELECT L.k FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' MINUTE)) AS L ` +
+			`INNER JOIN TABLE(TUMBLE(TABLE r, DESCRIPTOR(ts), INTERVAL '5' MINUTE)) AS R ` +
+			`ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end`},
+	{"SELECT * FROM `left` JOIN `on` ON `left`.a = `on`.a",
+		"SELECT * FROM `left` INNER JOIN `on` ON `left`.a = `on`.a"},
+
+	// OVER windows
+	{`SELECT ROW_NUMBER() OVER (PARTITION BY category ORDER BY price DESC) AS rownum FROM t`,
+		`SELECT ROW_NUMBER() OVER (PARTITION BY category ORDER BY price DESC) AS rownum FROM t`},
+	{`select row_number() over (order by proctime asc) from t`,
+		`SELECT ROW_NUMBER() OVER (ORDER BY proctime) FROM t`},
+	{`SELECT rank() OVER (PARTITION BY a, b + 1 ORDER BY c DESC, d ASC, e), dense_rank() over () FROM t`,
+		`SELECT RANK() OVER (PARTITION BY a, b + 1 ORDER BY c DESC, d, e), DENSE_RANK() OVER () FROM t`},
+	{`SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts) rn FROM t) WHERE rn = 1`,
+		`SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts) AS rn FROM t) WHERE rn = 1`},
+	{"SELECT rank, `rank`(), row_number FROM t", "SELECT rank, `RANK`(), row_number FROM t"},
+
 	// literals
 	{`SELECT 1, 1.5, .5, 1e3, 'x''y', TRUE, false, null`, `SELECT 1, 1.5, .5, 1e3, 'x''y', TRUE, FALSE, NULL`},
 	{`SELECT interval '5' second, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '-1' day`,
@@ -174,6 +213,15 @@ func TestParseExpr(t *testing.T) {
 		{`INTERVAL '1' DAY`, `INTERVAL '1' DAY`},
 		{`TIMESTAMP '2020-01-01 00:00:00'`, `TIMESTAMP '2020-01-01 00:00:00'`},
 		{`timestamp + date`, `(+ timestamp date)`},
+		// OVER windows
+		{`ROW_NUMBER() OVER ()`, `(OVER ROW_NUMBER)`},
+		{`row_number() over (order by ts)`, `(OVER ROW_NUMBER (ORDER ts))`},
+		{`RANK() OVER (PARTITION BY a ORDER BY b DESC)`, `(OVER RANK (PARTITION a) (ORDER (DESC b)))`},
+		{`DENSE_RANK() OVER (PARTITION BY a, b.c ORDER BY d ASC, e * 2 DESC, f)`,
+			`(OVER DENSE_RANK (PARTITION a b.c) (ORDER d (DESC (* e 2)) f))`},
+		{`ROW_NUMBER() OVER (PARTITION BY desc ORDER BY desc DESC, asc)`,
+			`(OVER ROW_NUMBER (PARTITION desc) (ORDER (DESC desc) asc))`},
+		{`ROW_NUMBER() OVER (ORDER BY a) <= 3 AND b`, `(AND (<= (OVER ROW_NUMBER (ORDER a)) 3) b)`},
 	}
 	for _, tt := range tests {
 		e, err := ParseExpr(tt.in)
@@ -246,6 +294,23 @@ func sexpr(e Expr) string {
 		return fmt.Sprintf("(%s %s %s)", name, sexpr(e.X), e.Type)
 	case *ExtractExpr:
 		return fmt.Sprintf("(EXTRACT %s %s)", e.Unit, sexpr(e.X))
+	case *OverExpr:
+		parts := []string{"OVER", e.Fn}
+		if e.PartitionBy != nil {
+			parts = append(parts, list("PARTITION", e.PartitionBy...))
+		}
+		if e.OrderBy != nil {
+			order := []string{"ORDER"}
+			for _, o := range e.OrderBy {
+				if o.Desc {
+					order = append(order, list("DESC", o.Expr))
+				} else {
+					order = append(order, sexpr(o.Expr))
+				}
+			}
+			parts = append(parts, "("+strings.Join(order, " ")+")")
+		}
+		return "(" + strings.Join(parts, " ") + ")"
 	case *FuncCall:
 		head := e.Name
 		switch {

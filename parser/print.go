@@ -187,6 +187,17 @@ func (n *WindowTable) String() string {
 	return b.String() + "))" + alias(n.Alias)
 }
 
+// A JoinTable prints its kind in full (INNER JOIN, LEFT JOIN) and its condition like a
+// WHERE clause. Joins associate to the left, so a join on the right is parenthesised; the
+// parser does not read parenthesised joins, but it never builds one there either.
+func (n *JoinTable) String() string {
+	right := n.Right.String()
+	if _, ok := n.Right.(*JoinTable); ok {
+		right = "(" + right + ")"
+	}
+	return n.Left.String() + " " + n.Kind + " JOIN " + right + " ON " + n.On.String()
+}
+
 func alias(a string) string {
 	if a == "" {
 		return ""
@@ -325,6 +336,35 @@ func (n *ExtractExpr) String() string {
 	return "EXTRACT(" + n.Unit + " FROM " + n.X.String() + ")"
 }
 
+func (n *OverExpr) String() string {
+	var b strings.Builder
+	b.WriteString(n.Fn + "() OVER (")
+	if len(n.PartitionBy) > 0 {
+		b.WriteString("PARTITION BY " + exprList(n.PartitionBy))
+	}
+	if len(n.OrderBy) > 0 {
+		if len(n.PartitionBy) > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString("ORDER BY ")
+		for i, o := range n.OrderBy {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(o.String())
+		}
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func (o OrderItem) String() string {
+	if o.Desc {
+		return o.Expr.String() + " DESC"
+	}
+	return o.Expr.String()
+}
+
 // trimSideOf gives the side keyword of TRIM(side chars FROM s) for each function name.
 var trimSideOf = map[string]string{"TRIM": "BOTH", "LTRIM": "LEADING", "RTRIM": "TRAILING"}
 
@@ -363,7 +403,7 @@ func funcName(name string) string {
 	switch {
 	case keywordFuncs[name]:
 		return name
-	case name == "CAST" || name == "TRY_CAST" || name == "EXTRACT":
+	case name == "CAST" || name == "TRY_CAST" || name == "EXTRACT" || rankingFuncs[name]:
 		return quoteIdentAlways(name)
 	}
 	return quoteIdent(name)

@@ -39,7 +39,7 @@ type selectG struct {
 	Pos      Pos
 	Distinct bool           `parser:"'SELECT' ( @'DISTINCT' | 'ALL' )?"`
 	Items    []*selectItemG `parser:"@@ ( ',' @@ )*"`
-	From     *tableRefG     `parser:"( 'FROM' @@ )?"`
+	From     *fromG         `parser:"( 'FROM' @@ )?"`
 	Where    Expr           `parser:"( 'WHERE' @@ )?"`
 	GroupBy  []Expr         `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
 	Having   Expr           `parser:"( 'HAVING' @@ )?"`
@@ -93,8 +93,61 @@ func (g *qualifiedStar) Parse(lex *lexer.PeekingLexer) error {
 	return participle.NextMatch
 }
 
-// tableRefG is what FROM reads: a window table function, a table or a parenthesised
-// query, with an optional alias. Joins will be added here.
+// fromG is what FROM reads: a table reference and the joins that follow it.
+type fromG struct {
+	First       *tableRefG      `parser:"@@"`
+	Joins       []*joinG        `parser:"@@*"`
+	Unsupported unsupportedJoin `parser:"@@?"`
+}
+
+// joinG is `[INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN table ON condition`.
+// The words before JOIN are reserved, so they cannot be read as the previous table's alias.
+type joinG struct {
+	Kind  string     `parser:"( @'INNER' | @( 'LEFT' | 'RIGHT' | 'FULL' ) 'OUTER'? )? 'JOIN'"`
+	Right *tableRefG `parser:"@@"`
+	On    Expr       `parser:"'ON' @@"`
+}
+
+// unsupportedJoin matches nothing: it fails with a clear message at a comma join or a CROSS
+// or NATURAL JOIN, which would otherwise be reported as an unexpected token where ';' was
+// expected. It consumes the token it reports, or participle would take the error for no
+// match.
+type unsupportedJoin struct{}
+
+// Parse implements participle.Parseable.
+func (*unsupportedJoin) Parse(lex *lexer.PeekingLexer) error {
+	switch t := lex.Peek(); {
+	case isPunct(t, ","):
+		lex.Next()
+		return errorAt(t.Pos, "comma joins are not supported, use JOIN ... ON")
+	case isKeyword(t, "CROSS"), isKeyword(t, "NATURAL"):
+		lex.Next()
+		return errorAt(t.Pos, strings.ToUpper(t.Value)+" JOIN is not supported, use JOIN ... ON")
+	}
+	return participle.NextMatch
+}
+
+func (g *fromG) toAST() (TableExpr, error) {
+	from, err := g.First.toAST()
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range g.Joins {
+		right, err := j.Right.toAST()
+		if err != nil {
+			return nil, err
+		}
+		kind := strings.ToUpper(j.Kind)
+		if kind == "" {
+			kind = "INNER"
+		}
+		from = &JoinTable{Pos: from.Position(), Kind: kind, Left: from, Right: right, On: j.On}
+	}
+	return from, nil
+}
+
+// tableRefG is one table in FROM: a window table function, a table or a parenthesised
+// query, with an optional alias.
 type tableRefG struct {
 	Pos    Pos
 	Window *windowTableG `parser:"( @@"`

@@ -1,0 +1,552 @@
+package ops
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/expr"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// join is the operator of a plan's Join node: a two-input operator whose input 0 is the
+// left side and input 1 the right. It keeps each side's rows by key, in memory and in
+// the checkpoint's keyed state. A row that arrives is matched against the other side's
+// rows of its key, and stored for the other side's rows to come.
+//
+// A regular join handles retractions and outer joins as Flink's streaming join does:
+// each stored row counts its matches, so that an outer row is padded with NULLs while it
+// has none, and the padded row is retracted when its first match arrives. Interval and
+// window joins read insert-only input; a stored row expires when the watermark says no
+// row of the other side can match it any more, and an outer row that never matched is
+// emitted padded then.
+type join struct {
+	n        *planner.Join
+	mode     joinMode
+	sides    [2]*joinSide
+	residual expr.Predicate // nil: every pair of equal keys matches
+	pairs    *array.RecordBuilder
+	pairAdd  []func(value)
+	out      exec.Output
+	builder  *array.RecordBuilder
+	outAdd   []func(value)
+	kinds    []exec.RowKind
+	allIns   bool // every row built since the last emission is an insert
+	mem      memory.Allocator
+
+	watermark int64
+	late      int64 // window join rows whose window had closed
+	ttl       int64 // regular join: ms a key's rows live without access; 0: forever
+	lastSweep int64
+	now       func() int64 // processing time, ms
+
+	state     *KeyedState
+	dirty     map[string]bool // state keys changed since the last checkpoint
+	lastBytes int64
+	lastKeys  int64
+
+	hashes []uint64
+	cands  [][]*joinRow
+}
+
+type joinMode int
+
+const (
+	regularJoin joinMode = iota
+	intervalJoin
+	windowJoin
+)
+
+// joinSide is one input's stored rows.
+type joinSide struct {
+	index   int // 0 left, 1 right
+	keyCols []int
+	timeCol int // interval and window joins: the event time or window_end column
+	width   int
+	outer   bool
+	keys    map[string]*joinKey // by encoded key
+	expiry  rowHeap             // interval and window joins: stored rows by expiry
+}
+
+// joinKey holds a side's rows of one key.
+type joinKey struct {
+	enc    string
+	kg     uint16
+	rows   []*joinRow
+	access int64 // regular join: processing time of the last access, for the TTL
+}
+
+// joinRow is a stored row: its values, how many copies of it are stored (a regular join
+// folds equal rows), and how many rows of the other side it matches (for padding).
+type joinRow struct {
+	vals   []value
+	count  int64
+	assoc  int64
+	time   int64 // interval and window joins: its event time or window_end
+	expire int64 // the watermark at which it expires
+	key    *joinKey
+}
+
+// JoinOptions configures a join operator.
+type JoinOptions struct {
+	State *KeyedState   // nil without checkpoints
+	TTL   time.Duration // a regular join's 'table.exec.state.ttl'; 0 keeps state forever
+	Now   func() time.Time
+}
+
+// NewJoin returns the operator for a plan's Join node.
+func NewJoin(mem memory.Allocator, env *expr.Env, n *planner.Join, out exec.Output, opts JoinOptions) (exec.Operator, error) {
+	j := &join{n: n, out: out, mem: mem, state: opts.State, watermark: exec.MinWatermark, dirty: map[string]bool{}, allIns: true,
+		ttl: opts.TTL.Milliseconds(), builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
+	switch {
+	case n.Interval != nil:
+		j.mode = intervalJoin
+	case n.Window != nil:
+		j.mode = windowJoin
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	j.now = func() int64 { return now().UnixMilli() }
+	j.lastSweep = j.now()
+	left, right := n.Left.Schema(), n.Right.Schema()
+	j.sides[0] = &joinSide{index: 0, keyCols: n.LeftKeys, timeCol: n.LeftTime, width: len(left), outer: n.Outer(0), keys: map[string]*joinKey{}}
+	j.sides[1] = &joinSide{index: 1, keyCols: n.RightKeys, timeCol: n.RightTime, width: len(right), outer: n.Outer(1), keys: map[string]*joinKey{}}
+	for _, f := range j.builder.Fields() {
+		j.outAdd = append(j.outAdd, appender(f))
+	}
+	if n.Residual != nil {
+		pred, err := expr.CompilePredicate(n.Residual, mem, env)
+		if err != nil {
+			j.builder.Release()
+			return nil, err
+		}
+		j.residual = pred
+		j.pairs = array.NewRecordBuilder(mem, exec.ArrowSchema(append(append(planner.Schema(nil), left...), right...)))
+		for _, f := range j.pairs.Fields() {
+			j.pairAdd = append(j.pairAdd, appender(f))
+		}
+	}
+	return j, nil
+}
+
+var (
+	_ exec.Operator         = (*join)(nil)
+	_ exec.WatermarkHandler = (*join)(nil)
+	_ exec.Flusher          = (*join)(nil)
+	_ exec.LateCounter      = (*join)(nil)
+)
+
+// Process matches a batch of one side against the other side's stored rows.
+func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
+	n := b.Len()
+	if n == 0 {
+		return nil
+	}
+	s, o := j.sides[in], j.sides[1-in]
+	rows, err := readRows(b.Rec, s.width)
+	if err != nil {
+		return err
+	}
+	j.hashes = exec.HashRows(b.Rec, s.keyCols, j.hashes[:0])
+	now := j.now()
+	encs := make([]string, n)
+	skip := make([]bool, n) // a window join's late row
+	j.cands = j.cands[:0]
+	var buf []byte
+	for i, vals := range rows {
+		var cands []*joinRow
+		key, null := keyOf(vals, s.keyCols)
+		switch {
+		case j.mode == windowJoin && vals[s.timeCol].i <= j.watermark:
+			j.late++
+			skip[i] = true
+		case null || (j.mode != regularJoin && vals[s.timeCol].null):
+			// It matches nothing: padded at once if outer, never stored.
+		default:
+			buf = encodeKey(buf[:0], key)
+			encs[i] = string(buf)
+			if k := o.keys[encs[i]]; k != nil {
+				k.access = now
+				cands = j.inRange(in, vals, k.rows)
+			}
+		}
+		j.cands = append(j.cands, cands)
+	}
+	if err := j.filterResidual(in, rows); err != nil {
+		return err
+	}
+	for i, vals := range rows {
+		if skip[i] {
+			continue
+		}
+		if j.mode == regularJoin {
+			j.regular(s, o, vals, encs[i], uint16(exec.KeyGroup(j.hashes[i])), b.Kind(i), j.cands[i], now)
+		} else {
+			j.timed(s, o, vals, encs[i], uint16(exec.KeyGroup(j.hashes[i])), j.cands[i])
+		}
+	}
+	return j.emit(ctx)
+}
+
+// readRows reads every row of rec as values.
+func readRows(rec arrow.Record, width int) ([][]value, error) {
+	readers, err := readers(rec, allColumns(width), nil)
+	if err != nil {
+		return nil, err
+	}
+	n := int(rec.NumRows())
+	flat := make([]value, n*width)
+	rows := make([][]value, n)
+	for i := range rows {
+		row := flat[i*width : (i+1)*width : (i+1)*width]
+		for c, read := range readers {
+			row[c] = read(i)
+		}
+		rows[i] = row
+	}
+	return rows, nil
+}
+
+func allColumns(n int) []int {
+	cols := make([]int, n)
+	for i := range cols {
+		cols[i] = i
+	}
+	return cols
+}
+
+// keyOf returns a row's key values, and whether one is NULL (such a key equals none).
+func keyOf(vals []value, cols []int) ([]value, bool) {
+	key := make([]value, len(cols))
+	null := false
+	for i, c := range cols {
+		key[i] = vals[c]
+		null = null || key[i].null
+	}
+	return key, null
+}
+
+// inRange returns the stored rows of the other side that an interval join's row may
+// match by time; for other joins, all of them.
+func (j *join) inRange(in int, vals []value, stored []*joinRow) []*joinRow {
+	if j.mode != intervalJoin {
+		return append([]*joinRow(nil), stored...)
+	}
+	t := vals[j.sides[in].timeCol].i
+	lo, hi := t-j.n.Interval.Upper, t-j.n.Interval.Lower // right times a left row matches
+	if in == 1 {
+		lo, hi = t+j.n.Interval.Lower, t+j.n.Interval.Upper // left times a right row matches
+	}
+	var out []*joinRow
+	for _, r := range stored {
+		if r.time >= lo && r.time <= hi {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// filterResidual keeps the candidates for which the join's residual condition is TRUE,
+// evaluating it over all candidate pairs of the batch at once.
+func (j *join) filterResidual(in int, rows [][]value) error {
+	if j.residual == nil {
+		return nil
+	}
+	for i, cands := range j.cands {
+		for _, r := range cands {
+			left, right := rows[i], r.vals
+			if in == 1 {
+				left, right = right, left
+			}
+			for c, v := range left {
+				j.pairAdd[c](v)
+			}
+			for c, v := range right {
+				j.pairAdd[len(left)+c](v)
+			}
+		}
+	}
+	rec := j.pairs.NewRecord()
+	defer rec.Release()
+	sel, err := j.residual.Select(rec, nil)
+	if err != nil {
+		return err
+	}
+	pair := int32(0)
+	for i, cands := range j.cands {
+		kept := cands[:0]
+		for _, r := range cands {
+			for len(sel) > 0 && sel[0] < pair {
+				sel = sel[1:]
+			}
+			if len(sel) > 0 && sel[0] == pair {
+				kept = append(kept, r)
+			}
+			pair++
+		}
+		j.cands[i] = kept
+	}
+	return nil
+}
+
+// regular applies one row of a regular join: an insert (+I, +U) or retraction (-U, -D)
+// of vals on side s, whose matches on side o are cands.
+func (j *join) regular(s, o *joinSide, vals []value, enc string, kg uint16, kind exec.RowKind, cands []*joinRow, now int64) {
+	retract := kind.IsRetraction()
+	matched := int64(0)
+	for _, r := range cands {
+		if !retract && o.outer && r.assoc == 0 {
+			j.padded(o, r.vals, exec.Delete, r.count) // r's padded rows give way to the match
+		}
+		j.pair(s.index, vals, r.vals, kind, r.count)
+		if retract {
+			r.assoc--
+			if o.outer && r.assoc == 0 {
+				j.padded(o, r.vals, exec.Insert, r.count)
+			}
+		} else {
+			r.assoc++
+		}
+		j.markDirty(o, r.key)
+		matched += r.count
+	}
+	if matched == 0 && s.outer {
+		j.padded(s, vals, kind, 1)
+	}
+	if enc == "" {
+		return // a NULL key is never stored: it cannot match
+	}
+	k := s.keys[enc]
+	if k == nil {
+		if retract {
+			return // already gone (expired by the TTL)
+		}
+		k = &joinKey{enc: enc, kg: kg}
+		s.keys[enc] = k
+	}
+	k.access = now
+	j.markDirty(s, k)
+	for i, r := range k.rows {
+		if equalValues(r.vals, vals) {
+			if retract {
+				r.count--
+			} else {
+				r.count++
+			}
+			if r.count == 0 {
+				k.rows = append(k.rows[:i], k.rows[i+1:]...)
+			}
+			j.dropIfEmpty(s, k)
+			return
+		}
+	}
+	if !retract {
+		k.rows = append(k.rows, &joinRow{vals: vals, count: 1, assoc: matched, key: k})
+	}
+	j.dropIfEmpty(s, k)
+}
+
+// timed applies an inserted row of an interval or window join: it is joined with its
+// matches now, and stored until the watermark passes its expiry.
+func (j *join) timed(s, o *joinSide, vals []value, enc string, kg uint16, cands []*joinRow) {
+	for _, r := range cands {
+		j.pair(s.index, vals, r.vals, exec.Insert, 1)
+		r.assoc++
+		j.markDirty(o, r.key)
+	}
+	row := &joinRow{vals: vals, count: 1, assoc: int64(len(cands))}
+	if enc == "" || vals[s.timeCol].null {
+		if s.outer && row.assoc == 0 {
+			j.padded(s, vals, exec.Insert, 1)
+		}
+		return
+	}
+	row.time = vals[s.timeCol].i
+	row.expire = j.expiry(s.index, row.time)
+	if row.expire <= j.watermark {
+		if s.outer && row.assoc == 0 {
+			j.padded(s, vals, exec.Insert, 1)
+		}
+		return
+	}
+	k := s.keys[enc]
+	if k == nil {
+		k = &joinKey{enc: enc, kg: kg}
+		s.keys[enc] = k
+	}
+	row.key = k
+	k.rows = append(k.rows, row)
+	heap.Push(&s.expiry, row)
+	j.markDirty(s, k)
+}
+
+// expiry is the watermark from which no row of the other side can match a row of side
+// in at event time t: later rows of that side are late. A left row matches right rows
+// up to t - Lower, a right row left rows up to t + Upper, and a window's rows meet
+// until the window closes at its end t.
+func (j *join) expiry(in int, t int64) int64 {
+	switch {
+	case j.mode == windowJoin:
+		return t
+	case in == 0:
+		return t - j.n.Interval.Lower
+	}
+	return t + j.n.Interval.Upper
+}
+
+// ProcessWatermark expires the rows of interval and window joins that can match
+// nothing more, emitting outer rows that never matched, then passes the watermark on.
+func (j *join) ProcessWatermark(ctx context.Context, wm int64) error {
+	j.watermark = max(j.watermark, wm)
+	if j.mode != regularJoin {
+		for _, s := range j.sides {
+			for len(s.expiry) > 0 && s.expiry[0].expire <= j.watermark {
+				r := heap.Pop(&s.expiry).(*joinRow)
+				if s.outer && r.assoc == 0 {
+					j.padded(s, r.vals, exec.Insert, 1)
+				}
+				k := r.key
+				for i, x := range k.rows {
+					if x == r {
+						k.rows = append(k.rows[:i], k.rows[i+1:]...)
+						break
+					}
+				}
+				j.markDirty(s, k)
+				j.dropIfEmpty(s, k)
+			}
+		}
+		if err := j.emit(ctx); err != nil {
+			return err
+		}
+	}
+	return j.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
+}
+
+// Flush drops the keys of a regular join that the TTL let expire, at most every quarter
+// of the TTL. Like Flink's state TTL it retracts nothing: their rows just stop matching.
+func (j *join) Flush(context.Context) error {
+	now := j.now()
+	if j.ttl <= 0 || now-j.lastSweep < max(j.ttl/4, 100) {
+		return nil
+	}
+	j.lastSweep = now
+	for _, s := range j.sides {
+		for enc, k := range s.keys {
+			if now-k.access >= j.ttl {
+				delete(s.keys, enc)
+				j.dirty[string(j.stateKey(s, k))] = true
+			}
+		}
+	}
+	return nil
+}
+
+// LateRows counts the rows a window join dropped because their window had closed.
+func (j *join) LateRows() int64 { return j.late }
+
+// pair adds copies of the joined row of vals (on side in) and other.
+func (j *join) pair(in int, vals, other []value, kind exec.RowKind, copies int64) {
+	left, right := vals, other
+	if in == 1 {
+		left, right = other, vals
+	}
+	for ; copies > 0; copies-- {
+		for c, v := range left {
+			j.outAdd[c](v)
+		}
+		for c, v := range right {
+			j.outAdd[len(left)+c](v)
+		}
+		j.addKind(kind)
+	}
+}
+
+// padded adds copies of a row of side s joined with NULLs.
+func (j *join) padded(s *joinSide, vals []value, kind exec.RowKind, copies int64) {
+	other := j.sides[1-s.index].width
+	for ; copies > 0; copies-- {
+		at := 0
+		if s.index == 1 {
+			for c := 0; c < other; c++ {
+				j.outAdd[c](value{null: true})
+			}
+			at = other
+		}
+		for c, v := range vals {
+			j.outAdd[at+c](v)
+		}
+		if s.index == 0 {
+			for c := 0; c < other; c++ {
+				j.outAdd[len(vals)+c](value{null: true})
+			}
+		}
+		j.addKind(kind)
+	}
+}
+
+func (j *join) addKind(kind exec.RowKind) {
+	j.kinds = append(j.kinds, kind)
+	j.allIns = j.allIns && kind == exec.Insert
+}
+
+// emit sends the rows built so far.
+func (j *join) emit(ctx context.Context) error {
+	if len(j.kinds) == 0 {
+		return nil
+	}
+	b := exec.Batch{Rec: j.builder.NewRecord()}
+	if !j.allIns {
+		b.Kinds = j.kinds
+	}
+	err := j.out.Emit(ctx, b)
+	b.Release()
+	j.kinds, j.allIns = j.kinds[:0], true
+	return err
+}
+
+func (j *join) markDirty(s *joinSide, k *joinKey) {
+	if j.state != nil && k != nil {
+		j.dirty[string(j.stateKey(s, k))] = true
+	}
+}
+
+// dropIfEmpty forgets a key without rows.
+func (j *join) dropIfEmpty(s *joinSide, k *joinKey) {
+	if len(k.rows) == 0 && s.keys[k.enc] == k {
+		delete(s.keys, k.enc)
+	}
+}
+
+// Close releases the builders.
+func (j *join) Close() error {
+	j.builder.Release()
+	if j.pairs != nil {
+		j.pairs.Release()
+	}
+	return nil
+}
+
+// rowHeap orders stored rows by expiry, earliest first.
+type rowHeap []*joinRow
+
+func (h rowHeap) Len() int           { return len(h) }
+func (h rowHeap) Less(a, b int) bool { return h[a].expire < h[b].expire }
+func (h rowHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
+func (h *rowHeap) Push(x any)        { *h = append(*h, x.(*joinRow)) }
+func (h *rowHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (j *join) String() string { return fmt.Sprintf("join(%s)", j.n.Kind) }
