@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/connector"
@@ -24,13 +26,20 @@ type job struct {
 	id      string // names its state directory
 	graph   *exec.Graph
 	store   *state.Store       // keyed state, when checkpointing
-	readers []exec.Reader      // the readers opened by the latest run, for their skip counts
+	readers []tableReader      // the readers opened by the latest run, for their skip counts
 	late    []exec.LateCounter // the window operators of the latest run
 	// positions are where the sources stood when the latest run ended, for a restart
 	// without checkpoints.
 	positions map[exec.TaskID][][]byte
-	source    string // the table the source reads
-	replays   bool   // its source can rewind to a checkpoint's position
+	// unreplayable names the tables read whose source cannot rewind to a checkpoint's
+	// position.
+	unreplayable []string
+}
+
+// tableReader is a source task's reader and the table it reads.
+type tableReader struct {
+	table  string
+	reader exec.Reader
 }
 
 // opFactory makes one operator of a task's chain, emitting into out.
@@ -38,152 +47,223 @@ type opFactory func(ctx context.Context, task int, out exec.Output) (exec.Operat
 
 // build turns a plan into an operator graph: this is the one place where plan nodes
 // become operators. The plan is cut into stages where rows must move between tasks: a
-// hash exchange before each aggregate, and a gather before the query result when it
-// runs in parallel. A query's results go to the operator result makes.
+// hash exchange before each aggregate and each join, and a gather before the query
+// result when it runs in parallel. A query's results go to the operator result makes.
 func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory) (*job, error) {
-	env := &expr.Env{Location: s.cfg.Location, Now: s.cfg.Now}
-	mem := s.cfg.Mem
 	parallelism := s.parallelism()
-	j := &job{id: s.jobID(plan, parallelism), graph: &exec.Graph{Mem: mem}}
+	b := &builder{s: s, ctx: ctx, env: &expr.Env{Location: s.cfg.Location, Now: s.cfg.Now}, mem: s.cfg.Mem, parallelism: parallelism,
+		j: &job{id: s.jobID(plan, parallelism), graph: &exec.Graph{Mem: s.cfg.Mem}}, slices: map[*planner.WindowTVF]bool{}}
 	if v, ok := s.settings["table.exec.source.idle-timeout"]; ok {
 		d, err := checkpoint.ParseDuration(v)
 		if err != nil {
 			return nil, fmt.Errorf("'table.exec.source.idle-timeout': %w", err)
 		}
-		j.graph.IdleTimeout = d
+		b.j.graph.IdleTimeout = d
 	}
-	var stages []exec.Stage
-	var chains [][]opFactory
-	startStage := func(st exec.Stage) {
-		stages = append(stages, st)
-		chains = append(chains, nil)
+	if err := b.windows(plan, nil); err != nil {
+		return nil, err
 	}
-	addOp := func(f opFactory) { chains[len(chains)-1] = append(chains[len(chains)-1], f) }
-
-	// The plan is a path from the source to its root: build from the source up.
-	var path []planner.Node
-	for n := plan; n != nil; {
-		path = append([]planner.Node{n}, path...)
-		children := n.Children()
-		if len(children) == 0 {
-			break
-		}
-		n = children[0]
-	}
-	// A sliced HOP window aggregate wants its window function to assign slices; a
-	// SESSION window needs its aggregate to merge sessions.
-	sliced, session := false, false
-	for _, n := range path {
-		switch n := n.(type) {
-		case *planner.Aggregate:
-			sliced = sliced || n.Sliced()
-			session = session && n.Window == nil
-		case *planner.WindowTVF:
-			session = n.Kind == "SESSION"
-		}
-	}
-	if session {
-		return nil, fmt.Errorf("SESSION windows work in a window aggregate only: GROUP BY window_start, window_end and the PARTITION BY columns")
-	}
-	for _, n := range path {
-		switch n := n.(type) {
-		case *planner.Scan:
-			table := n.Table
-			j.source, j.replays = table.Name, s.connectors.Replayable(table)
-			tasks := s.tasksOf(n, parallelism)
-			startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
-				spec := connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location, Task: task, Tasks: tasks, TablesDir: s.tablesDir()}
-				if s.checkpointed() {
-					spec.StateDir = filepath.Join(s.cfg.StateDir, j.id, "sources")
-				}
-				r, err := s.connectors.OpenSource(ctx, spec)
-				if err == nil {
-					j.readers = append(j.readers, r)
-				}
-				return r, err
-			}})
-		case *planner.Values:
-			rows := n.Rows
-			startStage(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
-				return &valuesReader{rows: rows}, nil
-			}})
-		case *planner.Filter:
-			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
-				return ops.NewFilter(mem, env, n.Cond, out)
-			})
-		case *planner.Project:
-			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
-				return ops.NewProject(mem, env, n.Exprs, n.Schema(), out)
-			})
-		case *planner.WatermarkAssigner:
-			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
-				return ops.NewWatermarkAssigner(mem, env, n, out)
-			})
-		case *planner.WindowTVF:
-			w := n
-			if sliced && n.Kind == "HOP" {
-				slices := *n
-				slices.Kind, slices.Size = "TUMBLE", n.Slide
-				w = &slices
-			}
-			addOp(func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
-				return ops.NewWindowAssigner(mem, w, out), nil
-			})
-		case *planner.Aggregate:
-			in := exec.Input{Stage: len(stages) - 1, Partition: exec.Hash, HashKeys: n.PartitionKeys()}
-			if len(in.HashKeys) == 0 {
-				in.Partition = exec.Gather
-			}
-			st := exec.Stage{Name: "GroupAggregate", Parallelism: s.tasksOf(n, parallelism), Inputs: []exec.Input{in}}
-			startStage(st)
-			uid := fmt.Sprintf("aggregate-%d", len(stages)-1)
-			tasks := st.Parallelism
-			maxGroups, err := s.cacheGroups()
-			if err != nil {
-				return nil, err
-			}
-			addOp(func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
-				var ks *ops.KeyedState
-				if j.store != nil {
-					first, last := exec.KeyGroupRange(task, tasks)
-					ks = &ops.KeyedState{Store: j.store, Namespace: uid, FirstKG: first, LastKG: last}
-				}
-				cache := ops.Cache{MaxGroups: maxGroups, SpillPath: filepath.Join(s.cfg.StateDir, j.id, fmt.Sprintf("spill-%s-%d.db", uid, task))}
-				op := ops.NewAggregate(mem, n, out, ks, cache)
-				if lc, ok := op.(exec.LateCounter); ok && n.Window != nil {
-					j.late = append(j.late, lc)
-				}
-				return op, nil
-			})
-		case *planner.Sink:
-			tasks := stages[len(stages)-1].Parallelism
-			checkpointed := s.checkpointed()
-			addOp(func(ctx context.Context, task int, _ exec.Output) (exec.Operator, error) {
-				spec := connector.SinkSpec{Table: n.Table, Schema: n.Schema(), Mem: mem, Location: s.cfg.Location, Stdout: s.cfg.Out, Stderr: s.cfg.Err,
-					ID: fmt.Sprintf("%s-%s-%d", j.id, strings.ToLower(n.Table.Name), task), Task: task, Tasks: tasks, Checkpointed: checkpointed, TablesDir: s.tablesDir()}
-				if checkpointed {
-					spec.StateDir = filepath.Join(s.cfg.StateDir, j.id, "sinks")
-				}
-				return s.connectors.OpenSink(ctx, spec)
-			})
-		default:
-			return nil, fmt.Errorf("cannot run plan node %T", n)
-		}
+	last, err := b.node(plan)
+	if err != nil {
+		return nil, err
 	}
 	if result != nil {
-		if stages[len(stages)-1].Parallelism > 1 {
-			startStage(exec.Stage{Name: "Collect", Parallelism: 1, Inputs: []exec.Input{{Stage: len(stages) - 1, Partition: exec.Gather}}})
+		if b.stages[last].Parallelism > 1 {
+			last = b.startStage(exec.Stage{Name: "Collect", Parallelism: 1, Inputs: []exec.Input{{Stage: last, Partition: exec.Gather}}})
 		}
-		addOp(result)
+		b.addOp(last, result)
 	}
-	for i := range stages {
-		chain := chains[i]
-		stages[i].NewChain = func(task int, out exec.Output, restored [][]byte) ([]exec.Operator, error) {
+	for i := range b.stages {
+		chain := b.chains[i]
+		b.stages[i].NewChain = func(task int, out exec.Output, restored [][]byte) ([]exec.Operator, error) {
 			return buildChain(ctx, chain, task, out, restored)
 		}
 	}
-	j.graph.Stages = stages
-	return j, nil
+	b.j.graph.Stages = b.stages
+	return b.j, nil
+}
+
+// builder holds what build makes as it walks a plan.
+type builder struct {
+	s           *Session
+	ctx         context.Context
+	env         *expr.Env
+	mem         memory.Allocator
+	parallelism int
+	j           *job
+	stages      []exec.Stage
+	chains      [][]opFactory
+	slices      map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
+}
+
+func (b *builder) startStage(st exec.Stage) int {
+	b.stages = append(b.stages, st)
+	b.chains = append(b.chains, nil)
+	return len(b.stages) - 1
+}
+
+func (b *builder) addOp(stage int, f opFactory) { b.chains[stage] = append(b.chains[stage], f) }
+
+// windows finds the HOP window functions whose aggregate (agg, the nearest one above)
+// wants slices assigned, and refuses SESSION windows that no window aggregate merges.
+func (b *builder) windows(n planner.Node, agg *planner.Aggregate) error {
+	switch n := n.(type) {
+	case *planner.Aggregate:
+		agg = n
+	case *planner.Join:
+		agg = nil
+	case *planner.WindowTVF:
+		if n.Kind == "SESSION" && (agg == nil || agg.Window == nil) {
+			return fmt.Errorf("SESSION windows work in a window aggregate only: GROUP BY window_start, window_end and the PARTITION BY columns")
+		}
+		b.slices[n] = n.Kind == "HOP" && agg != nil && agg.Sliced()
+	}
+	for _, c := range n.Children() {
+		if err := b.windows(c, agg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// node adds the operators of n and its inputs, and returns the stage n's output leaves.
+func (b *builder) node(n planner.Node) (int, error) {
+	s, mem, env := b.s, b.mem, b.env
+	var in int
+	if c := n.Children(); len(c) == 1 {
+		var err error
+		if in, err = b.node(c[0]); err != nil {
+			return 0, err
+		}
+	}
+	switch n := n.(type) {
+	case *planner.Scan:
+		table := n.Table
+		if !s.connectors.Replayable(table) {
+			b.j.unreplayable = append(b.j.unreplayable, table.Name)
+		}
+		tasks := s.tasksOf(n, b.parallelism)
+		return b.startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
+			spec := connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location, Task: task, Tasks: tasks, TablesDir: s.tablesDir()}
+			if s.checkpointed() {
+				spec.StateDir = filepath.Join(s.cfg.StateDir, b.j.id, "sources")
+			}
+			r, err := s.connectors.OpenSource(b.ctx, spec)
+			if err == nil {
+				b.j.readers = append(b.j.readers, tableReader{table.Name, r})
+			}
+			return r, err
+		}}), nil
+	case *planner.Values:
+		rows := n.Rows
+		return b.startStage(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
+			return &valuesReader{rows: rows}, nil
+		}}), nil
+	case *planner.Filter:
+		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+			return ops.NewFilter(mem, env, n.Cond, out)
+		})
+	case *planner.Project:
+		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+			return ops.NewProject(mem, env, n.Exprs, n.Schema(), out)
+		})
+	case *planner.WatermarkAssigner:
+		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+			return ops.NewWatermarkAssigner(mem, env, n, out)
+		})
+	case *planner.WindowTVF:
+		w := n
+		if b.slices[n] {
+			slices := *n
+			slices.Kind, slices.Size = "TUMBLE", n.Slide
+			w = &slices
+		}
+		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+			return ops.NewWindowAssigner(mem, w, out), nil
+		})
+	case *planner.Aggregate:
+		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionKeys()}
+		if len(input.HashKeys) == 0 {
+			input.Partition = exec.Gather
+		}
+		stage := b.startStage(exec.Stage{Name: "GroupAggregate", Parallelism: s.tasksOf(n, b.parallelism), Inputs: []exec.Input{input}})
+		maxGroups, err := s.cacheGroups()
+		if err != nil {
+			return 0, err
+		}
+		uid := fmt.Sprintf("aggregate-%d", stage)
+		keyed := b.keyedState(uid, stage)
+		b.addOp(stage, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
+			cache := ops.Cache{MaxGroups: maxGroups, SpillPath: filepath.Join(s.cfg.StateDir, b.j.id, fmt.Sprintf("spill-%s-%d.db", uid, task))}
+			op := ops.NewAggregate(mem, n, out, keyed(task), cache)
+			if lc, ok := op.(exec.LateCounter); ok && n.Window != nil {
+				b.j.late = append(b.j.late, lc)
+			}
+			return op, nil
+		})
+		return stage, nil
+	case *planner.Join:
+		return b.join(n)
+	case *planner.Sink:
+		tasks := b.stages[in].Parallelism
+		checkpointed := s.checkpointed()
+		b.addOp(in, func(ctx context.Context, task int, _ exec.Output) (exec.Operator, error) {
+			spec := connector.SinkSpec{Table: n.Table, Schema: n.Schema(), Mem: mem, Location: s.cfg.Location, Stdout: s.cfg.Out, Stderr: s.cfg.Err,
+				ID: fmt.Sprintf("%s-%s-%d", b.j.id, strings.ToLower(n.Table.Name), task), Task: task, Tasks: tasks, Checkpointed: checkpointed, TablesDir: s.tablesDir()}
+			if checkpointed {
+				spec.StateDir = filepath.Join(s.cfg.StateDir, b.j.id, "sinks")
+			}
+			return s.connectors.OpenSink(ctx, spec)
+		})
+	default:
+		return 0, fmt.Errorf("cannot run plan node %T", n)
+	}
+	return in, nil
+}
+
+// join starts the stage of a join: each side's rows go to the task of their key.
+func (b *builder) join(n *planner.Join) (int, error) {
+	left, err := b.node(n.Left)
+	if err != nil {
+		return 0, err
+	}
+	right, err := b.node(n.Right)
+	if err != nil {
+		return 0, err
+	}
+	inputs := []exec.Input{{Stage: left, Partition: exec.Hash, HashKeys: n.LeftKeys}, {Stage: right, Partition: exec.Hash, HashKeys: n.RightKeys}}
+	if len(n.LeftKeys) == 0 {
+		inputs[0].Partition, inputs[1].Partition = exec.Gather, exec.Gather
+	}
+	var ttl time.Duration
+	if v, ok := b.s.settings["table.exec.state.ttl"]; ok {
+		if ttl, err = checkpoint.ParseDuration(v); err != nil {
+			return 0, fmt.Errorf("'table.exec.state.ttl': %w", err)
+		}
+	}
+	stage := b.startStage(exec.Stage{Name: "Join", Parallelism: b.s.tasksOf(n, b.parallelism), Inputs: inputs})
+	keyed := b.keyedState(fmt.Sprintf("join-%d", stage), stage)
+	b.addOp(stage, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
+		op, err := ops.NewJoin(b.mem, b.env, n, out, ops.JoinOptions{State: keyed(task), TTL: ttl})
+		if lc, ok := op.(exec.LateCounter); ok && n.Window != nil {
+			b.j.late = append(b.j.late, lc)
+		}
+		return op, err
+	})
+	return stage, nil
+}
+
+// keyedState returns where a stage's task keeps an operator's checkpointed state: the
+// operator's uid in the job's store, and the key groups the task owns (nil without
+// checkpoints).
+func (b *builder) keyedState(uid string, stage int) func(task int) *ops.KeyedState {
+	return func(task int) *ops.KeyedState {
+		if b.j.store == nil {
+			return nil
+		}
+		first, last := exec.KeyGroupRange(task, b.stages[stage].Parallelism)
+		return &ops.KeyedState{Store: b.j.store, Namespace: uid, FirstKG: first, LastKG: last}
+	}
 }
 
 // defaultCacheGroups is how many groups an aggregate task keeps in memory unless
@@ -234,6 +314,11 @@ func (s *Session) tasksOf(n planner.Node, parallelism int) int {
 		return 1
 	case *planner.Aggregate:
 		if len(n.PartitionKeys()) == 0 {
+			return 1
+		}
+		return parallelism
+	case *planner.Join:
+		if len(n.LeftKeys) == 0 {
 			return 1
 		}
 		return parallelism

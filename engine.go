@@ -249,20 +249,18 @@ func (s *Session) guarantee(plan planner.Node, isQuery bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var source *planner.Table
-	for n := plan; n != nil; {
+	var sources, unreplayable []string
+	planner.Walk(plan, func(n planner.Node) {
 		if sc, ok := n.(*planner.Scan); ok {
-			source = sc.Table
+			sources = append(sources, fmt.Sprintf("%s (%s)", sc.Table.Name, sc.Table.Connector()))
+			if !s.connectors.Replayable(sc.Table) {
+				unreplayable = append(unreplayable, sc.Table.Name)
+			}
 		}
-		c := n.Children()
-		if len(c) == 0 {
-			break
-		}
-		n = c[0]
-	}
+	})
 	from, to := "values", "query result"
-	if source != nil {
-		from = fmt.Sprintf("%s (%s)", source.Name, source.Connector())
+	if len(sources) > 0 {
+		from = strings.Join(sources, " + ")
 	}
 	if sink, ok := plan.(*planner.Sink); ok {
 		to = fmt.Sprintf("%s (%s)", sink.Table.Name, sink.Table.Connector())
@@ -274,8 +272,8 @@ func (s *Session) guarantee(plan planner.Node, isQuery bool) (string, error) {
 	switch {
 	case cfg.Interval <= 0:
 		return path + "at-most-once: checkpointing is off, so after a failure state starts empty and sources go on from where they were", nil
-	case source != nil && !s.connectors.Replayable(source):
-		return path + "at-most-once: the source cannot replay what it delivered before a failure (a socket source keeps what it received with 'source.wal' = 'true')", nil
+	case len(unreplayable) > 0:
+		return path + "at-most-once: the source of " + strings.Join(unreplayable, ", ") + " cannot replay what it delivered before a failure (a socket source keeps what it received with 'source.wal' = 'true')", nil
 	case !aligned:
 		return path + "at-least-once: checkpoints are not aligned, so replayed records may count twice", nil
 	case isQuery && s.cfg.Format != "changelog":

@@ -43,8 +43,10 @@ func (s *Session) runJob(ctx context.Context, j *job) error {
 	if cfg.Interval <= 0 && strategy.String() != "none" {
 		fmt.Fprintf(s.cfg.Err, "job %s: checkpointing is off: after a failure it restarts with empty state and its sources go on from where they were (at-most-once)\n", j.id)
 	}
-	if cfg.Interval > 0 && j.source != "" && !j.replays {
-		fmt.Fprintf(s.cfg.Err, "job %s: table %s cannot replay what it delivered: after a failure, what it sent since the last checkpoint is lost (at-most-once; 'source.wal' = 'true' keeps a socket's input)\n", j.id, j.source)
+	for _, table := range j.unreplayable {
+		if cfg.Interval > 0 {
+			fmt.Fprintf(s.cfg.Err, "job %s: table %s cannot replay what it delivered: after a failure, what it sent since the last checkpoint is lost (at-most-once; 'source.wal' = 'true' keeps a socket's input)\n", j.id, table)
+		}
 	}
 	if cfg.Interval > 0 {
 		if ck, err = s.openCheckpointer(j, cfg); err != nil {
@@ -77,8 +79,8 @@ func (s *Session) runJob(ctx context.Context, j *job) error {
 
 func (s *Session) reportSkipped(j *job) {
 	for _, r := range j.readers {
-		if sc, ok := r.(exec.SkipCounter); ok && sc.Skipped() > 0 {
-			fmt.Fprintf(s.cfg.Err, "table %s: skipped %d malformed records\n", j.source, sc.Skipped())
+		if sc, ok := r.reader.(exec.SkipCounter); ok && sc.Skipped() > 0 {
+			fmt.Fprintf(s.cfg.Err, "table %s: skipped %d malformed records\n", r.table, sc.Skipped())
 		}
 	}
 	j.readers = nil

@@ -247,7 +247,7 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 	inputs := make([][][]chan message, len(g.Stages))
 	sides := make([][][]int, len(g.Stages))
 	outputs := make([][][]chan message, len(g.Stages)) // outputs[s][t]: channels task t writes, by target task
-	downstream := make([]*Input, len(g.Stages))         // how each stage's output is partitioned
+	downstream := make([]*Input, len(g.Stages))        // how each stage's output is partitioned
 	for s, st := range g.Stages {
 		inputs[s] = make([][]chan message, st.Parallelism)
 		sides[s] = make([][]int, st.Parallelism)

@@ -324,9 +324,75 @@ func sexpr(e Expr) string {
 	return e.String()
 }
 
+// TestParseJoins checks the shape of FROM clauses, written as S-expressions: a join is
+// (KIND left right condition), a table is name[:alias], a window table is
+// (FN table timecol args...)[:alias] and a subquery is (SELECT)[:alias].
+func TestParseJoins(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`a JOIN b ON x`, `(INNER a b x)`},
+		{`a INNER JOIN b ON x`, `(INNER a b x)`},
+		{`a LEFT JOIN b ON x`, `(LEFT a b x)`},
+		{`a LEFT OUTER JOIN b ON x`, `(LEFT a b x)`},
+		{`a RIGHT JOIN b ON x`, `(RIGHT a b x)`},
+		{`a RIGHT OUTER JOIN b ON x`, `(RIGHT a b x)`},
+		{`a FULL JOIN b ON x`, `(FULL a b x)`},
+		{`a full outer join b on x`, `(FULL a b x)`},
+		{`a JOIN b ON x JOIN c ON y`, `(INNER (INNER a b x) c y)`},
+		{`a x LEFT JOIN b AS y ON x.k = y.k RIGHT JOIN c ON TRUE FULL JOIN d z ON z.k IS NULL`,
+			`(FULL (RIGHT (LEFT a:x b:y (= x.k y.k)) c TRUE) d:z (IS z.k NULL))`},
+		{`TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) w JOIN (SELECT 1) s ON w.k = s.k`,
+			`(INNER (TUMBLE a ts INTERVAL '1' MINUTE):w (SELECT):s (= w.k s.k))`},
+		{`(SELECT 1) JOIN TABLE(HOP(TABLE b, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '2' MINUTE)) ON TRUE`,
+			`(INNER (SELECT) (HOP b ts INTERVAL '1' MINUTE INTERVAL '2' MINUTE) TRUE)`},
+		{`o JOIN s ON o.id = s.order_id AND o.ts BETWEEN s.ts - INTERVAL '4' HOUR AND s.ts`,
+			`(INNER o s (AND (= o.id s.order_id) (BETWEEN o.ts (- s.ts INTERVAL '4' HOUR) s.ts)))`},
+		{`a JOIN b ON a.x = b.x AND a.y = b.y AND a.z = b.z`,
+			`(INNER a b (AND (AND (= a.x b.x) (= a.y b.y)) (= a.z b.z)))`},
+	}
+	for _, tt := range tests {
+		in := "SELECT * FROM " + tt.in
+		script, err := Parse(in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", in, err)
+			continue
+		}
+		from := script.Stmts[0].(*QueryStmt).Query.From
+		if got := fromSexpr(from); got != tt.want {
+			t.Errorf("Parse(%q)\n got: %s\nwant: %s", in, got, tt.want)
+		}
+		checkRoundTrip(t, script.Stmts[0])
+	}
+}
+
+// fromSexpr writes a FROM clause as TestParseJoins describes.
+func fromSexpr(te TableExpr) string {
+	withAlias := func(s, alias string) string {
+		if alias != "" {
+			return s + ":" + alias
+		}
+		return s
+	}
+	switch te := te.(type) {
+	case *JoinTable:
+		return fmt.Sprintf("(%s %s %s %s)", te.Kind, fromSexpr(te.Left), fromSexpr(te.Right), sexpr(te.On))
+	case *TableName:
+		return withAlias(te.Name, te.Alias)
+	case *WindowTable:
+		parts := []string{te.Fn, te.Table, te.TimeCol}
+		for _, a := range te.Args {
+			parts = append(parts, sexpr(a))
+		}
+		return withAlias("("+strings.Join(parts, " ")+")", te.Alias)
+	case *SubqueryTable:
+		return withAlias("(SELECT)", te.Alias)
+	}
+	return te.String()
+}
+
 // TestPositions checks that nodes carry the line and column where their text starts.
 func TestPositions(t *testing.T) {
-	script, err := Parse("SET 'a' = 'b';\nSELECT a,\n\t b + 1 AS x\nFROM t;\n  (SELECT 1)")
+	script, err := Parse("SET 'a' = 'b';\nSELECT a,\n\t b + 1 AS x\nFROM t;\n  (SELECT 1);\n" +
+		"SELECT\n  RANK() OVER (ORDER BY a)\nFROM t\n  JOIN u ON x\n  LEFT JOIN v ON y")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,9 +409,17 @@ func TestPositions(t *testing.T) {
 		"paren":  script.Stmts[2].Position(),
 		"select": script.Stmts[2].(*QueryStmt).Query.Pos,
 	}
+	q3 := script.Stmts[3].(*QueryStmt).Query
+	outer := q3.From.(*JoinTable)
+	got["over"] = q3.Items[0].Expr.Position()
+	got["join"] = outer.Pos
+	got["inner join"] = outer.Left.Position()
+	got["right"] = outer.Right.Position()
+	got["on"] = outer.On.Position()
 	want := map[string][2]int{
 		"set": {1, 1}, "query": {2, 1}, "item0": {2, 8}, "item1": {3, 3}, "binary": {3, 3},
 		"one": {3, 7}, "from": {4, 6}, "paren": {5, 3}, "select": {5, 4},
+		"over": {7, 3}, "join": {8, 6}, "inner join": {8, 6}, "right": {10, 13}, "on": {10, 18},
 	}
 	for name, w := range want {
 		if p := got[name]; p.Line != w[0] || p.Column != w[1] {

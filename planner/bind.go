@@ -167,6 +167,8 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 		return nil, nil, errorf(t, "unknown table `%s`%s", t.Name, suggest(t.Name, p.Catalog.Names()))
 	case *parser.WindowTable:
 		return p.windowTable(t)
+	case *parser.JoinTable:
+		return p.join(t, depth)
 	case *parser.SubqueryTable:
 		n, _, err := p.query(t.Query, depth+1)
 		if err != nil {
@@ -221,6 +223,7 @@ func schemaNames(s Schema) []string {
 // expandStars replaces * and t.* with the columns they name.
 func expandStars(items []*parser.SelectItem, sc *scope) ([]*parser.SelectItem, error) {
 	var out []*parser.SelectItem
+	taken := map[string]bool{} // names a star gave: a join's columns may repeat one
 	for _, it := range items {
 		if !it.Star {
 			out = append(out, it)
@@ -236,7 +239,12 @@ func expandStars(items []*parser.SelectItem, sc *scope) ([]*parser.SelectItem, e
 			if c.qual != "" {
 				parts = []string{c.qual, c.name}
 			}
-			out = append(out, &parser.SelectItem{Pos: it.Pos, Expr: &parser.Ident{Pos: it.Pos, Parts: parts}})
+			item := &parser.SelectItem{Pos: it.Pos, Expr: &parser.Ident{Pos: it.Pos, Parts: parts}}
+			for i := 0; taken[strings.ToLower(itemName(item, 0))]; i++ {
+				item.Alias = fmt.Sprintf("%s%d", c.name, i)
+			}
+			taken[strings.ToLower(itemName(item, 0))] = true
+			out = append(out, item)
 		}
 		if !found {
 			if it.Qualifier != "" {

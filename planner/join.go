@@ -77,7 +77,7 @@ func (n *Join) Updating() bool {
 }
 
 func (n *Join) Describe() string {
-	joined := append(append(Schema(nil), n.Left.Schema()...), n.Right.Schema()...)
+	joined := n.Schema()
 	left := len(n.Left.Schema())
 	var conds []string
 	for i, l := range n.LeftKeys {

@@ -175,9 +175,20 @@ func (n *Sink) Describe() string {
 	return fmt.Sprintf("Sink(table=[%s], connector=[%s])", n.Table.Name, n.Table.Connector())
 }
 
-// exprSQL prints e with column names instead of positions.
+// Walk calls fn for n and every node below it, parents first.
+func Walk(n Node, fn func(Node)) {
+	fn(n)
+	for _, c := range n.Children() {
+		Walk(c, fn)
+	}
+}
+
+// exprSQL prints e with column names instead of positions: the names of schema in,
+// which a join may have made unique (id0), not those the query wrote.
 func exprSQL(e Expr, in Schema) string {
-	s := e.String()
+	s := mapColumns(e, func(c *ColumnRef) Expr {
+		return &ColumnRef{Index: c.Index, Name: in[c.Index].Name, T: c.T}
+	}).String()
 	// ColumnRef prints as $i:name; EXPLAIN shows the name only.
 	for i := len(in) - 1; i >= 0; i-- {
 		s = strings.ReplaceAll(s, fmt.Sprintf("$%d:%s", i, in[i].Name), in[i].Name)

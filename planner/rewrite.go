@@ -26,6 +26,10 @@ func rewrite(n Node) Node {
 		c := *x
 		c.Input = rewrite(x.Input)
 		n = &c
+	case *Join:
+		c := *x
+		c.Left, c.Right = rewrite(x.Left), rewrite(x.Right)
+		n = &c
 	}
 	for _, r := range rewrites {
 		n = r(n)

@@ -110,6 +110,36 @@ SELECT MOD(a, 2), LEFT(s, 2), RIGHT(s, 1), IF(a > 0, 'p', 'n'), COALESCE(a, b, 0
 SELECT COUNT(*), count(DISTINCT a), MAX(b), AVG(c), NOW(), `my func`(1), `cast`(x) FROM t;
 SELECT TIMESTAMP(x), INTERVAL(y), DATE(z) FROM t;
 
+-- Joins
+SELECT * FROM a JOIN b ON a.id = b.id;
+SELECT o.id, c.name FROM orders o INNER JOIN customers c ON o.cid = c.id;
+SELECT * FROM orders AS o LEFT JOIN customers AS c ON o.cid = c.id;
+SELECT * FROM orders AS o LEFT OUTER JOIN customers AS c ON o.cid = c.id AND c.active;
+SELECT * FROM a RIGHT JOIN b ON a.x = b.x;
+SELECT * FROM a RIGHT OUTER JOIN b ON a.x = b.x;
+SELECT * FROM a FULL JOIN b ON a.x = b.x;
+SELECT * FROM a FULL OUTER JOIN b ON a.x = b.x OR a.y = b.y;
+SELECT * FROM a JOIN b ON a.x = b.x LEFT JOIN c ON b.y = c.y RIGHT JOIN d ON c.z = d.z WHERE a.v > 0;
+SELECT o.id, s.ts FROM orders o JOIN shipments s ON o.id = s.order_id AND o.ts BETWEEN s.ts - INTERVAL '4' HOUR AND s.ts;
+SELECT * FROM (SELECT id, amount FROM orders WHERE amount > 10) o JOIN (SELECT * FROM a JOIN b ON a.k = b.k) AS ab ON o.id = ab.k;
+SELECT L.k, L.window_start, L.n, R.m FROM
+  (SELECT k, window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' MINUTE)) GROUP BY k, window_start, window_end) L
+  FULL OUTER JOIN
+  (SELECT k, window_start, window_end, COUNT(*) AS m FROM TABLE(TUMBLE(TABLE r, DESCRIPTOR(ts), INTERVAL '5' MINUTE)) GROUP BY k, window_start, window_end) R
+  ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end;
+SELECT * FROM TABLE(HOP(TABLE a, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '5' MINUTE)) AS w JOIN b ON w.k = b.k;
+SELECT * FROM `left` JOIN `on` ON `left`.a = `on`.a;
+
+-- OVER windows: Top-N and deduplication
+SELECT * FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY category ORDER BY sales DESC) AS row_num FROM shop_sales
+) WHERE row_num <= 3;
+SELECT order_id, user FROM (
+  SELECT *, row_number() over (partition by order_id order by proctime asc) rn FROM orders
+) WHERE rn = 1;
+SELECT RANK() OVER (ORDER BY a DESC, b, c ASC), DENSE_RANK() OVER (PARTITION BY a, b || c ORDER BY d), ROW_NUMBER() OVER () FROM t;
+SELECT ROW_NUMBER() OVER (PARTITION BY `partition` ORDER BY `offset` DESC) + 1 AS n, partition FROM t;
+
 -- INSERT
 INSERT INTO sink SELECT * FROM orders;
 INSERT INTO sink (a, b) SELECT a, b FROM src;
