@@ -204,7 +204,7 @@ func (s *Session) set(st *parser.SetStmt) error {
 			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("unknown time zone '%s'", st.Value)}
 		}
 		s.cfg.Location = loc
-	case "table.exec.source.idle-timeout":
+	case "table.exec.source.idle-timeout", "table.exec.state.ttl":
 		if _, err := checkpoint.ParseDuration(st.Value); err != nil {
 			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'%s': %v", st.Key, err)}
 		}

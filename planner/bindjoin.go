@@ -25,9 +25,11 @@ func (p *Planner) join(t *parser.JoinTable, depth int) (Node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if cond, err = b.expect(t.On, cond, TypeBoolean); err != nil {
+	checked, err := b.expect(t.On, cond, TypeBoolean)
+	if err != nil {
 		return nil, nil, errorf(t.On, "JOIN ... ON needs a BOOLEAN condition, got %s", cond.Type().Nullable())
 	}
+	cond = checked
 	n := &Join{Left: left, Right: right, Kind: t.Kind}
 	nl := len(left.Schema())
 	var residual, timeConds []Expr
@@ -169,9 +171,12 @@ func timeTerm(e Expr) (col int, offset int64, ok bool) {
 			return 0, 0, false
 		}
 		lit, isLit := e.Args[1].(*Literal)
+		if !isLit || lit.T.Kind != IntervalDayTime {
+			return 0, 0, false
+		}
 		ms, isMs := lit.Value.(int64)
 		col, _, ok := timeTerm(e.Args[0])
-		if !isLit || !isMs || lit.T.Kind != IntervalDayTime || !ok {
+		if !isMs || !ok {
 			return 0, 0, false
 		}
 		if e.Fn == FnSub {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,8 +19,11 @@ import (
 // Commands:
 //
 //	file NAME            writes the input to $DIR/NAME (an input table's data)
-//	sql [format=F]       runs the statements (F: csv (default), table, json, changelog);
-//	                     the output is what they print, then "error: ..." if one failed
+//	sql [format=F] [sort=true]
+//	                     runs the statements (F: csv (default), table, json, changelog);
+//	                     the output is what they print, then "error: ..." if one failed;
+//	                     sort=true sorts the lines after the header, for results whose
+//	                     order depends on how two sources interleave (joins)
 //
 // $DIR in SQL is the case's temporary directory. Every sql block is also printed and
 // parsed again, which must give the same canonical text.
@@ -78,6 +82,9 @@ func runGoldenFile(t *testing.T, path string) {
 			t.Fatalf("%s: unknown command %q", c.pos, c.cmd)
 		}
 		actual[i] = strings.ReplaceAll(out.String(), dir, "$DIR")
+		if c.args["sort"] == "true" {
+			actual[i] = sortBody(actual[i])
+		}
 		if !*update && strings.TrimRight(actual[i], "\n") != c.expected {
 			t.Errorf("%s: %s\n%s\n--- got:\n%s\n--- want:\n%s", c.pos, c.cmd, c.input, actual[i], c.expected)
 		}
@@ -104,6 +111,15 @@ func checkRoundTrip(t *testing.T, c testCase, sql string) {
 	if again.String() != printed {
 		t.Errorf("%s: round trip changed the SQL:\n%s\n---\n%s", c.pos, printed, again.String())
 	}
+}
+
+// sortBody sorts the lines of out after its first.
+func sortBody(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) > 1 {
+		slices.Sort(lines[1:])
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 func orDefault(s, def string) string {
