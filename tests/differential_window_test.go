@@ -142,15 +142,21 @@ func TestDifferentialWindows(t *testing.T) {
 // differentialWindow runs one query on streamsql with the given parallelism and
 // compares its rows with SQLite's.
 func differentialWindow(t *testing.T, db *sql.DB, path, query, sqliteQuery string, parallelism int) {
+	ddl := fmt.Sprintf(`SET 'parallelism.default' = '%d';
+		CREATE TABLE e (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+		WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');`, parallelism, path)
+	differentialRun(t, db, ddl, query, sqliteQuery)
+}
+
+// differentialRun runs ddl and query on streamsql, which must drop no late rows, and
+// compares the query's rows with those of sqliteQuery.
+func differentialRun(t *testing.T, db *sql.DB, ddl, query, sqliteQuery string) {
 	want := sqliteRows(t, db, sqliteQuery)
 	var out, errs bytes.Buffer
 	s, err := streamsql.NewSession(streamsql.Config{Out: &out, Err: &errs, Format: "json", Location: time.UTC, StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ddl := fmt.Sprintf(`SET 'parallelism.default' = '%d';
-		CREATE TABLE e (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
-		WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');`, parallelism, path)
 	if err := s.Exec(context.Background(), ddl+query+";"); err != nil {
 		t.Fatalf("streamsql: %v\n%s", err, errs.String())
 	}

@@ -1,0 +1,114 @@
+package tests
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// joinQueries run on streamsql and SQLite over the same two tables l(id, k, v, ts) and
+// r(id, k, w, ts). In SQLite ts is in milliseconds; window bounds are computed.
+var joinQueries = []struct{ name, sql, sqlite string }{
+	{"inner",
+		"SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k", ""},
+	{"left",
+		"SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k", ""},
+	{"right",
+		"SELECT l.id AS lid, r.id AS rid FROM l RIGHT JOIN r ON l.k = r.k", ""},
+	{"full with a condition on the pairs",
+		"SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k AND l.v > r.w", ""},
+	{"two keys",
+		"SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k AND l.v % 3 = r.w % 3",
+		"SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k AND l.v % 3 = r.w % 3"},
+	{"join an aggregate",
+		"SELECT a.k AS k, a.n AS n, r.id AS rid FROM (SELECT k, COUNT(*) AS n FROM l GROUP BY k) a JOIN r ON a.k = r.k", ""},
+	{"left join an aggregate whose rows retract",
+		"SELECT r.id AS rid, a.n AS n FROM r LEFT JOIN (SELECT k, COUNT(*) AS n FROM l GROUP BY k HAVING COUNT(*) < 10) a ON r.k = a.k", ""},
+	{"aggregate a left join",
+		"SELECT l.k AS k, COUNT(*) AS n, COUNT(r.id) AS matched, SUM(r.w) AS s FROM l LEFT JOIN r ON l.k = r.k GROUP BY l.k", ""},
+	{"interval",
+		"SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k AND r.ts BETWEEN l.ts - INTERVAL '1' SECOND AND l.ts + INTERVAL '2' SECOND",
+		"SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k AND r.ts BETWEEN l.ts - 1000 AND l.ts + 2000"},
+	{"interval left, strict bounds",
+		"SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k AND r.ts > l.ts AND r.ts < l.ts + INTERVAL '3' SECOND",
+		"SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k AND r.ts > l.ts AND r.ts < l.ts + 3000"},
+	{"interval full",
+		"SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '0.5' SECOND AND r.ts + INTERVAL '0.5' SECOND",
+		"SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - 500 AND r.ts + 500"},
+	{"window inner",
+		"SELECT a.window_start AS ws, a.id AS lid, b.id AS rid FROM (SELECT * FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND))) a " +
+			"JOIN (SELECT * FROM TABLE(TUMBLE(TABLE r, DESCRIPTOR(ts), INTERVAL '5' SECOND))) b " +
+			"ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k",
+		"SELECT " + tsText("l.ts - l.ts % 5000") + " AS ws, l.id AS lid, r.id AS rid FROM l JOIN r ON l.ts - l.ts % 5000 = r.ts - r.ts % 5000 AND l.k = r.k"},
+	{"window full",
+		"SELECT a.window_end AS lwe, b.window_end AS rwe, a.id AS lid, b.id AS rid FROM (SELECT * FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND))) a " +
+			"FULL JOIN (SELECT * FROM TABLE(TUMBLE(TABLE r, DESCRIPTOR(ts), INTERVAL '5' SECOND))) b " +
+			"ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k",
+		"SELECT " + tsText("l.ts - l.ts % 5000 + 5000") + " AS lwe, " + tsText("r.ts - r.ts % 5000 + 5000") + " AS rwe, l.id AS lid, r.id AS rid " +
+			"FROM l FULL JOIN r ON l.ts - l.ts % 5000 = r.ts - r.ts % 5000 AND l.k = r.k"},
+}
+
+// TestDifferentialJoins runs every join query at parallelism 1 and 2 over two tables of
+// events slightly out of order (within their watermark delay), some with NULL keys.
+func TestDifferentialJoins(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 11))
+	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	var ddl string
+	for _, table := range []struct{ name, value string }{{"l", "v"}, {"r", "w"}} {
+		if _, err := db.Exec(fmt.Sprintf("CREATE TABLE %s (id INTEGER, k TEXT, %s INTEGER, ts INTEGER)", table.name, table.value)); err != nil {
+			t.Fatal(err)
+		}
+		var lines bytes.Buffer
+		tx, _ := db.Begin()
+		for i := range 3000 {
+			var k any = fmt.Sprint("k", r.IntN(300))
+			if r.IntN(30) == 0 {
+				k = nil
+			}
+			v, ts := r.Int64N(100), base+int64(i)*10-r.Int64N(1500)
+			fmt.Fprintf(&lines, `{"id":%d,"k":%s,"%s":%d,"ts":%q}`+"\n", i, jsonString(k), table.value, v, time.UnixMilli(ts).UTC().Format("2006-01-02 15:04:05.000"))
+			if _, err := tx.Exec(fmt.Sprintf("INSERT INTO %s VALUES (?, ?, ?, ?)", table.name), i, k, v, ts); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, table.name+".json")
+		if err := os.WriteFile(path, lines.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ddl += fmt.Sprintf(`CREATE TABLE %s (id BIGINT, k STRING, %s BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+			WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');`, table.name, table.value, path)
+	}
+	for _, q := range joinQueries {
+		sqliteQuery := q.sqlite
+		if sqliteQuery == "" {
+			sqliteQuery = q.sql
+		}
+		for _, parallelism := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s, parallelism %d", q.name, parallelism), func(t *testing.T) {
+				differentialRun(t, db, fmt.Sprintf("SET 'parallelism.default' = '%d';", parallelism)+ddl, q.sql, sqliteQuery)
+			})
+		}
+	}
+}
+
+func jsonString(v any) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%q", v)
+}
