@@ -59,18 +59,35 @@ INSERT INTO out SELECT k, v * 2 FROM gen WHERE v > 500;`},
 	}
 	// Windows over event time: one event a millisecond, 10k keys, exactly-once checkpoints
 	// every 10 s (the final one within the run).
-	windowed := func(tvf string) string {
-		return `SET 'execution.checkpointing.interval' = '10 s';
-CREATE TABLE ev (id BIGINT, k BIGINT, v BIGINT, ts AS TO_TIMESTAMP_LTZ(id, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
-  WITH ('connector' = 'datagen', 'number-of-rows' = '1000000', 'rows-per-second' = '1000000000', 'seed' = '1',
-  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000',
-  'fields.k.min' = '1', 'fields.k.max' = '10000', 'fields.v.min' = '0', 'fields.v.max' = '1000');
+	events := func(table string, rows int, seed int) string {
+		return fmt.Sprintf(`
+CREATE TABLE %s (id BIGINT, k BIGINT, v BIGINT, ts AS TO_TIMESTAMP_LTZ(id, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'datagen', 'number-of-rows' = '%d', 'rows-per-second' = '1000000000', 'seed' = '%d',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '%d',
+  'fields.k.min' = '1', 'fields.k.max' = '10000', 'fields.v.min' = '0', 'fields.v.max' = '1000');`, table, rows, seed, rows)
+	}
+	windowed := func(tvf, interval string, rows int) string {
+		return "SET 'execution.checkpointing.interval' = '" + interval + "';" + events("ev", rows, 1) + `
 CREATE TABLE out (ws TIMESTAMP(3), we TIMESTAMP(3), k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole');
 INSERT INTO out SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(` + tvf + `) GROUP BY window_start, window_end, k;`
 	}
+	const tumble = "TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND)"
+	// Joins of two sources of 500k events each, one event a millisecond, 10k keys: an
+	// interval join within a second, and a regular join (which keeps every row).
+	joined := func(on string) string {
+		return "SET 'execution.checkpointing.interval' = '10 s';" + events("a", 500_000, 1) + events("b", 500_000, 2) + `
+CREATE TABLE out (x BIGINT, y BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT a.id, b.id FROM a JOIN b ON ` + on + `;`
+	}
 	queries = append(queries,
-		benchQuery{"tumble 10 s by 10k keys", 1_000_000, windowed("TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '10' SECOND)")},
-		benchQuery{"hop 10 s every 2 s by 10k keys", 1_000_000, windowed("HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)")})
+		benchQuery{"tumble 10 s by 10k keys", 1_000_000, windowed(tumble, "10 s", 1_000_000)},
+		benchQuery{"hop 10 s every 2 s by 10k keys", 1_000_000, windowed("HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)", "10 s", 1_000_000)},
+		// The same tumbling windows with a checkpoint every second over 1M and 4M events:
+		// when state is steady, the state file does not grow with the input.
+		benchQuery{"tumble 10 s by 10k keys, checkpoints every second, 1M rows", 1_000_000, windowed(tumble, "1 s", 1_000_000)},
+		benchQuery{"tumble 10 s by 10k keys, checkpoints every second, 4M rows", 4_000_000, windowed(tumble, "1 s", 4_000_000)},
+		benchQuery{"interval join within 1 s by 10k keys", 1_000_000, joined("a.k = b.k AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts")},
+		benchQuery{"regular join by 10k keys", 1_000_000, joined("a.k = b.k AND a.v = b.v")})
 	for _, q := range queries {
 		b.Run(q.name, func(b *testing.B) {
 			b.ReportAllocs()

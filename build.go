@@ -27,13 +27,20 @@ type job struct {
 	graph   *exec.Graph
 	store   *state.Store       // keyed state, when checkpointing
 	readers []tableReader      // the readers opened by the latest run, for their skip counts
-	late    []exec.LateCounter // the window operators of the latest run
+	late    []exec.LateCounter // the window operators of the latest run that drop late rows
+	routed  []routedLate       // and those that write them to a table
 	// positions are where the sources stood when the latest run ended, for a restart
 	// without checkpoints.
 	positions map[exec.TaskID][][]byte
 	// unreplayable names the tables read whose source cannot rewind to a checkpoint's
 	// position.
 	unreplayable []string
+}
+
+// routedLate is a window operator that writes its late rows to table.
+type routedLate struct {
+	exec.LateCounter
+	table string
 }
 
 // tableReader is a source task's reader and the table it reads.
@@ -74,9 +81,10 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 		b.addOp(last, result)
 	}
 	for i := range b.stages {
-		chain := b.chains[i]
+		chain, side := b.chains[i], b.side[i]
+		b.stages[i].Side = side
 		b.stages[i].NewChain = func(task int, out exec.Output, restored [][]byte) ([]exec.Operator, error) {
-			return buildChain(ctx, chain, task, out, restored)
+			return buildChain(ctx, chain, side, task, out, restored)
 		}
 	}
 	b.j.graph.Stages = b.stages
@@ -93,16 +101,27 @@ type builder struct {
 	j           *job
 	stages      []exec.Stage
 	chains      [][]opFactory
+	side        [][]bool // by stage and operator: see exec.Chain
 	slices      map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
 }
 
 func (b *builder) startStage(st exec.Stage) int {
 	b.stages = append(b.stages, st)
 	b.chains = append(b.chains, nil)
+	b.side = append(b.side, nil)
 	return len(b.stages) - 1
 }
 
-func (b *builder) addOp(stage int, f opFactory) { b.chains[stage] = append(b.chains[stage], f) }
+func (b *builder) addOp(stage int, f opFactory) {
+	b.chains[stage] = append(b.chains[stage], f)
+	b.side[stage] = append(b.side[stage], false)
+}
+
+// addSideOp adds a side operator, which only the operator before it emits into.
+func (b *builder) addSideOp(stage int, f opFactory) {
+	b.addOp(stage, f)
+	b.side[stage][len(b.side[stage])-1] = true
+}
 
 // windows finds the HOP window functions whose aggregate (agg, the nearest one above)
 // wants slices assigned, and refuses SESSION windows that no window aggregate merges.
@@ -110,7 +129,7 @@ func (b *builder) windows(n planner.Node, agg *planner.Aggregate) error {
 	switch n := n.(type) {
 	case *planner.Aggregate:
 		agg = n
-	case *planner.Join:
+	case *planner.Join, *planner.Rank:
 		agg = nil
 	case *planner.WindowTVF:
 		if n.Kind == "SESSION" && (agg == nil || agg.Window == nil) {
@@ -193,32 +212,102 @@ func (b *builder) node(n planner.Node) (int, error) {
 		}
 		uid := fmt.Sprintf("aggregate-%d", stage)
 		keyed := b.keyedState(uid, stage)
+		lateSinks := map[int]exec.Operator{} // by task: the sink of its late rows
 		b.addOp(stage, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
 			cache := ops.Cache{MaxGroups: maxGroups, SpillPath: filepath.Join(s.cfg.StateDir, b.j.id, fmt.Sprintf("spill-%s-%d.db", uid, task))}
 			op := ops.NewAggregate(mem, n, out, keyed(task), cache)
-			if lc, ok := op.(exec.LateCounter); ok && n.Window != nil {
+			if lc, ok := op.(exec.LateCounter); ok && n.Window != nil && n.Late == nil {
 				b.j.late = append(b.j.late, lc)
+			}
+			if sink := lateSinks[task]; sink != nil {
+				b.j.routed = append(b.j.routed, routedLate{op.(exec.LateCounter), n.Late.Table})
+				op.(ops.LateRouter).RouteLateRows(n.Late.Cols, exec.OutputFunc(func(ctx context.Context, rows exec.Batch) error {
+					return sink.Process(ctx, 0, rows)
+				}))
+			}
+			return op, nil
+		})
+		if n.Late != nil {
+			sink, err := b.lateSink(n)
+			if err != nil {
+				return 0, err
+			}
+			// Built before the aggregate, which the chain builds after the operators it feeds.
+			b.addSideOp(stage, func(ctx context.Context, task int, out exec.Output) (exec.Operator, error) {
+				op, err := sink(ctx, task, out)
+				lateSinks[task] = op
+				return op, err
+			})
+		}
+		return stage, nil
+	case *planner.Join:
+		return b.join(n)
+	case *planner.Rank:
+		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionBy}
+		if len(input.HashKeys) == 0 {
+			input.Partition = exec.Gather
+		}
+		stage := b.startStage(exec.Stage{Name: "Rank", Parallelism: s.tasksOf(n, b.parallelism), Inputs: []exec.Input{input}})
+		keyed := b.keyedState(fmt.Sprintf("rank-%d", stage), stage)
+		b.addOp(stage, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
+			op := ops.NewRank(mem, n, out, keyed(task))
+			if n.Window != nil || n.Dedup() == planner.KeepFirstRow {
+				b.j.late = append(b.j.late, op.(exec.LateCounter))
 			}
 			return op, nil
 		})
 		return stage, nil
-	case *planner.Join:
-		return b.join(n)
 	case *planner.Sink:
-		tasks := b.stages[in].Parallelism
-		checkpointed := s.checkpointed()
-		b.addOp(in, func(ctx context.Context, task int, _ exec.Output) (exec.Operator, error) {
-			spec := connector.SinkSpec{Table: n.Table, Schema: n.Schema(), Mem: mem, Location: s.cfg.Location, Stdout: s.cfg.Out, Stderr: s.cfg.Err,
-				ID: fmt.Sprintf("%s-%s-%d", b.j.id, strings.ToLower(n.Table.Name), task), Task: task, Tasks: tasks, Checkpointed: checkpointed, TablesDir: s.tablesDir()}
-			if checkpointed {
-				spec.StateDir = filepath.Join(s.cfg.StateDir, b.j.id, "sinks")
-			}
-			return s.connectors.OpenSink(ctx, spec)
-		})
+		b.addOp(in, b.sink(n.Table, n.Schema(), b.stages[in].Parallelism))
 	default:
 		return 0, fmt.Errorf("cannot run plan node %T", n)
 	}
 	return in, nil
+}
+
+// sink makes the sink operators that write a stage's rows, of schema, into table.
+func (b *builder) sink(table *planner.Table, schema planner.Schema, tasks int) opFactory {
+	s := b.s
+	checkpointed := s.checkpointed()
+	return func(ctx context.Context, task int, _ exec.Output) (exec.Operator, error) {
+		spec := connector.SinkSpec{Table: table, Schema: schema, Mem: b.mem, Location: s.cfg.Location, Stdout: s.cfg.Out, Stderr: s.cfg.Err,
+			ID: fmt.Sprintf("%s-%s-%d", b.j.id, strings.ToLower(table.Name), task), Task: task, Tasks: tasks, Checkpointed: checkpointed, TablesDir: s.tablesDir()}
+		if checkpointed {
+			spec.StateDir = filepath.Join(s.cfg.StateDir, b.j.id, "sinks")
+		}
+		return s.connectors.OpenSink(ctx, spec)
+	}
+}
+
+// lateSink makes the sinks of a window aggregate's late rows, after checking that the
+// table named by 'late-data.sink' takes the rows of the table the window reads.
+func (b *builder) lateSink(n *planner.Aggregate) (opFactory, error) {
+	in := n.Input.Schema()
+	var rows planner.Schema
+	for i, c := range n.Late.Cols {
+		rows = append(rows, planner.Column{Name: b.lateColumnName(n.Late.From, i), Type: in[c].Type})
+	}
+	table, ok := b.s.catalog.Table(n.Late.Table)
+	if !ok {
+		return nil, fmt.Errorf("table %s: '%s' names table %s, which does not exist", n.Late.From, planner.LateDataSink, n.Late.Table)
+	}
+	cols := table.PhysicalSchema()
+	fits := len(cols) == len(rows)
+	for i := 0; fits && i < len(cols); i++ {
+		fits = cols[i].Type.Nullable() == rows[i].Type.Nullable()
+	}
+	if !fits {
+		return nil, fmt.Errorf("table %s: '%s' table %s must have the columns of %s's rows, %s, not %s", n.Late.From, planner.LateDataSink, table.Name, n.Late.From, rows, cols)
+	}
+	return b.sink(table, cols, b.s.tasksOf(n, b.parallelism)), nil
+}
+
+// lateColumnName is the name of column i of table, which late rows carry.
+func (b *builder) lateColumnName(table string, i int) string {
+	if t, ok := b.s.catalog.Table(table); ok && i < len(t.Columns) {
+		return t.Columns[i].Name
+	}
+	return fmt.Sprintf("$%d", i)
 }
 
 // join starts the stage of a join: each side's rows go to the task of their key.
@@ -322,6 +411,11 @@ func (s *Session) tasksOf(n planner.Node, parallelism int) int {
 			return 1
 		}
 		return parallelism
+	case *planner.Rank:
+		if len(n.PartitionBy) == 0 {
+			return 1
+		}
+		return parallelism
 	}
 	if c := n.Children(); len(c) > 0 {
 		return s.tasksOf(c[0], parallelism)
@@ -331,14 +425,14 @@ func (s *Session) tasksOf(n planner.Node, parallelism int) int {
 
 // buildChain makes a task's operators, linked as an exec.Chain ending in out, and
 // restores their state.
-func buildChain(ctx context.Context, chain []opFactory, task int, out exec.Output, restored [][]byte) (built []exec.Operator, err error) {
+func buildChain(ctx context.Context, chain []opFactory, side []bool, task int, out exec.Output, restored [][]byte) (built []exec.Operator, err error) {
 	built = make([]exec.Operator, len(chain))
 	defer func() {
 		if err != nil {
 			closeAll(built)
 		}
 	}()
-	links := &exec.Chain{Ops: built, Last: out}
+	links := &exec.Chain{Ops: built, Last: out, Side: side}
 	for i := len(chain) - 1; i >= 0; i-- {
 		op, err := chain[i](ctx, task, links.Output(i))
 		if err != nil {

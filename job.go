@@ -91,7 +91,16 @@ func (s *Session) reportSkipped(j *job) {
 	if late > 0 {
 		fmt.Fprintf(s.cfg.Err, "job %s: dropped %d late rows, behind the watermark when their window had fired\n", j.id, late)
 	}
-	j.late = nil
+	routed := map[string]int64{}
+	for _, r := range j.routed {
+		routed[r.table] += r.LateRows()
+	}
+	for table, n := range routed {
+		if n > 0 {
+			fmt.Fprintf(s.cfg.Err, "job %s: wrote %d late rows, behind the watermark when their window had fired, to table %s\n", j.id, n, table)
+		}
+	}
+	j.late, j.routed = nil, nil
 }
 
 // runAttempt runs the graph once, from the latest completed checkpoint if there is one.

@@ -46,6 +46,8 @@ type Stage struct {
 	// Chain) and the last into out; restored is what the task's operators snapshotted at
 	// the checkpoint restored from, one entry per operator (nil when starting fresh).
 	NewChain func(task int, out Output, restored [][]byte) ([]Operator, error)
+	// Side marks the chain's side operators, by index (see Chain).
+	Side []bool
 }
 
 // Graph is a job's stages in data order: every stage's Input comes before it.
@@ -315,7 +317,7 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 				}
 				return nil, err
 			}
-			t.chain = &Chain{Ops: t.ops, Last: out}
+			t.chain = &Chain{Ops: t.ops, Last: out, Side: st.Side}
 			tasks = append(tasks, t)
 		}
 	}

@@ -84,10 +84,22 @@ type WatermarkOutput interface {
 }
 
 // Chain links a task's operators in data order: operator i emits into Output(i), which
-// feeds operator i+1, and the last one feeds the task's output.
+// feeds operator i+1, and the last one feeds the task's output. A side operator (Side[i])
+// is skipped: it gets rows only from an operator that holds it and emits into it
+// directly (a sink for an aggregate's late rows), and its task still checkpoints,
+// commits and closes it like the others.
 type Chain struct {
 	Ops  []Operator
 	Last Output // nil: the last operator emits nothing
+	Side []bool // by operator; nil: none is
+}
+
+// main returns the first operator from i on that is not a side one, or len(Ops).
+func (c *Chain) main(i int) int {
+	for i < len(c.Ops) && i < len(c.Side) && c.Side[i] {
+		i++
+	}
+	return i
 }
 
 // Output returns what operator i emits into.
@@ -99,8 +111,8 @@ type chainLink struct {
 }
 
 func (l chainLink) Emit(ctx context.Context, b Batch) error {
-	if l.next < len(l.c.Ops) {
-		return l.c.Ops[l.next].Process(ctx, 0, b)
+	if next := l.c.main(l.next); next < len(l.c.Ops) {
+		return l.c.Ops[next].Process(ctx, 0, b)
 	}
 	if l.c.Last == nil {
 		return nil
@@ -111,8 +123,8 @@ func (l chainLink) Emit(ctx context.Context, b Batch) error {
 // EmitWatermark gives the watermark to the next handler of the chain, or to the task's
 // output.
 func (l chainLink) EmitWatermark(ctx context.Context, wm int64) error {
-	for _, op := range l.c.Ops[l.next:] {
-		if h, ok := op.(WatermarkHandler); ok {
+	for i := l.c.main(l.next); i < len(l.c.Ops); i = l.c.main(i + 1) {
+		if h, ok := l.c.Ops[i].(WatermarkHandler); ok {
 			return h.ProcessWatermark(ctx, wm)
 		}
 	}

@@ -14,6 +14,19 @@ type Planner struct {
 
 // PlanQuery plans a SELECT.
 func (p *Planner) PlanQuery(q *parser.Query) (Node, error) {
+	n, err := p.planQuery(q)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRanks(n); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// planQuery plans a SELECT that may still hold a ROW_NUMBER() without a bound: a view's
+// query, which the query reading the view filters.
+func (p *Planner) planQuery(q *parser.Query) (Node, error) {
 	n, _, err := p.query(q, 0)
 	if err != nil {
 		return nil, err
@@ -71,6 +84,9 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (Node, error) {
 		proj.Exprs = append(proj.Exprs, e)
 		proj.Names = append(proj.Names, col.Name)
 	}
+	if err := checkRanks(n); err != nil {
+		return nil, err
+	}
 	if n.Updating() && appendOnly(t) {
 		return nil, errorf(s, "table %s: the %s sink accepts only inserts, but the query produces updates", t.Name, t.Connector())
 	}
@@ -112,7 +128,13 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 		if err != nil {
 			return nil, nil, errorf(q.Where, "WHERE needs a BOOLEAN condition, got %s", cond.Type().Nullable())
 		}
-		input = &Filter{Input: input, Cond: checked}
+		// A bound on the row number of a ROW_NUMBER() below makes it a Top-N.
+		if input, checked, err = foldRankFilter(input, checked, q.Where); err != nil {
+			return nil, nil, err
+		}
+		if checked != nil {
+			input = &Filter{Input: input, Cond: checked}
+		}
 	}
 	items, err := expandStars(q.Items, sc)
 	if err != nil {
@@ -122,10 +144,24 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 	for _, it := range items {
 		hasAgg = hasAgg || containsAgg(it.Expr)
 	}
+	over, at, err := overItem(items)
+	if err != nil {
+		return nil, nil, err
+	}
 	var out Node
-	if hasAgg {
+	switch {
+	case hasAgg && over != nil:
+		return nil, nil, errorf(over.Expr, "ROW_NUMBER() OVER cannot rank the groups of its own SELECT: "+
+			"rank them in an enclosing query, SELECT *, ROW_NUMBER() OVER (...) AS rownum FROM (SELECT ... GROUP BY ...)")
+	case hasAgg:
 		out, err = p.aggregate(q, items, input, b)
-	} else {
+	case over != nil:
+		var ranked Node
+		var rb *exprBinder
+		if ranked, rb, err = p.rank(over, at, input, b); err == nil {
+			out, err = project(items, ranked, rb)
+		}
+	default:
 		out, err = project(items, input, b)
 	}
 	if err != nil {
@@ -159,6 +195,7 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 			if err != nil {
 				return nil, nil, errorf(t, "view %s: %v", v.Name, err)
 			}
+			inView(n, v.Name, t.Pos) // a fresh plan: noting where it is read changes no one's
 			if len(v.Columns) > 0 {
 				n = rename(n, v.Columns)
 			}

@@ -77,8 +77,9 @@ func (sc *scope) resolve(id *parser.Ident) (*ColumnRef, error) {
 // binds expressions above a GROUP BY: group expressions and aggregate calls become
 // references to the aggregate's output.
 type exprBinder struct {
-	sc  *scope
-	agg *aggBinding
+	sc   *scope
+	agg  *aggBinding
+	over map[*parser.OverExpr]Expr // the ranking function of a select list, as its Rank's row number
 }
 
 var aggFuncs = map[string]AggFunc{"COUNT": AggCount, "SUM": AggSum, "AVG": AggAvg, "MIN": AggMin, "MAX": AggMax}
@@ -197,6 +198,12 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 		return &Call{Fn: FnExtract, Args: []Expr{unit, x}, T: Type{Kind: BigInt, NotNull: x.Type().NotNull}}, nil
 	case *parser.FuncCall:
 		return b.call(e)
+	case *parser.OverExpr:
+		if x, ok := b.over[e]; ok {
+			return x, nil
+		}
+		return nil, errorf(e, "%s() OVER (...) may only be a select item of its own, filtered by an enclosing query: "+
+			"SELECT * FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rownum FROM t) WHERE rownum <= N", e.Fn)
 	}
 	return nil, errorf(e, "unsupported expression %s", e)
 }

@@ -138,7 +138,7 @@ func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 
 // BindView plans a view's query once to check it and learn its schema.
 func (p *Planner) BindView(s *parser.CreateViewStmt) (*View, error) {
-	n, err := p.PlanQuery(s.Query)
+	n, err := p.planQuery(s.Query)
 	if err != nil {
 		return nil, err
 	}

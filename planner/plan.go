@@ -51,6 +51,7 @@ type Aggregate struct {
 	Window      *WindowTVF // the window function of a window aggregate, or nil
 	WindowStart int        // for a window aggregate, the key that is window_start
 	WindowEnd   int        // and the one that is window_end
+	Late        *LateRows  // where a window aggregate's late rows go, or nil
 }
 
 // AggFunc names an aggregate function.
@@ -166,7 +167,11 @@ func (n *Aggregate) Describe() string {
 		if n.Sliced() {
 			window += ", slices of " + duration(n.Window.Slide)
 		}
-		return fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", window, strings.Join(keys, ", "), strings.Join(append(keys, aggs...), ", "))
+		late := ""
+		if n.Late != nil {
+			late = fmt.Sprintf(", lateRowsTo=[%s]", n.Late.Table)
+		}
+		return fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s]%s)", window, strings.Join(keys, ", "), strings.Join(append(keys, aggs...), ", "), late)
 	}
 	return fmt.Sprintf("GroupAggregate(groupBy=[%s], select=[%s])", strings.Join(keys, ", "), strings.Join(append(keys, aggs...), ", "))
 }

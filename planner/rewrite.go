@@ -2,8 +2,10 @@ package planner
 
 // rewrites are applied bottom-up, in order, to every node of a plan.
 var rewrites = []func(Node) Node{
+	pruneRowNumber,
 	mergeProjects,
 	removeIdentityProject,
+	routeLateRows,
 }
 
 func rewrite(n Node) Node {
@@ -29,6 +31,10 @@ func rewrite(n Node) Node {
 	case *Join:
 		c := *x
 		c.Left, c.Right = rewrite(x.Left), rewrite(x.Right)
+		n = &c
+	case *Rank:
+		c := *x
+		c.Input = rewrite(x.Input)
 		n = &c
 	}
 	for _, r := range rewrites {

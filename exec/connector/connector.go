@@ -321,8 +321,8 @@ func NewOptions(t *planner.Table, keys []string, withFormat bool, extra func(key
 	}
 	sort.Strings(o.allowed)
 	for _, k := range t.OptionKeys() {
-		if contains(o.allowed, k) || (extra != nil && extra(k)) {
-			continue
+		if contains(o.allowed, k) || (extra != nil && extra(k)) || k == planner.LateDataSink {
+			continue // the engine's own options are not the connector's
 		}
 		return nil, TableError(t, ErrInvalidOption, "unsupported option '%s' for connector '%s' (supported: %s)",
 			k, o.connector, strings.Join(o.allowed, ", "))

@@ -39,6 +39,8 @@ type aggregate struct {
 	window    int
 	watermark int64
 	late      int64             // rows dropped because their window had fired
+	lateOut   exec.Output       // where late rows go, if they are routed to a table
+	lateCols  []int             // the input columns they carry there
 	byEnd     map[int64][]int32 // open groups by window end; nil until built
 	// A sliced HOP window aggregate keeps a group per slide-long slice (its window_start
 	// and window_end keys hold the slice's) and merges slices into windows as they fire.
@@ -115,7 +117,7 @@ const miniBatchRows = 256 << 10
 
 func (a *aggregate) Process(ctx context.Context, _ int, b exec.Batch) error {
 	if a.window >= 0 {
-		return a.processWindowed(b)
+		return a.processWindowed(ctx, b)
 	}
 	rows := b.Len()
 	if rows == 0 {

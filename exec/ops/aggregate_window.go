@@ -17,9 +17,9 @@ var (
 
 // processWindowed folds rows into their window's groups; a row whose window already
 // fired is late: it is dropped and counted.
-func (a *aggregate) processWindowed(b exec.Batch) error {
+func (a *aggregate) processWindowed(ctx context.Context, b exec.Batch) error {
 	ends := b.Rec.Column(a.keyCols[a.window]).(*array.Timestamp).TimestampValues()
-	var onTime []int32
+	var onTime, late []int32
 	for i, e := range ends {
 		if int64(e) <= a.watermark {
 			if onTime == nil {
@@ -28,12 +28,15 @@ func (a *aggregate) processWindowed(b exec.Batch) error {
 					onTime = append(onTime, int32(j))
 				}
 			}
-			a.late++
+			late = append(late, int32(i))
 			continue
 		}
 		if onTime != nil {
 			onTime = append(onTime, int32(i))
 		}
+	}
+	if err := a.routeLate(ctx, b.Rec, late); err != nil {
+		return err
 	}
 	rec := b.Rec
 	if onTime != nil {
@@ -163,6 +166,37 @@ func (a *aggregate) windowEnd(g int32) int64 { return a.keys[int(g)*len(a.keyCol
 
 // LateRows is how many rows arrived after their window fired.
 func (a *aggregate) LateRows() int64 { return a.late }
+
+// LateRouter is a window operator whose late rows can go to a table.
+type LateRouter interface {
+	RouteLateRows(cols []int, out exec.Output)
+}
+
+var _ LateRouter = (*aggregate)(nil)
+
+// RouteLateRows sends the late rows' columns cols to out (a table's sink) instead of
+// only counting them.
+func (a *aggregate) RouteLateRows(cols []int, out exec.Output) {
+	a.lateCols, a.lateOut = cols, out
+}
+
+// routeLate counts the late rows of rec, and sends them on when they are routed.
+func (a *aggregate) routeLate(ctx context.Context, rec arrow.Record, late []int32) error {
+	a.late += int64(len(late))
+	if len(late) == 0 || a.lateOut == nil {
+		return nil
+	}
+	cols := make([]arrow.Array, len(a.lateCols))
+	fields := make([]arrow.Field, len(a.lateCols))
+	for i, c := range a.lateCols {
+		cols[i] = exec.Take(a.mem, rec.Column(c), late)
+		defer cols[i].Release()
+		fields[i] = rec.Schema().Field(c)
+	}
+	rows := array.NewRecord(arrow.NewSchema(fields, nil), cols, int64(len(late)))
+	defer rows.Release()
+	return a.lateOut.Emit(ctx, exec.Batch{Rec: rows})
+}
 
 // fireSlices emits every window that ends after prev and at or before wm: for each key,
 // the merge of the window's slices, in a group made for the purpose and freed after.

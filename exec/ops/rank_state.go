@@ -1,0 +1,136 @@
+package ops
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/state"
+)
+
+var (
+	_ exec.AsyncSnapshotter = (*rank)(nil)
+	_ exec.SnapshotMeter    = (*rank)(nil)
+	_ exec.Restorer         = (*rank)(nil)
+)
+
+// markDirty notes that p changed since the last checkpoint.
+func (r *rank) markDirty(p *rankPart) {
+	if r.state != nil {
+		r.dirty[string(binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(p.enc)), p.kg))+p.enc] = true
+	}
+}
+
+// Snapshot writes the partitions changed since the previous checkpoint as checkpoint
+// id's delta.
+func (r *rank) Snapshot(ctx context.Context, id int64) ([]byte, error) {
+	persist, err := r.SnapshotAsync(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return persist()
+}
+
+// SnapshotAsync encodes the changed partitions, each with all its rows, under their key
+// group and encoded partition key, and returns the write of that delta, which the task
+// runs in the background. A partition gone (emptied, or its window fired) is deleted.
+func (r *rank) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error), error) {
+	if r.state == nil {
+		return nil, errors.New("rank: checkpoint without a state store")
+	}
+	var d state.Delta
+	var written int64
+	for sk := range r.dirty {
+		if p := r.parts[sk[2:]]; p != nil && len(p.rows) > 0 {
+			v := r.appendPart(nil, p)
+			d.Puts = append(d.Puts, state.KV{Key: []byte(sk), Value: v})
+			written += int64(len(sk) + len(v))
+		} else {
+			d.Deletes = append(d.Deletes, []byte(sk))
+		}
+	}
+	clear(r.dirty)
+	r.lastBytes, r.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
+	st, wm := r.state, r.watermark
+	return func() ([]byte, error) {
+		if _, err := st.Store.WriteDelta(st.Namespace, id, d); err != nil {
+			return nil, err
+		}
+		return json.Marshal(stateHandle{Namespace: st.Namespace, Checkpoint: id, Watermark: wm})
+	}, nil
+}
+
+// LastSnapshot reports the bytes and keys the last snapshot wrote.
+func (r *rank) LastSnapshot() (int64, int64) { return r.lastBytes, r.lastKeys }
+
+// appendPart encodes a partition: whether its row was emitted (keep-first), its window
+// end (window Top-N), then each row's arrival number and values, in rank order.
+func (r *rank) appendPart(buf []byte, p *rankPart) []byte {
+	done := byte(0)
+	if p.done {
+		done = 1
+	}
+	buf = append(buf, done)
+	buf = binary.AppendVarint(buf, p.end)
+	buf = binary.AppendUvarint(buf, uint64(len(p.rows)))
+	for _, x := range p.rows {
+		buf = binary.AppendVarint(buf, x.seq)
+		for _, v := range x.vals {
+			buf = appendValueBytes(buf, v)
+		}
+	}
+	return buf
+}
+
+// Restore loads the partitions of this task's key groups as of the checkpoint in
+// handle, and the watermark that made windows and first rows final.
+func (r *rank) Restore(handle []byte) error {
+	var h stateHandle
+	if err := json.Unmarshal(handle, &h); err != nil {
+		return fmt.Errorf("rank state handle: %w", err)
+	}
+	if r.state == nil || h.Namespace != r.state.Namespace {
+		return fmt.Errorf("rank state handle names %q, not this operator", h.Namespace)
+	}
+	if r.mode != topN {
+		r.watermark = h.Watermark
+	}
+	return r.state.Store.Read(h.Namespace, h.Checkpoint, r.state.FirstKG, r.state.LastKG, func(key, v []byte) error {
+		if len(key) < 2 || len(v) < 1 {
+			return fmt.Errorf("%w: rank state key", state.ErrCorrupt)
+		}
+		p := &rankPart{enc: string(key[2:]), kg: binary.BigEndian.Uint16(key), done: v[0] == 1}
+		d := &decoder{buf: v[1:]}
+		p.end = d.varint()
+		n, size := binary.Uvarint(d.buf)
+		if size <= 0 || n > uint64(len(d.buf)) {
+			return fmt.Errorf("%w: rank state rows", state.ErrCorrupt)
+		}
+		d.buf = d.buf[size:]
+		for range n {
+			x := &rankRow{seq: d.varint(), vals: make([]value, r.width)}
+			for c := range x.vals {
+				x.vals[c] = d.value()
+			}
+			if d.err != nil {
+				return d.err
+			}
+			p.rows = append(p.rows, x)
+			r.seq = max(r.seq, x.seq+1)
+		}
+		if len(p.rows) == 0 {
+			return fmt.Errorf("%w: rank partition without rows", state.ErrCorrupt)
+		}
+		r.parts[p.enc] = p
+		switch {
+		case r.mode == windowTopN:
+			r.byEnd[p.end] = append(r.byEnd[p.end], p)
+		case r.mode == keepFirst && !p.done:
+			r.pending[p] = true
+		}
+		return nil
+	})
+}
