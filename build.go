@@ -101,7 +101,7 @@ type builder struct {
 	j           *job
 	stages      []exec.Stage
 	chains      [][]opFactory
-	side        [][]bool // by stage and operator: see exec.Chain
+	side        [][]bool                    // by stage and operator: see exec.Chain
 	slices      map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
 }
 
