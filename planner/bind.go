@@ -320,14 +320,19 @@ func project(items []*parser.SelectItem, input Node, b *exprBinder) (Node, error
 	return proj, nil
 }
 
+// uniqueNames checks that a select list names each column once. A name the list did
+// not choose (a column's, as in SELECT a.id, b.id) is numbered instead, id0, as in
+// Flink; an alias taken twice is an error.
 func uniqueNames(items []*parser.SelectItem, names []string) error {
 	seen := map[string]bool{}
 	for i, n := range names {
-		k := strings.ToLower(n)
-		if seen[k] {
-			return errorf(items[i], "duplicate column name `%s` in SELECT; give it an alias", n)
+		if seen[strings.ToLower(n)] && items[i].Alias != "" {
+			return errorf(items[i], "duplicate column name `%s` in SELECT; give it another alias", n)
 		}
-		seen[k] = true
+		for j := 0; seen[strings.ToLower(names[i])]; j++ {
+			names[i] = fmt.Sprintf("%s%d", n, j)
+		}
+		seen[strings.ToLower(names[i])] = true
 	}
 	return nil
 }
