@@ -46,7 +46,7 @@ type join struct {
 	now       func() int64 // processing time, ms
 
 	state     *KeyedState
-	dirty     map[string]bool // state keys changed since the last checkpoint
+	dirty     []dirtyKey // keys changed since the last checkpoint, each once
 	lastBytes int64
 	lastKeys  int64
 
@@ -79,6 +79,13 @@ type joinKey struct {
 	kg     uint16
 	rows   []*joinRow
 	access int64 // regular join: processing time of the last access, for the TTL
+	dirty  bool  // listed in join.dirty
+}
+
+// dirtyKey is a key of a side that changed since the last checkpoint.
+type dirtyKey struct {
+	side int
+	key  *joinKey
 }
 
 // joinRow is a stored row: its values, how many copies of it are stored (a regular join
@@ -101,7 +108,7 @@ type JoinOptions struct {
 
 // NewJoin returns the operator for a plan's Join node.
 func NewJoin(mem memory.Allocator, env *expr.Env, n *planner.Join, out exec.Output, opts JoinOptions) (exec.Operator, error) {
-	j := &join{n: n, out: out, mem: mem, state: opts.State, watermark: exec.MinWatermark, dirty: map[string]bool{}, allIns: true,
+	j := &join{n: n, out: out, mem: mem, state: opts.State, watermark: exec.MinWatermark, allIns: true,
 		ttl: opts.TTL.Milliseconds(), builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
 	switch {
 	case n.Interval != nil:
@@ -442,7 +449,7 @@ func (j *join) Flush(context.Context) error {
 		for enc, k := range s.keys {
 			if now-k.access >= j.ttl {
 				delete(s.keys, enc)
-				j.dirty[string(j.stateKey(s, k))] = true
+				j.markDirty(s, k)
 			}
 		}
 	}
@@ -513,8 +520,9 @@ func (j *join) emit(ctx context.Context) error {
 }
 
 func (j *join) markDirty(s *joinSide, k *joinKey) {
-	if j.state != nil && k != nil {
-		j.dirty[string(j.stateKey(s, k))] = true
+	if j.state != nil && k != nil && !k.dirty {
+		k.dirty = true
+		j.dirty = append(j.dirty, dirtyKey{s.index, k})
 	}
 }
 

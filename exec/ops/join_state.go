@@ -42,17 +42,24 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	}
 	var d state.Delta
 	var written int64
-	for sk := range j.dirty {
-		s := j.sides[sk[2]]
-		if k := s.keys[sk[3:]]; k != nil && len(k.rows) > 0 {
+	done := make(map[string]bool, len(j.dirty)) // a key dropped and made again is listed twice
+	for _, dk := range j.dirty {
+		dk.key.dirty = false
+		s := j.sides[dk.side]
+		sk := j.stateKey(s, dk.key)
+		if done[string(sk)] {
+			continue
+		}
+		done[string(sk)] = true
+		if k := s.keys[dk.key.enc]; k != nil && len(k.rows) > 0 {
 			v := j.appendKey(nil, s, k)
-			d.Puts = append(d.Puts, state.KV{Key: []byte(sk), Value: v})
+			d.Puts = append(d.Puts, state.KV{Key: sk, Value: v})
 			written += int64(len(sk) + len(v))
 		} else {
-			d.Deletes = append(d.Deletes, []byte(sk))
+			d.Deletes = append(d.Deletes, sk)
 		}
 	}
-	clear(j.dirty)
+	j.dirty = j.dirty[:0]
 	j.lastBytes, j.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
 	st, wm := j.state, j.watermark
 	return func() ([]byte, error) {
