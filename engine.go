@@ -123,7 +123,7 @@ func (s *Session) JobErrors() error {
 func (s *Session) StopJobs() { s.cancelJobs() }
 
 func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
-	p := &planner.Planner{Catalog: s.catalog}
+	p := &planner.Planner{Catalog: s.catalog, Emit: s.emitControl()}
 	switch st := stmt.(type) {
 	case *parser.SetStmt:
 		return s.set(st)
@@ -195,6 +195,20 @@ func (s *Session) info(msg string) {
 	}
 }
 
+// emitControl reads the session's table.exec.emit options (checked by set).
+func (s *Session) emitControl() planner.EmitControl {
+	var e planner.EmitControl
+	if d, err := checkpoint.ParseDuration(s.settings["table.exec.emit.allow-lateness"]); err == nil {
+		e.AllowLateness = d.Milliseconds()
+	}
+	if on, _ := strconv.ParseBool(s.settings["table.exec.emit.early-fire.enabled"]); on {
+		if d, err := checkpoint.ParseDuration(s.settings["table.exec.emit.early-fire.delay"]); err == nil {
+			e.EarlyFireDelay = d.Milliseconds()
+		}
+	}
+	return e
+}
+
 // set applies SET 'key' = 'value', checking the values of the keys the engine reads.
 func (s *Session) set(st *parser.SetStmt) error {
 	switch st.Key {
@@ -204,9 +218,13 @@ func (s *Session) set(st *parser.SetStmt) error {
 			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("unknown time zone '%s'", st.Value)}
 		}
 		s.cfg.Location = loc
-	case "table.exec.source.idle-timeout", "table.exec.state.ttl":
+	case "table.exec.source.idle-timeout", "table.exec.state.ttl", "table.exec.emit.allow-lateness", "table.exec.emit.early-fire.delay":
 		if _, err := checkpoint.ParseDuration(st.Value); err != nil {
 			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'%s': %v", st.Key, err)}
+		}
+	case "table.exec.emit.early-fire.enabled":
+		if _, err := strconv.ParseBool(st.Value); err != nil {
+			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'%s' must be true or false, got '%s'", st.Key, st.Value)}
 		}
 	case "parallelism.default", "state.cache.max-keys":
 		if n, err := strconv.Atoi(st.Value); err != nil || n < 1 {

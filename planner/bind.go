@@ -10,6 +10,7 @@ import (
 // Planner turns statements into plans against a catalog.
 type Planner struct {
 	Catalog *Catalog
+	Emit    EmitControl // the session's emit options for window aggregates
 }
 
 // PlanQuery plans a SELECT.
@@ -419,6 +420,10 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 				return nil, errorf(q, "%v", err)
 			}
 			agg.Window, agg.WindowStart, agg.WindowEnd = w, start, end
+			if p.Emit.On() && w.Kind == "SESSION" {
+				return nil, errorf(q, "the table.exec.emit options do not apply to SESSION windows")
+			}
+			agg.Emit = p.Emit
 		}
 	}
 	var n Node = agg

@@ -52,7 +52,18 @@ type Aggregate struct {
 	WindowStart int        // for a window aggregate, the key that is window_start
 	WindowEnd   int        // and the one that is window_end
 	Late        *LateRows  // where a window aggregate's late rows go, or nil
+	Emit        EmitControl
 }
+
+// EmitControl is when a window aggregate emits, besides once when a window fires (the
+// session's table.exec.emit options). Either makes its result updating.
+type EmitControl struct {
+	AllowLateness  int64 // ms a fired window's state is kept, for late rows to update it
+	EarlyFireDelay int64 // ms between emissions of open windows' partial rows; 0: none
+}
+
+// On reports whether any emit option is set.
+func (e EmitControl) On() bool { return e.AllowLateness > 0 || e.EarlyFireDelay > 0 }
 
 // AggFunc names an aggregate function.
 type AggFunc string
@@ -116,7 +127,7 @@ func (n *Scan) Updating() bool      { return false }
 func (n *Values) Updating() bool    { return false }
 func (n *Filter) Updating() bool    { return n.Input.Updating() }
 func (n *Project) Updating() bool   { return n.Input.Updating() }
-func (n *Aggregate) Updating() bool { return n.Window == nil }
+func (n *Aggregate) Updating() bool { return n.Window == nil || n.Emit.On() }
 func (n *Sink) Updating() bool      { return n.Input.Updating() }
 
 func (n *Scan) Describe() string {
@@ -168,8 +179,14 @@ func (n *Aggregate) Describe() string {
 			window += ", slices of " + duration(n.Window.Slide)
 		}
 		late := ""
+		if n.Emit.AllowLateness > 0 {
+			late += ", allowLateness=[" + duration(n.Emit.AllowLateness) + "]"
+		}
+		if n.Emit.EarlyFireDelay > 0 {
+			late += ", earlyFire=[every " + duration(n.Emit.EarlyFireDelay) + "]"
+		}
 		if n.Late != nil {
-			late = fmt.Sprintf(", lateRowsTo=[%s]", n.Late.Table)
+			late += fmt.Sprintf(", lateRowsTo=[%s]", n.Late.Table)
 		}
 		return fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s]%s)", window, strings.Join(keys, ", "), strings.Join(append(keys, aggs...), ", "), late)
 	}

@@ -229,7 +229,7 @@ func windowColumn(e parser.Expr) (parser.Expr, bool) {
 // the aggregate computes with the window columns, and the aggregate groups by
 // window_start and window_end only, as it does; its window function then assigns slices.
 func (n *Aggregate) Sliced() bool {
-	if n.Window == nil || n.Window.Kind != "HOP" {
+	if n.Window == nil || n.Window.Kind != "HOP" || n.Emit.On() {
 		return false
 	}
 	var path []Node // from the aggregate's input down to the window function

@@ -40,6 +40,7 @@ type aggregate struct {
 	watermark int64
 	late      int64             // rows dropped because their window had fired
 	lateOut   exec.Output       // where late rows go, if they are routed to a table
+	emitCtl   *emitControl      // nil: each window emits once, when it fires
 	lateCols  []int             // the input columns they carry there
 	byEnd     map[int64][]int32 // open groups by window end; nil until built
 	// A sliced HOP window aggregate keeps a group per slide-long slice (its window_start
@@ -93,6 +94,9 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 			a.slide, a.size = n.Window.Slide, n.Window.Size
 		}
 		a.session = n.Window.Kind == "SESSION"
+		if n.Emit.On() {
+			a.emitCtl = newEmitControl(n.Emit)
+		}
 	}
 	for _, call := range n.Aggs {
 		var argType planner.Type
@@ -166,6 +170,9 @@ func (a *aggregate) Process(ctx context.Context, _ int, b exec.Batch) error {
 // Flush emits the changes folded in since the last emission, then makes room in the
 // cache if it is full. A window aggregate emits on watermarks only.
 func (a *aggregate) Flush(ctx context.Context) error {
+	if a.emitCtl != nil {
+		return a.flushWindows(ctx)
+	}
 	if a.window >= 0 {
 		return nil
 	}
@@ -357,6 +364,14 @@ func (a *aggregate) appendRow(g int32, results []value) {
 	}
 	for j, v := range results {
 		a.appenders[nk+j](v)
+	}
+}
+
+// markDirty lists group g for the next checkpoint.
+func (a *aggregate) markDirty(g int32) {
+	if !a.dirtyFlag[g] {
+		a.dirtyFlag[g] = true
+		a.dirty = append(a.dirty, g)
 	}
 }
 

@@ -99,6 +99,9 @@ func (a *aggregate) forget(g int32) {
 	}
 	a.rows[g] = 0
 	a.free = append(a.free, g)
+	if a.emitCtl != nil {
+		a.emitCtl.forget(g)
+	}
 }
 
 // appendStateKey appends a group's key in the store: its key group, then its key values.
@@ -167,6 +170,9 @@ func (a *aggregate) loadGroup(k, v []byte) (int32, error) {
 	a.rows[g] = dec.varint()
 	for _, acc := range a.accs {
 		acc.load(dec, g)
+	}
+	if a.emitCtl != nil {
+		a.emitCtl.loadShown(dec, g, len(a.accs))
 	}
 	if _, ok := a.spill.dirty[string(k)]; ok {
 		delete(a.spill.dirty, string(k))

@@ -131,6 +131,9 @@ func (a *aggregate) appendGroup(buf []byte, g int32) []byte {
 	for _, acc := range a.accs {
 		buf = acc.save(buf, g)
 	}
+	if a.emitCtl != nil {
+		buf = a.emitCtl.appendShown(buf, g)
+	}
 	return buf
 }
 

@@ -20,8 +20,12 @@ var (
 func (a *aggregate) processWindowed(ctx context.Context, b exec.Batch) error {
 	ends := b.Rec.Column(a.keyCols[a.window]).(*array.Timestamp).TimestampValues()
 	var onTime, late []int32
+	lateness := int64(0)
+	if a.emitCtl != nil {
+		lateness = a.emitCtl.lateness
+	}
 	for i, e := range ends {
-		if int64(e) <= a.watermark {
+		if int64(e)+lateness <= a.watermark {
 			if onTime == nil {
 				onTime = make([]int32, 0, len(ends))
 				for j := 0; j < i; j++ {
@@ -60,9 +64,9 @@ func (a *aggregate) processWindowed(ctx context.Context, b exec.Batch) error {
 			}
 		}
 		a.rows[g]++
-		if !a.dirtyFlag[g] {
-			a.dirtyFlag[g] = true
-			a.dirty = append(a.dirty, g)
+		a.markDirty(g)
+		if a.emitCtl != nil {
+			a.emitCtl.change(g)
 		}
 	}
 	for i, acc := range a.accs {
@@ -106,6 +110,12 @@ func (a *aggregate) ProcessWatermark(ctx context.Context, wm int64) error {
 	}
 	if a.slide > 0 {
 		if err := a.fireSlices(ctx, prev, wm); err != nil {
+			return err
+		}
+		return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
+	}
+	if a.emitCtl != nil {
+		if err := a.watermarkWindows(ctx, wm); err != nil {
 			return err
 		}
 		return a.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)

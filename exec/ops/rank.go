@@ -88,10 +88,10 @@ type rankKey struct {
 
 // rankPart is one partition's rows, in rank order.
 type rankPart struct {
-	enc  string
-	kg   uint16
-	rows []*rankRow
-	end  int64 // window Top-N: the window's end
+	enc   string
+	kg    uint16
+	rows  []*rankRow
+	end   int64  // window Top-N: the window's end
 	done  bool   // keep-first: its row was emitted
 	batch uint64 // the last batch that changed it
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
@@ -94,5 +95,97 @@ func TestWindowAggregate(t *testing.T) {
 	_, wantAfter, _ := strings.Cut(want, "wm ")
 	if got := strings.Join(restored.(*aggregate).out.(*watermarks).rows, " "); got != wantAfter {
 		t.Errorf("restored emitted:\n%s\nwant:\n%s", got, wantAfter)
+	}
+}
+
+// TestWindowEmitControl: with an allowed lateness a fired window updates its row when a
+// late row within the lateness arrives, and forgets the window after it; a restored
+// aggregate remembers what each window emitted. Early firing emits open windows'
+// partial rows, and the final row updates them.
+func TestWindowEmitControl(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ts := planner.Type{Kind: planner.Timestamp, Precision: 3, NotNull: true}
+	schema := planner.Schema{{Name: "window_start", Type: ts}, {Name: "window_end", Type: ts}, {Name: "v", Type: planner.TypeBigInt}}
+	node := func(e planner.EmitControl) *planner.Aggregate {
+		return &planner.Aggregate{Input: input{schema: schema}, Keys: []int{0, 1},
+			Aggs:   []planner.AggCall{{Fn: planner.AggSum, Arg: 2, T: planner.TypeBigInt}},
+			Names:  []string{"window_start", "window_end", "s"},
+			Window: &planner.WindowTVF{Kind: "TUMBLE"}, WindowEnd: 1, Emit: e}
+	}
+	ctx := context.Background()
+	run := func(op exec.Operator, rows string, wm int64) string {
+		t.Helper()
+		out := op.(*aggregate).out.(*watermarks)
+		out.rows = nil
+		if rows != "" {
+			b := batch(t, mem, schema, rows)
+			defer b.Release()
+			if err := op.Process(ctx, 0, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := op.(exec.Flusher).Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if wm != 0 {
+			if err := op.(exec.WatermarkHandler).ProcessWatermark(ctx, wm); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return strings.Join(out.rows, " ")
+	}
+	ks := &KeyedState{Store: store, Namespace: "e", LastKG: exec.MaxParallelism - 1}
+	lateness := node(planner.EmitControl{AllowLateness: 5})
+	op := NewAggregate(mem, lateness, &watermarks{}, ks, Cache{})
+	defer op.(exec.Closer).Close()
+	const w0 = "1970-01-01 00:00:00Z, 1970-01-01 00:00:00.01Z"
+	for _, step := range []struct {
+		rows string
+		wm   int64
+		want string
+	}{
+		{`[{"window_start":0,"window_end":10,"v":1}]`, 0, ""},
+		{"", 10, "+I[" + w0 + ", 1] wm"},
+		{`[{"window_start":0,"window_end":10,"v":2}]`, 0, "-U[" + w0 + ", 1] +U[" + w0 + ", 3]"},
+		{`[{"window_start":0,"window_end":10,"v":4}]`, 14, "-U[" + w0 + ", 3] +U[" + w0 + ", 7] wm"},
+	} {
+		if got := run(op, step.rows, step.wm); got != step.want {
+			t.Fatalf("after %s and watermark %d emitted %q, want %q", step.rows, step.wm, got, step.want)
+		}
+	}
+	handle, err := op.(exec.Snapshotter).Snapshot(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := NewAggregate(mem, lateness, &watermarks{}, ks, Cache{})
+	defer restored.(exec.Closer).Close()
+	if err := restored.(exec.Restorer).Restore(handle); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := run(restored, `[{"window_start":0,"window_end":10,"v":8}]`, 0), "-U["+w0+", 7] +U["+w0+", 15]"; got != want {
+		t.Fatalf("restored aggregate emitted %q, want %q", got, want)
+	}
+	if got := run(restored, `[{"window_start":0,"window_end":10,"v":16}]`, 15); got != "-U["+w0+", 15] +U["+w0+", 31] wm" {
+		t.Fatalf("emitted %q", got)
+	}
+	if got := run(restored, `[{"window_start":0,"window_end":10,"v":32}]`, 0); got != "" || restored.(exec.LateCounter).LateRows() != 1 {
+		t.Fatalf("a row after the lateness emitted %q and counted %d late rows", got, restored.(exec.LateCounter).LateRows())
+	}
+
+	early := NewAggregate(mem, node(planner.EmitControl{EarlyFireDelay: 1}), &watermarks{}, nil, Cache{})
+	defer early.(exec.Closer).Close()
+	time.Sleep(2 * time.Millisecond)
+	if got := run(early, `[{"window_start":0,"window_end":10,"v":1}]`, 0); got != "+I["+w0+", 1]" {
+		t.Fatalf("early firing emitted %q", got)
+	}
+	time.Sleep(2 * time.Millisecond)
+	if got := run(early, `[{"window_start":0,"window_end":10,"v":2}]`, 10); got != "-U["+w0+", 1] +U["+w0+", 3] wm" {
+		t.Fatalf("early firing, then the window's end, emitted %q", got)
 	}
 }
