@@ -51,7 +51,7 @@ type task struct {
 
 	idleTimeout time.Duration // a source task with no input this long says it is idle
 	lastInput   time.Time
-	idle        bool
+	idle        bool // told the tasks it feeds that it is idle, and sent nothing since
 }
 
 // trigger starts checkpoint id at this task: a source task emits the barrier, a task
@@ -259,7 +259,7 @@ func (t *task) runInputs(ctx context.Context) error {
 		m := v.Interface().(message)
 		switch {
 		case m.isWatermark:
-			watermarks[in], idle[in] = max(watermarks[in], m.watermark), false
+			watermarks[in], idle[in], t.idle = max(watermarks[in], m.watermark), false, false
 			if err := t.advance(ctx, combinedWatermark(watermarks, ended, idle)); err != nil {
 				return err
 			}
@@ -267,6 +267,9 @@ func (t *task) runInputs(ctx context.Context) error {
 		case m.idle:
 			idle[in] = true
 			if err := t.advance(ctx, combinedWatermark(watermarks, ended, idle)); err != nil {
+				return err
+			}
+			if err := t.passIdle(ctx, ended, idle); err != nil {
 				return err
 			}
 			continue
@@ -289,7 +292,7 @@ func (t *task) runInputs(ctx context.Context) error {
 			seen[in] = true
 			blocked[in] = t.cp.Aligned
 		default:
-			idle[in] = false
+			idle[in], t.idle = false, false
 			err := t.head(ctx, t.sides[in], m.batch)
 			m.batch.Release()
 			if err != nil {
@@ -317,6 +320,22 @@ func (t *task) runInputs(ctx context.Context) error {
 		}
 	}
 	return t.finish(ctx)
+}
+
+// passIdle tells the tasks this one feeds that it is idle once all its open inputs
+// are, so that idleness reaches past exchanges. Its next batch or watermark, which
+// comes after one of its inputs is active again, makes it active.
+func (t *task) passIdle(ctx context.Context, ended, idle []bool) error {
+	if t.idle || t.exchange == nil {
+		return nil
+	}
+	for i := range idle {
+		if !ended[i] && !idle[i] {
+			return nil
+		}
+	}
+	t.idle = true
+	return t.exchange.broadcast(ctx, message{idle: true})
 }
 
 // combinedWatermark is the least watermark of the inputs still open: event time has

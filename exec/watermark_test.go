@@ -91,24 +91,28 @@ func (r *silentReader) Next(ctx context.Context) (Batch, error) {
 func (r *silentReader) Close() error { return nil }
 
 // TestIdleSourceReleasesWatermark: a source with no input holds the watermark of the
-// task it feeds back until it ends, unless it goes idle after the idle timeout.
+// task it feeds back until it ends, unless it goes idle after the idle timeout. Its
+// idleness passes through the tasks between them: here a relay stage, whose only
+// input is idle, before a two-input stage.
 func TestIdleSourceReleasesWatermark(t *testing.T) {
 	for _, timeout := range []time.Duration{0, 30 * time.Millisecond} {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		log := &watermarkLog{}
 		until := time.Now().Add(time.Second)
 		g := &Graph{Mem: mem, IdleTimeout: timeout, Stages: []Stage{
-			{Name: "sources", Parallelism: 2,
-				NewReader: func(task int) (Reader, error) {
-					if task == 1 {
-						return &silentReader{until: until}, nil
-					}
+			{Name: "active", Parallelism: 1,
+				NewReader: func(int) (Reader, error) {
 					return &pacedReader{mem: mem, interval: time.Millisecond, limit: 50}, nil
 				},
 				NewChain: func(task int, out Output, _ [][]byte) ([]Operator, error) {
 					return []Operator{&stamper{out: out, step: 1}}, nil
 				}},
-			{Name: "log", Parallelism: 1, Inputs: []Input{{Stage: 0, Partition: Gather}},
+			{Name: "silent", Parallelism: 1,
+				NewReader: func(int) (Reader, error) { return &silentReader{until: until}, nil },
+				NewChain:  func(int, Output, [][]byte) ([]Operator, error) { return nil, nil }},
+			{Name: "relay", Parallelism: 1, Inputs: []Input{{Stage: 1, Partition: Forward}},
+				NewChain: func(int, Output, [][]byte) ([]Operator, error) { return nil, nil }},
+			{Name: "log", Parallelism: 1, Inputs: []Input{{Stage: 0, Partition: Gather}, {Stage: 2, Partition: Gather}},
 				NewChain: func(_ int, out Output, _ [][]byte) ([]Operator, error) {
 					log.out = out
 					return []Operator{log}, nil
