@@ -89,7 +89,7 @@ func (s *Session) reportSkipped(j *job) {
 		late += l.LateRows()
 	}
 	if late > 0 {
-		fmt.Fprintf(s.cfg.Err, "job %s: dropped %d late rows, behind the watermark when their window had fired\n", j.id, late)
+		fmt.Fprintf(s.cfg.Err, "job %s: dropped %d late rows, behind the watermark\n", j.id, late)
 	}
 	routed := map[string]int64{}
 	for _, r := range j.routed {
@@ -97,7 +97,7 @@ func (s *Session) reportSkipped(j *job) {
 	}
 	for table, n := range routed {
 		if n > 0 {
-			fmt.Fprintf(s.cfg.Err, "job %s: wrote %d late rows, behind the watermark when their window had fired, to table %s\n", j.id, n, table)
+			fmt.Fprintf(s.cfg.Err, "job %s: wrote %d late rows, behind the watermark, to table %s\n", j.id, n, table)
 		}
 	}
 	j.late, j.routed = nil, nil

@@ -88,10 +88,12 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (Node, error) {
 	if err := checkRanks(n); err != nil {
 		return nil, err
 	}
-	if n.Updating() && appendOnly(t) {
+	// Rewritten first: a deduplication whose row number is dropped inserts only.
+	sink := rewrite(&Sink{Input: proj, Table: t})
+	if sink.Updating() && appendOnly(t) {
 		return nil, errorf(s, "table %s: the %s sink accepts only inserts, but the query produces updates", t.Name, t.Connector())
 	}
-	return rewrite(&Sink{Input: proj, Table: t}), nil
+	return sink, nil
 }
 
 // appendOnly reports whether a table's sink can only append rows: it cannot apply the

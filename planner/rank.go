@@ -15,7 +15,7 @@ import (
 // last row). NULL orders before any value.
 //
 // Its result is updating: a row entering the range is inserted, a row pushed out of it
-// deleted, and with RowNumber a row whose number changes is updated. Three forms are not:
+// deleted, and with RowNumber a row whose number changes is updated. Two forms are not:
 //   - a window Top-N (Window set): PARTITION BY holds the window_start and window_end of
 //     a window function, and each window's rows are ranked once, final, when the
 //     watermark passes the window's end;

@@ -98,7 +98,7 @@ type rankPart struct {
 
 type rankRow struct {
 	vals []value
-	seq  int64
+	seq  int64  // arrival number: orders the keep-first rows one watermark makes final
 	mark uint64 // for diffs
 }
 
