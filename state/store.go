@@ -107,7 +107,8 @@ func forEachChange(data []byte, fn func(key, value []byte) error) error {
 }
 
 // Delta is the change of one namespace's state at one checkpoint: keys put with their
-// values, and keys deleted. Keys begin with their key group (KeyPrefix).
+// values, and keys deleted. Keys begin with their key group (KeyPrefix). A key both
+// deleted and put is put: the deletion was of what the key held before.
 type Delta struct {
 	Puts    []KV
 	Deletes [][]byte
@@ -123,21 +124,22 @@ func KeyPrefix(keyGroup int) []byte { return binary.BigEndian.AppendUint16(nil, 
 // WriteDelta stores namespace ns's changes at checkpoint id durably (bbolt syncs on
 // commit) and returns the bytes written.
 func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
-	// Encode the changes by key group, in one buffer per group.
+	// Encode the changes by key group, in one buffer per group. Deletes come first: a key
+	// deleted and put again since the last checkpoint is there with its new value.
 	groups := map[uint16][]byte{}
-	for _, kv := range d.Puts {
-		if len(kv.Key) < 2 {
-			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
-		}
-		kg := binary.BigEndian.Uint16(kv.Key)
-		groups[kg] = appendChange(groups[kg], kv.Key, kv.Value, true)
-	}
 	for _, k := range d.Deletes {
 		if len(k) < 2 {
 			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
 		}
 		kg := binary.BigEndian.Uint16(k)
 		groups[kg] = appendChange(groups[kg], k, nil, false)
+	}
+	for _, kv := range d.Puts {
+		if len(kv.Key) < 2 {
+			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
+		}
+		kg := binary.BigEndian.Uint16(kv.Key)
+		groups[kg] = appendChange(groups[kg], kv.Key, kv.Value, true)
 	}
 	kgs := make([]uint16, 0, len(groups))
 	for kg := range groups {

@@ -117,3 +117,28 @@ func TestMergeFoldsSeveralDeltasAtOnce(t *testing.T) {
 		t.Errorf("%d deltas left unmerged", deltas)
 	}
 }
+
+// A key deleted and put again between two checkpoints (a group dropped, then made
+// again) is in one delta both ways: it holds the new value.
+func TestDeltaPutWinsOverDelete(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.WriteDelta("agg", 1, Delta{Puts: []KV{{key(3, "a"), []byte("1")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WriteDelta("agg", 2, Delta{Puts: []KV{{key(3, "a"), []byte("2")}}, Deletes: [][]byte{key(3, "a")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, s, "agg", 2, 0, 127); got != "3/a=2" {
+		t.Errorf("as of 2: %q, want 3/a=2", got)
+	}
+	if err := s.Merge(2); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, s, "agg", 2, 0, 127); got != "3/a=2" {
+		t.Errorf("after merging: %q, want 3/a=2", got)
+	}
+}

@@ -53,6 +53,7 @@ type aggregate struct {
 	sessions  map[string][]int32
 	spill     spill
 	dirtyFlag []bool // changed since the last checkpoint
+	stored    []bool // its key may be in the store: a checkpoint wrote it, or it was read back
 	dirty     []int32
 	dropped   [][]byte // state keys of groups deleted since the last checkpoint
 	lastBytes int64    // written by the last snapshot
@@ -273,6 +274,7 @@ func (a *aggregate) newGroup(key []value, encoded []byte, kg uint16) int32 {
 		a.stamp = append(a.stamp, 0)
 		a.kgs = append(a.kgs, 0)
 		a.dirtyFlag = append(a.dirtyFlag, false)
+		a.stored = append(a.stored, false)
 		a.keys = append(a.keys, make([]value, len(a.keyCols))...)
 		for _, acc := range a.accs {
 			acc.grow(int(g) + 1)
@@ -280,6 +282,7 @@ func (a *aggregate) newGroup(key []value, encoded []byte, kg uint16) int32 {
 	}
 	copy(a.keys[int(g)*len(a.keyCols):], key)
 	a.kgs[g] = kg
+	a.stored[g] = false
 	a.groups.insert(key, encoded, g)
 	return g
 }
@@ -375,9 +378,10 @@ func (a *aggregate) markDirty(g int32) {
 	}
 }
 
-// drop forgets a group and records its deletion for the next checkpoint.
+// drop forgets a group and, if a checkpoint may hold it, records its deletion for the
+// next one. (A window that opens and fires between two checkpoints writes nothing.)
 func (a *aggregate) drop(g int32) {
-	if a.state != nil {
+	if a.state != nil && a.stored[g] {
 		a.dropped = append(a.dropped, a.stateKey(g))
 	}
 	a.forget(g)

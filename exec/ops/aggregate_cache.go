@@ -166,6 +166,7 @@ func (a *aggregate) loadGroup(k, v []byte) (int32, error) {
 		encoded = k[2:]
 	}
 	g := a.newGroup(key, encoded, binary.BigEndian.Uint16(k))
+	a.stored[g] = true
 	dec := &decoder{buf: v}
 	a.rows[g] = dec.varint()
 	for _, acc := range a.accs {

@@ -66,6 +66,7 @@ func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, 
 			continue // dropped, or listed twice after its slot was reused
 		}
 		a.dirtyFlag[g] = false
+		a.stored[g] = true
 		buf = encodeKey(binary.BigEndian.AppendUint16(buf, a.kgs[g]), a.keys[int(g)*nk:(int(g)+1)*nk])
 		ends = append(ends, len(buf))
 		buf = a.appendGroup(buf, g)

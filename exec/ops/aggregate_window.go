@@ -328,9 +328,10 @@ func (a *aggregate) mergeSessions(groups, created []int32) error {
 func (a *aggregate) setWindowEnd(g int32, end int64) {
 	nk := len(a.keyCols)
 	key := a.keys[int(g)*nk : (int(g)+1)*nk]
-	if a.state != nil {
+	if a.state != nil && a.stored[g] {
 		a.dropped = append(a.dropped, a.stateKey(g)) // the state under the old key goes
 	}
+	a.stored[g] = false
 	a.groups.remove(key)
 	key[a.window].i = end
 	a.groups.insert(key, encodeKey(nil, key), g)
