@@ -59,12 +59,13 @@ INSERT INTO out SELECT k, v * 2 FROM gen WHERE v > 500;`},
 	}
 	// Windows over event time: one event a millisecond, 10k keys, exactly-once checkpoints
 	// every 10 s (the final one within the run).
+	keys := 10_000
 	events := func(table string, rows int, seed int) string {
 		return fmt.Sprintf(`
 CREATE TABLE %s (id BIGINT, k BIGINT, v BIGINT, ts AS TO_TIMESTAMP_LTZ(id, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH ('connector' = 'datagen', 'number-of-rows' = '%d', 'rows-per-second' = '1000000000', 'seed' = '%d',
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '%d',
-  'fields.k.min' = '1', 'fields.k.max' = '10000', 'fields.v.min' = '0', 'fields.v.max' = '1000');`, table, rows, seed, rows)
+  'fields.k.min' = '1', 'fields.k.max' = '%d', 'fields.v.min' = '0', 'fields.v.max' = '1000');`, table, rows, seed, rows, keys)
 	}
 	windowed := func(tvf, interval string, rows int) string {
 		return "SET 'execution.checkpointing.interval' = '" + interval + "';" + events("ev", rows, 1) + `
@@ -88,6 +89,13 @@ INSERT INTO out SELECT a.id, b.id FROM a JOIN b ON ` + on + `;`
 		benchQuery{"tumble 10 s by 10k keys, checkpoints every second, 4M rows", 4_000_000, windowed(tumble, "1 s", 4_000_000)},
 		benchQuery{"interval join within 1 s by 10k keys", 1_000_000, joined("a.k = b.k AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts")},
 		benchQuery{"regular join by 10k keys", 1_000_000, joined("a.k = b.k AND a.v = b.v")})
+	// With 10k keys most windows of a key hold one or two events, so a hopping window
+	// emits size/slide times the rows of a tumbling one; with 100 keys output is small
+	// and the cost of the input shows.
+	keys = 100
+	queries = append(queries,
+		benchQuery{"tumble 10 s by 100 keys", 1_000_000, windowed(tumble, "10 s", 1_000_000)},
+		benchQuery{"hop 10 s every 2 s by 100 keys", 1_000_000, windowed("HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)", "10 s", 1_000_000)})
 	for _, q := range queries {
 		b.Run(q.name, func(b *testing.B) {
 			b.ReportAllocs()
