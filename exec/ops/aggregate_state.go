@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -36,11 +35,7 @@ type stateHandle struct {
 // Snapshot writes the groups changed since the previous checkpoint, and the keys of
 // those deleted, as checkpoint id's delta.
 func (a *aggregate) Snapshot(ctx context.Context, id int64) ([]byte, error) {
-	persist, err := a.SnapshotAsync(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return persist()
+	return snapshotNow(ctx, id, a)
 }
 
 // SnapshotAsync encodes the changed groups (the synchronous part, proportional to what
@@ -81,17 +76,11 @@ func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, 
 	d.Puts = append(d.Puts, spilled...)
 	a.dirty, a.dropped = a.dirty[:0], nil
 	a.lastBytes, a.lastKeys = int64(len(buf)), int64(len(d.Puts)+len(d.Deletes))
-	st := a.state
 	watermark := a.watermark
 	if a.window < 0 {
 		watermark = 0
 	}
-	return func() ([]byte, error) {
-		if _, err := st.Store.WriteDelta(st.Namespace, id, d); err != nil {
-			return nil, err
-		}
-		return json.Marshal(stateHandle{Namespace: st.Namespace, Checkpoint: id, Watermark: watermark})
-	}, nil
+	return persistDelta(a.state, id, d, watermark), nil
 }
 
 // LastSnapshot reports the bytes and keys the last snapshot wrote.
@@ -99,12 +88,9 @@ func (a *aggregate) LastSnapshot() (int64, int64) { return a.lastBytes, a.lastKe
 
 // Restore loads the groups of this task's key groups as of the checkpoint in handle.
 func (a *aggregate) Restore(handle []byte) error {
-	var h stateHandle
-	if err := json.Unmarshal(handle, &h); err != nil {
-		return fmt.Errorf("aggregate state handle: %w", err)
-	}
-	if a.state == nil || h.Namespace != a.state.Namespace {
-		return fmt.Errorf("aggregate state handle names %q, not this operator", h.Namespace)
+	h, err := readHandle(handle, a.state, "aggregate")
+	if err != nil {
+		return err
 	}
 	if a.window >= 0 {
 		a.watermark = h.Watermark

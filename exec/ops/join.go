@@ -33,10 +33,7 @@ type join struct {
 	pairs    *array.RecordBuilder
 	pairAdd  []func(value)
 	out      exec.Output
-	builder  *array.RecordBuilder
-	outAdd   []func(value)
-	kinds    []exec.RowKind
-	allIns   bool // every row built since the last emission is an insert
+	changes  *changes
 	mem      memory.Allocator
 
 	watermark int64
@@ -108,8 +105,8 @@ type JoinOptions struct {
 
 // NewJoin returns the operator for a plan's Join node.
 func NewJoin(mem memory.Allocator, env *expr.Env, n *planner.Join, out exec.Output, opts JoinOptions) (exec.Operator, error) {
-	j := &join{n: n, out: out, mem: mem, state: opts.State, watermark: exec.MinWatermark, allIns: true,
-		ttl: opts.TTL.Milliseconds(), builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
+	j := &join{n: n, out: out, mem: mem, state: opts.State, watermark: exec.MinWatermark,
+		ttl: opts.TTL.Milliseconds(), changes: newChanges(mem, n.Schema())}
 	switch {
 	case n.Interval != nil:
 		j.mode = intervalJoin
@@ -125,13 +122,10 @@ func NewJoin(mem memory.Allocator, env *expr.Env, n *planner.Join, out exec.Outp
 	left, right := n.Left.Schema(), n.Right.Schema()
 	j.sides[0] = &joinSide{index: 0, keyCols: n.LeftKeys, timeCol: n.LeftTime, width: len(left), outer: n.Outer(0), keys: map[string]*joinKey{}}
 	j.sides[1] = &joinSide{index: 1, keyCols: n.RightKeys, timeCol: n.RightTime, width: len(right), outer: n.Outer(1), keys: map[string]*joinKey{}}
-	for _, f := range j.builder.Fields() {
-		j.outAdd = append(j.outAdd, appender(f))
-	}
 	if n.Residual != nil {
 		pred, err := expr.CompilePredicate(n.Residual, mem, env)
 		if err != nil {
-			j.builder.Release()
+			j.changes.release()
 			return nil, err
 		}
 		j.residual = pred
@@ -465,59 +459,43 @@ func (j *join) pair(in int, vals, other []value, kind exec.RowKind, copies int64
 	if in == 1 {
 		left, right = other, vals
 	}
+	col := j.changes.col
 	for ; copies > 0; copies-- {
 		for c, v := range left {
-			j.outAdd[c](v)
+			col[c](v)
 		}
 		for c, v := range right {
-			j.outAdd[len(left)+c](v)
+			col[len(left)+c](v)
 		}
-		j.addKind(kind)
+		j.changes.row(kind)
 	}
 }
 
 // padded adds copies of a row of side s joined with NULLs.
 func (j *join) padded(s *joinSide, vals []value, kind exec.RowKind, copies int64) {
-	other := j.sides[1-s.index].width
+	other, col := j.sides[1-s.index].width, j.changes.col
 	for ; copies > 0; copies-- {
 		at := 0
 		if s.index == 1 {
 			for c := 0; c < other; c++ {
-				j.outAdd[c](value{null: true})
+				col[c](value{null: true})
 			}
 			at = other
 		}
 		for c, v := range vals {
-			j.outAdd[at+c](v)
+			col[at+c](v)
 		}
 		if s.index == 0 {
 			for c := 0; c < other; c++ {
-				j.outAdd[len(vals)+c](value{null: true})
+				col[len(vals)+c](value{null: true})
 			}
 		}
-		j.addKind(kind)
+		j.changes.row(kind)
 	}
-}
-
-func (j *join) addKind(kind exec.RowKind) {
-	j.kinds = append(j.kinds, kind)
-	j.allIns = j.allIns && kind == exec.Insert
 }
 
 // emit sends the rows built so far.
-func (j *join) emit(ctx context.Context) error {
-	if len(j.kinds) == 0 {
-		return nil
-	}
-	b := exec.Batch{Rec: j.builder.NewRecord()}
-	if !j.allIns {
-		b.Kinds = j.kinds
-	}
-	err := j.out.Emit(ctx, b)
-	b.Release()
-	j.kinds, j.allIns = j.kinds[:0], true
-	return err
-}
+func (j *join) emit(ctx context.Context) error { return j.changes.emit(ctx, j.out) }
 
 func (j *join) markDirty(s *joinSide, k *joinKey) {
 	if j.state != nil && k != nil && !k.dirty {
@@ -535,7 +513,7 @@ func (j *join) dropIfEmpty(s *joinSide, k *joinKey) {
 
 // Close releases the builders.
 func (j *join) Close() error {
-	j.builder.Release()
+	j.changes.release()
 	if j.pairs != nil {
 		j.pairs.Release()
 	}

@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -27,11 +26,7 @@ func (j *join) stateKey(s *joinSide, k *joinKey) []byte {
 // Snapshot writes the keys changed since the previous checkpoint as checkpoint id's
 // delta.
 func (j *join) Snapshot(ctx context.Context, id int64) ([]byte, error) {
-	persist, err := j.SnapshotAsync(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return persist()
+	return snapshotNow(ctx, id, j)
 }
 
 // SnapshotAsync encodes the changed keys, each with all its rows, and returns the write
@@ -61,13 +56,7 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	}
 	j.dirty = j.dirty[:0]
 	j.lastBytes, j.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
-	st, wm := j.state, j.watermark
-	return func() ([]byte, error) {
-		if _, err := st.Store.WriteDelta(st.Namespace, id, d); err != nil {
-			return nil, err
-		}
-		return json.Marshal(stateHandle{Namespace: st.Namespace, Checkpoint: id, Watermark: wm})
-	}, nil
+	return persistDelta(j.state, id, d, j.watermark), nil
 }
 
 // LastSnapshot reports the bytes and keys the last snapshot wrote.
@@ -92,12 +81,9 @@ func (j *join) appendKey(buf []byte, s *joinSide, k *joinKey) []byte {
 
 // Restore loads the rows of this task's key groups as of the checkpoint in handle.
 func (j *join) Restore(handle []byte) error {
-	var h stateHandle
-	if err := json.Unmarshal(handle, &h); err != nil {
-		return fmt.Errorf("join state handle: %w", err)
-	}
-	if j.state == nil || h.Namespace != j.state.Namespace {
-		return fmt.Errorf("join state handle names %q, not this operator", h.Namespace)
+	h, err := readHandle(handle, j.state, "join")
+	if err != nil {
+		return err
 	}
 	j.watermark = h.Watermark
 	if j.mode == regularJoin {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
@@ -44,10 +43,7 @@ type rank struct {
 	rowNumber  bool
 
 	out     exec.Output
-	builder *array.RecordBuilder
-	outAdd  []func(value)
-	kinds   []exec.RowKind
-	allIns  bool
+	changes *changes
 
 	parts   map[string]*rankPart // by encoded partition key
 	seq     int64                // arrival number of the next stored row
@@ -121,9 +117,8 @@ var (
 func NewRank(mem memory.Allocator, n *planner.Rank, out exec.Output, ks *KeyedState) exec.Operator {
 	in := exec.ArrowSchema(n.Input.Schema())
 	r := &rank{n: n, partCols: n.PartitionBy, start: int(n.Start - 1), end: int(n.End), keepAll: n.Input.Updating(),
-		width: len(in.Fields()), rowNumber: n.RowNumber, out: out, allIns: true, parts: map[string]*rankPart{},
-		watermark: exec.MinWatermark, state: ks, dirty: map[string]bool{},
-		builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
+		width: len(in.Fields()), rowNumber: n.RowNumber, out: out, parts: map[string]*rankPart{},
+		watermark: exec.MinWatermark, state: ks, dirty: map[string]bool{}, changes: newChanges(mem, n.Schema())}
 	for _, k := range n.OrderBy {
 		r.order = append(r.order, rankKey{col: k.Col, desc: k.Desc, less: less(in.Field(k.Col).Type.ID())})
 	}
@@ -134,9 +129,6 @@ func NewRank(mem memory.Allocator, n *planner.Rank, out exec.Output, ks *KeyedSt
 		r.mode, r.timeCol, r.pending = keepFirst, n.OrderBy[0].Col, map[*rankPart]bool{}
 	case n.Dedup() == planner.KeepLastRow:
 		r.lastWins = true
-	}
-	for _, f := range r.builder.Fields() {
-		r.outAdd = append(r.outAdd, appender(f))
 	}
 	r.scratch = make([]value, r.width)
 	return r
@@ -450,29 +442,16 @@ func (r *rank) ProcessWatermark(ctx context.Context, wm int64) error {
 // add appends a row to the output, with its row number if the output has one.
 func (r *rank) add(x *rankRow, number int64, kind exec.RowKind) {
 	for c, v := range x.vals {
-		r.outAdd[c](v)
+		r.changes.col[c](v)
 	}
 	if r.rowNumber {
-		r.outAdd[r.width](value{i: number})
+		r.changes.col[r.width](value{i: number})
 	}
-	r.kinds = append(r.kinds, kind)
-	r.allIns = r.allIns && kind == exec.Insert
+	r.changes.row(kind)
 }
 
 // emit sends the rows added so far.
-func (r *rank) emit(ctx context.Context) error {
-	if len(r.kinds) == 0 {
-		return nil
-	}
-	b := exec.Batch{Rec: r.builder.NewRecord()}
-	if !r.allIns {
-		b.Kinds = r.kinds
-	}
-	err := r.out.Emit(ctx, b)
-	b.Release()
-	r.kinds, r.allIns = r.kinds[:0], true
-	return err
-}
+func (r *rank) emit(ctx context.Context) error { return r.changes.emit(ctx, r.out) }
 
 // LateRows counts the rows dropped for arriving after the watermark made their result
 // final: a window Top-N's rows of fired windows, a keep-first deduplication's rows
@@ -481,7 +460,7 @@ func (r *rank) LateRows() int64 { return r.late }
 
 // Close releases the builder.
 func (r *rank) Close() error {
-	r.builder.Release()
+	r.changes.release()
 	return nil
 }
 

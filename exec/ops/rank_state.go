@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -27,11 +26,7 @@ func (r *rank) markDirty(p *rankPart) {
 // Snapshot writes the partitions changed since the previous checkpoint as checkpoint
 // id's delta.
 func (r *rank) Snapshot(ctx context.Context, id int64) ([]byte, error) {
-	persist, err := r.SnapshotAsync(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return persist()
+	return snapshotNow(ctx, id, r)
 }
 
 // SnapshotAsync encodes the changed partitions, each with all its rows, under their key
@@ -54,13 +49,7 @@ func (r *rank) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	}
 	clear(r.dirty)
 	r.lastBytes, r.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
-	st, wm := r.state, r.watermark
-	return func() ([]byte, error) {
-		if _, err := st.Store.WriteDelta(st.Namespace, id, d); err != nil {
-			return nil, err
-		}
-		return json.Marshal(stateHandle{Namespace: st.Namespace, Checkpoint: id, Watermark: wm})
-	}, nil
+	return persistDelta(r.state, id, d, r.watermark), nil
 }
 
 // LastSnapshot reports the bytes and keys the last snapshot wrote.
@@ -88,12 +77,9 @@ func (r *rank) appendPart(buf []byte, p *rankPart) []byte {
 // Restore loads the partitions of this task's key groups as of the checkpoint in
 // handle, and the watermark that made windows and first rows final.
 func (r *rank) Restore(handle []byte) error {
-	var h stateHandle
-	if err := json.Unmarshal(handle, &h); err != nil {
-		return fmt.Errorf("rank state handle: %w", err)
-	}
-	if r.state == nil || h.Namespace != r.state.Namespace {
-		return fmt.Errorf("rank state handle names %q, not this operator", h.Namespace)
+	h, err := readHandle(handle, r.state, "rank")
+	if err != nil {
+		return err
 	}
 	if r.mode != topN {
 		r.watermark = h.Watermark
