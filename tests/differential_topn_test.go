@@ -1,13 +1,9 @@
 package tests
 
 import (
-	"bytes"
 	"cmp"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -63,45 +59,21 @@ var topnQueries = []struct{ name, sql, sqlite string }{
 func TestDifferentialTopN(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 11))
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
-	type event struct {
-		k         string
-		v, ts, at int64 // at: when it arrives
+	type arrival struct {
+		event
+		at int64 // when it arrives
 	}
-	events := make([]event, 30_000)
-	for i := range events {
+	arrivals := make([]arrival, 30_000)
+	for i := range arrivals {
 		ts := base + int64(i)*20
-		events[i] = event{fmt.Sprint("k", r.IntN(20)), r.Int64N(100), ts, ts + r.Int64N(1000)}
+		arrivals[i] = arrival{event{fmt.Sprint("k", r.IntN(20)), r.Int64N(100), ts}, ts + r.Int64N(1000)}
 	}
-	slices.SortStableFunc(events, func(a, b event) int { return cmp.Compare(a.at, b.at) })
-	var lines bytes.Buffer
-	for _, e := range events {
-		fmt.Fprintf(&lines, `{"k":%q,"v":%d,"ts":%q}`+"\n", e.k, e.v, time.UnixMilli(e.ts).UTC().Format("2006-01-02 15:04:05.000"))
+	slices.SortStableFunc(arrivals, func(a, b arrival) int { return cmp.Compare(a.at, b.at) })
+	events := make([]event, len(arrivals))
+	for i, a := range arrivals {
+		events[i] = a.event
 	}
-	path := filepath.Join(t.TempDir(), "events.json")
-	if err := os.WriteFile(path, lines.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec("CREATE TABLE events (k TEXT, v INTEGER, ts INTEGER)"); err != nil {
-		t.Fatal(err)
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range events {
-		if _, err := tx.Exec("INSERT INTO events VALUES (?, ?, ?)", e.k, e.v, e.ts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	path, db := loadEvents(t, events)
 	for _, q := range topnQueries {
 		// Parallelism 2 puts a hash exchange on the PARTITION BY columns before the Top-N
 		// (a gather for a global one): a partition's rows must meet in one task.

@@ -94,40 +94,11 @@ func cumulate(step, size int64) string {
 func TestDifferentialWindows(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 7))
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
-	type event struct {
-		k  string
-		v  int64
-		ts int64
-	}
 	events := make([]event, 30_000)
 	for i := range events {
 		events[i] = event{fmt.Sprint("k", r.IntN(20)), r.Int64N(100), base + int64(i)*20 - r.Int64N(1500)}
 	}
-	dir := t.TempDir()
-	var lines bytes.Buffer
-	for _, e := range events {
-		fmt.Fprintf(&lines, `{"k":%q,"v":%d,"ts":%q}`+"\n", e.k, e.v, time.UnixMilli(e.ts).UTC().Format("2006-01-02 15:04:05.000"))
-	}
-	path := filepath.Join(dir, "events.json")
-	if err := os.WriteFile(path, lines.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec("CREATE TABLE events (k TEXT, v INTEGER, ts INTEGER)"); err != nil {
-		t.Fatal(err)
-	}
-	tx, _ := db.Begin()
-	for _, e := range events {
-		if _, err := tx.Exec("INSERT INTO events VALUES (?, ?, ?)", e.k, e.v, e.ts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tx.Commit()
+	path, db := loadEvents(t, events)
 	for _, q := range windowQueries {
 		// Parallelism 2 puts a hash exchange before the window aggregate: a window's rows
 		// (a slice's, a session's) must meet in one task.
@@ -137,6 +108,47 @@ func TestDifferentialWindows(t *testing.T) {
 			})
 		}
 	}
+}
+
+// event is a row of table e: ts in milliseconds.
+type event struct {
+	k     string
+	v, ts int64
+}
+
+// loadEvents writes events, in order, as the JSON lines file of table e, and into the
+// table events(k, v, ts) of an in-memory SQLite database, which the test closes.
+func loadEvents(t *testing.T, events []event) (path string, db *sql.DB) {
+	var lines bytes.Buffer
+	for _, e := range events {
+		fmt.Fprintf(&lines, `{"k":%q,"v":%d,"ts":%q}`+"\n", e.k, e.v, time.UnixMilli(e.ts).UTC().Format("2006-01-02 15:04:05.000"))
+	}
+	path = filepath.Join(t.TempDir(), "events.json")
+	if err := os.WriteFile(path, lines.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("CREATE TABLE events (k TEXT, v INTEGER, ts INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events {
+		if _, err := tx.Exec("INSERT INTO events VALUES (?, ?, ?)", e.k, e.v, e.ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return path, db
 }
 
 // differentialWindow runs one query on streamsql with the given parallelism and

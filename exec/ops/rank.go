@@ -58,7 +58,7 @@ type rank struct {
 	pending   map[*rankPart]bool    // keep-first: keys whose row waits for the watermark
 
 	state     *KeyedState
-	dirty     map[string]bool // state keys changed since the last checkpoint
+	dirty     []*rankPart // partitions changed since the last checkpoint, each once
 	lastBytes int64
 	lastKeys  int64
 
@@ -90,6 +90,7 @@ type rankPart struct {
 	end   int64  // window Top-N: the window's end
 	done  bool   // keep-first: its row was emitted
 	batch uint64 // the last batch that changed it
+	dirty bool   // listed in rank.dirty
 }
 
 type rankRow struct {
@@ -118,7 +119,7 @@ func NewRank(mem memory.Allocator, n *planner.Rank, out exec.Output, ks *KeyedSt
 	in := exec.ArrowSchema(n.Input.Schema())
 	r := &rank{n: n, partCols: n.PartitionBy, start: int(n.Start - 1), end: int(n.End), keepAll: n.Input.Updating(),
 		width: len(in.Fields()), rowNumber: n.RowNumber, out: out, parts: map[string]*rankPart{},
-		watermark: exec.MinWatermark, state: ks, dirty: map[string]bool{}, changes: newChanges(mem, n.Schema())}
+		watermark: exec.MinWatermark, state: ks, changes: newChanges(mem, n.Schema())}
 	for _, k := range n.OrderBy {
 		r.order = append(r.order, rankKey{col: k.Col, desc: k.Desc, less: less(in.Field(k.Col).Type.ID())})
 	}

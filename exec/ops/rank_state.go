@@ -18,8 +18,9 @@ var (
 
 // markDirty notes that p changed since the last checkpoint.
 func (r *rank) markDirty(p *rankPart) {
-	if r.state != nil {
-		r.dirty[string(binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(p.enc)), p.kg))+p.enc] = true
+	if r.state != nil && !p.dirty {
+		p.dirty = true
+		r.dirty = append(r.dirty, p)
 	}
 }
 
@@ -38,16 +39,23 @@ func (r *rank) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	}
 	var d state.Delta
 	var written int64
-	for sk := range r.dirty {
-		if p := r.parts[sk[2:]]; p != nil && len(p.rows) > 0 {
+	done := make(map[string]bool, len(r.dirty)) // a partition dropped and made again is listed twice
+	for _, changed := range r.dirty {
+		changed.dirty = false
+		if done[changed.enc] {
+			continue
+		}
+		done[changed.enc] = true
+		sk := append(binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(changed.enc)), changed.kg), changed.enc...)
+		if p := r.parts[changed.enc]; p != nil && len(p.rows) > 0 {
 			v := r.appendPart(nil, p)
-			d.Puts = append(d.Puts, state.KV{Key: []byte(sk), Value: v})
+			d.Puts = append(d.Puts, state.KV{Key: sk, Value: v})
 			written += int64(len(sk) + len(v))
 		} else {
-			d.Deletes = append(d.Deletes, []byte(sk))
+			d.Deletes = append(d.Deletes, sk)
 		}
 	}
-	clear(r.dirty)
+	r.dirty = r.dirty[:0]
 	r.lastBytes, r.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
 	return persistDelta(r.state, id, d, r.watermark), nil
 }
