@@ -25,6 +25,7 @@ func TestDependencies(t *testing.T) {
 		{"exec/format", []string{mod + "/cmd", mod + "/exec/ops", mod + "/exec/connector"}},
 		{"exec/connector", []string{mod + "/cmd", mod + "/exec/ops", "go.etcd.io/bbolt"}},
 		{"exec/connector/embedded", []string{mod + "/cmd", mod + "/exec/ops", mod + "/state"}}, // its table is a bbolt file
+		{"internal/job", []string{mod + "/cmd", "go.etcd.io/bbolt"}},
 	}
 	for _, r := range rules {
 		p, err := build.Import(mod+"/"+r.pkg, ".", 0)
@@ -32,6 +33,9 @@ func TestDependencies(t *testing.T) {
 			t.Fatalf("%s: %v", r.pkg, err)
 		}
 		for _, imp := range p.Imports {
+			if imp == mod { // the engine API sits above every package
+				t.Errorf("%s imports the root package, which it must not", r.pkg)
+			}
 			for _, f := range r.forbidden {
 				if strings.HasPrefix(imp, f) && imp != mod+"/"+r.pkg {
 					t.Errorf("%s imports %s, which it must not", r.pkg, imp)

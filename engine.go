@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/checkpoint"
-	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/connector"
+	"github.com/streamsql/streamsql/internal/job"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
 )
@@ -32,6 +31,8 @@ type Config struct {
 	// again with the same statement resumes from its latest completed checkpoint.
 	StateDir string
 	Fresh    bool // discard earlier checkpoints: start jobs from nothing
+	// OnJobFailure, when set, is told at once of a background job that failed.
+	OnJobFailure func(error)
 }
 
 // Session executes statements against its own catalog and settings.
@@ -42,14 +43,16 @@ type Session struct {
 	// connectors are the built-in connectors and those of packages of their own.
 	connectors *connector.Registry
 
-	jobCtx      context.Context // background jobs run until it is cancelled
-	cancelJobs  context.CancelFunc
-	jobs        sync.WaitGroup
-	mu          sync.Mutex // guards jobErrs and checkpoints
-	jobErrs     []error
-	checkpoints []checkpointRecord
-}
+	jobCtx     context.Context // background jobs run until it is cancelled
+	cancelJobs context.CancelFunc
+	running    sync.WaitGroup
+	selects    int // SELECTs run so far, for their job names
 
+	mu          sync.Mutex // guards what follows
+	jobs        []*job.Job // every job started, in order
+	jobErrs     []error
+	checkpoints []job.CheckpointRecord
+}
 // Formats are the accepted values of Config.Format.
 var Formats = []string{"table", "csv", "json", "changelog"}
 
@@ -104,10 +107,28 @@ func (s *Session) Exec(ctx context.Context, sql string) error {
 	return nil
 }
 
-// Wait waits for the background jobs and returns their errors.
+// Wait waits for the background jobs and returns their errors. Once every job of the
+// session finished, their records are cleared, so the script runs from the start when
+// it runs again; until then a restarted script skips the jobs that finished.
 func (s *Session) Wait() error {
-	s.jobs.Wait()
-	return s.JobErrors()
+	s.running.Wait()
+	err := s.JobErrors()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	jobs := append([]*job.Job(nil), s.jobs...)
+	s.mu.Unlock()
+	for _, j := range jobs {
+		if j.Status().State != job.Finished {
+			return nil
+		}
+	}
+	var errs []error
+	for _, j := range jobs {
+		errs = append(errs, j.Forget())
+	}
+	return errors.Join(errs...)
 }
 
 // JobErrors returns the errors of the background jobs that failed since the last call.
@@ -119,11 +140,25 @@ func (s *Session) JobErrors() error {
 	return err
 }
 
-// StopJobs stops every background job; Wait then returns once they have stopped.
-func (s *Session) StopJobs() { s.cancelJobs() }
+// StopJobs stops every running job gracefully, each with a final checkpoint when it
+// takes checkpoints; Wait then returns once they have stopped.
+func (s *Session) StopJobs() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, j := range s.jobs {
+		j.Stop(false)
+	}
+}
+
+// CancelJobs cancels every job at once, without a final checkpoint.
+func (s *Session) CancelJobs() { s.cancelJobs() }
 
 func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
-	p := &planner.Planner{Catalog: s.catalog, Emit: s.emitControl()}
+	settings, err := job.ParseSettings(s.settings)
+	if err != nil {
+		return err
+	}
+	p := &planner.Planner{Catalog: s.catalog, Emit: settings.Emit}
 	switch st := stmt.(type) {
 	case *parser.SetStmt:
 		return s.set(st)
@@ -168,15 +203,19 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 		if err != nil {
 			return err
 		}
-		return s.runQuery(ctx, plan)
+		return s.runQuery(ctx, plan, settings)
 	case *parser.InsertStmt:
 		plan, err := p.PlanInsert(st)
 		if err != nil {
 			return err
 		}
-		return s.startJob(ctx, plan)
+		return s.startJob(plan, settings)
 	case *parser.ExplainStmt:
-		return s.explain(p, st)
+		return s.explain(p, st, settings)
+	case *parser.ShowJobsStmt:
+		return s.showJobs()
+	case *parser.StopJobStmt:
+		return s.stopJob(ctx, st)
 	case *parser.ShowTablesStmt:
 		return s.showTables()
 	case *parser.ShowCheckpointsStmt:
@@ -195,48 +234,28 @@ func (s *Session) info(msg string) {
 	}
 }
 
-// emitControl reads the session's table.exec.emit options (checked by set).
-func (s *Session) emitControl() planner.EmitControl {
-	var e planner.EmitControl
-	if d, err := checkpoint.ParseDuration(s.settings["table.exec.emit.allow-lateness"]); err == nil {
-		e.AllowLateness = d.Milliseconds()
-	}
-	if on, _ := strconv.ParseBool(s.settings["table.exec.emit.early-fire.enabled"]); on {
-		if d, err := checkpoint.ParseDuration(s.settings["table.exec.emit.early-fire.delay"]); err == nil {
-			e.EarlyFireDelay = d.Milliseconds()
-		}
-	}
-	return e
-}
-
-// set applies SET 'key' = 'value', checking the values of the keys the engine reads.
+// set applies SET 'key' = 'value', checking the values of the keys the engine reads. A
+// key that is not known but close to one gets a warning.
 func (s *Session) set(st *parser.SetStmt) error {
-	switch st.Key {
-	case "table.local-time-zone":
+	if st.Key == "table.local-time-zone" {
 		loc, err := time.LoadLocation(st.Value)
 		if err != nil {
 			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("unknown time zone '%s'", st.Value)}
 		}
 		s.cfg.Location = loc
-	case "table.exec.source.idle-timeout", "table.exec.state.ttl", "table.exec.emit.allow-lateness", "table.exec.emit.early-fire.delay":
-		if _, err := checkpoint.ParseDuration(st.Value); err != nil {
-			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'%s': %v", st.Key, err)}
-		}
-	case "table.exec.emit.early-fire.enabled":
-		if _, err := strconv.ParseBool(st.Value); err != nil {
-			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'%s' must be true or false, got '%s'", st.Key, st.Value)}
-		}
-	case "parallelism.default", "state.cache.max-keys":
-		if n, err := strconv.Atoi(st.Value); err != nil || n < 1 {
-			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("'%s' must be a positive integer, got '%s'", st.Key, st.Value)}
-		}
+	}
+	if err := job.Check(st.Key, st.Value); err != nil {
+		return &planner.Error{Pos: st.Pos, Msg: err.Error()}
+	}
+	if near := job.Suggest(st.Key); near != "" {
+		fmt.Fprintf(s.cfg.Err, "[WARNING] unknown key '%s', did you mean '%s'? It is stored, but nothing reads it.\n", st.Key, near)
 	}
 	s.settings[st.Key] = st.Value
 	s.info("Session property has been set.")
 	return nil
 }
 
-func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt) error {
+func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt, settings job.Settings) error {
 	var plan planner.Node
 	var err error
 	switch inner := st.Stmt.(type) {
@@ -251,22 +270,15 @@ func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt) error {
 		return err
 	}
 	_, isQuery := st.Stmt.(*parser.QueryStmt)
-	par := s.parallelism()
-	fmt.Fprintf(s.cfg.Out, "== Physical Plan ==\n%s", planner.Explain(plan, func(n planner.Node) int { return s.tasksOf(n, par) }))
-	g, err := s.guarantee(plan, isQuery)
-	if err != nil {
-		return err
-	}
+	par := settings.Parallelism
+	fmt.Fprintf(s.cfg.Out, "== Physical Plan ==\n%s", planner.Explain(plan, func(n planner.Node) int { return job.TasksOf(s.connectors, n, par) }))
+	g := s.guarantee(plan, isQuery, settings.Checkpoint)
 	fmt.Fprintf(s.cfg.Out, "\n== Guarantee ==\n%s\n", g)
 	return nil
 }
 
 // guarantee states what a job's results promise after failures, and why.
-func (s *Session) guarantee(plan planner.Node, isQuery bool) (string, error) {
-	cfg, err := checkpoint.ParseConfig(s.settings)
-	if err != nil {
-		return "", err
-	}
+func (s *Session) guarantee(plan planner.Node, isQuery bool, cfg checkpoint.Config) string {
 	var sources, unreplayable []string
 	planner.Walk(plan, func(n planner.Node) {
 		if sc, ok := n.(*planner.Scan); ok {
@@ -289,62 +301,23 @@ func (s *Session) guarantee(plan planner.Node, isQuery bool) (string, error) {
 	aligned := cfg.Mode == checkpoint.ExactlyOnce
 	switch {
 	case cfg.Interval <= 0:
-		return path + "at-most-once: checkpointing is off, so after a failure state starts empty and sources go on from where they were", nil
+		return path + "at-most-once: checkpointing is off, so after a failure state starts empty and sources go on from where they were"
 	case len(unreplayable) > 0:
-		return path + "at-most-once: the source of " + strings.Join(unreplayable, ", ") + " cannot replay what it delivered before a failure (a socket source keeps what it received with 'source.wal' = 'true')", nil
+		return path + "at-most-once: the source of " + strings.Join(unreplayable, ", ") + " cannot replay what it delivered before a failure (a socket source keeps what it received with 'source.wal' = 'true')"
 	case !aligned:
-		return path + "at-least-once: checkpoints are not aligned, so replayed records may count twice", nil
+		return path + "at-least-once: checkpoints are not aligned, so replayed records may count twice"
 	case isQuery && s.cfg.Format != "changelog":
-		return path + "exactly-once: the materialized result is restored from aligned checkpoints and the source replays from their positions", nil
+		return path + "exactly-once: the materialized result is restored from aligned checkpoints and the source replays from their positions"
 	case isQuery:
-		return path + "at-least-once: changes print at once, so those after the last checkpoint print again on replay", nil
+		return path + "at-least-once: changes print at once, so those after the last checkpoint print again on replay"
 	}
 	switch s.connectors.DeliveryOf(plan.(*planner.Sink).Table) {
 	case connector.Upserts:
-		return path + "exactly-once final state: the sink upserts by primary key, so rows written again on replay overwrite themselves", nil
+		return path + "exactly-once final state: the sink upserts by primary key, so rows written again on replay overwrite themselves"
 	case connector.Commits:
-		return path + "exactly-once: the sink commits its output when a checkpoint completes, so readers never see uncommitted or rolled-back rows", nil
+		return path + "exactly-once: the sink commits its output when a checkpoint completes, so readers never see uncommitted or rolled-back rows"
 	}
-	return path + "at-least-once: the sink writes at once, so output after the last checkpoint is written again on replay", nil
-}
-
-func (s *Session) startJob(ctx context.Context, plan planner.Node) error {
-	job, err := s.build(ctx, plan, nil)
-	if err != nil {
-		return err
-	}
-	s.jobs.Add(1)
-	go func() {
-		defer s.jobs.Done()
-		if err := s.runJob(s.jobCtx, job); err != nil && !errors.Is(err, context.Canceled) {
-			s.mu.Lock()
-			s.jobErrs = append(s.jobErrs, err)
-			s.mu.Unlock()
-		}
-	}()
-	return nil
-}
-
-func (s *Session) runQuery(ctx context.Context, plan planner.Node) error {
-	var res *resultSink
-	job, err := s.build(ctx, plan, func(context.Context, int, exec.Output) (exec.Operator, error) {
-		res = newResultSink(s.cfg, plan.Schema())
-		return res, nil
-	})
-	if err != nil {
-		return err
-	}
-	err = s.runJob(ctx, job)
-	if errors.Is(err, context.Canceled) {
-		err = nil // stopped by the user: show what there is
-	}
-	if res == nil || err != nil { // a failed query shows its error, not a partial result
-		return err
-	}
-	if perr := res.print(); err == nil {
-		err = perr
-	}
-	return err
+	return path + "at-least-once: the sink writes at once, so output after the last checkpoint is written again on replay"
 }
 
 // withSource adds the statement's line and a caret under the column to a planning error.

@@ -19,13 +19,17 @@ type Metadata struct {
 	ID        int64
 	Job       string // the job's identity, for a readable directory
 	Savepoint bool
+	// StateFile names the state store that holds the keyed state of this checkpoint
+	// (its identity, not its path), so a replaced or recreated file is detected.
+	StateFile string `json:",omitempty"`
 	Started   time.Time
 	Completed time.Time
 	Tasks     []Ack
 }
 
 // Storage keeps a job's completed checkpoints in a directory, one subdirectory
-// chk-<id> each, holding a _metadata file written atomically with a checksum.
+// chk-<id> each, holding a _metadata file written atomically with a checksum, and a
+// second copy of it, so that one damaged file does not cost the checkpoint.
 type Storage struct {
 	Dir string
 }
@@ -33,13 +37,19 @@ type Storage struct {
 // ErrNoCheckpoint says there is no completed checkpoint to restore.
 var ErrNoCheckpoint = errors.New("no completed checkpoint")
 
-const metadataFile = "_metadata"
+// ErrDamaged says a checkpoint's metadata exists but cannot be read back intact.
+var ErrDamaged = errors.New("damaged checkpoint")
+
+const (
+	metadataFile = "_metadata"
+	metadataCopy = "_metadata.copy"
+)
 
 // Write stores m durably: the file is written under a temporary name, synced, renamed
 // into place, and its directory synced. Only then is the checkpoint complete.
 func (s *Storage) Write(m *Metadata) error {
 	dir := filepath.Join(s.Dir, fmt.Sprintf("chk-%d", m.ID))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("checkpoint %d: %w", m.ID, err)
 	}
 	body, err := json.Marshal(m)
@@ -49,15 +59,17 @@ func (s *Storage) Write(m *Metadata) error {
 	// First line: the checksum of the body, so a torn or altered file is detected.
 	data := fmt.Appendf(nil, "crc32c %08x\n", crc32.Checksum(body, castagnoli))
 	data = append(data, body...)
-	tmp := filepath.Join(dir, metadataFile+".tmp")
-	if err := writeSynced(tmp, data); err != nil {
-		return fmt.Errorf("checkpoint %d: %w", m.ID, err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, metadataFile)); err != nil {
-		return fmt.Errorf("checkpoint %d: %w", m.ID, err)
-	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("checkpoint %d: %w", m.ID, err)
+	for _, name := range []string{metadataFile, metadataCopy} {
+		tmp := filepath.Join(dir, name+".tmp")
+		if err := writeSynced(tmp, data); err != nil {
+			return fmt.Errorf("checkpoint %d: %w", m.ID, err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("checkpoint %d: %w", m.ID, err)
+		}
+		if err := syncDir(dir); err != nil {
+			return fmt.Errorf("checkpoint %d: %w", m.ID, err)
+		}
 	}
 	return syncDir(s.Dir)
 }
@@ -65,7 +77,7 @@ func (s *Storage) Write(m *Metadata) error {
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}
@@ -89,26 +101,46 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// Read returns checkpoint id's metadata, checking its checksum.
+// Read returns checkpoint id's metadata, checking its checksum: the first intact copy.
+// A checkpoint with no metadata never completed (ErrNoCheckpoint); one whose copies are
+// all damaged is ErrDamaged.
 func (s *Storage) Read(id int64) (*Metadata, error) {
-	data, err := os.ReadFile(filepath.Join(s.Dir, fmt.Sprintf("chk-%d", id), metadataFile))
+	var errs []error
+	for _, name := range []string{metadataFile, metadataCopy} {
+		m, err := s.readFile(id, name)
+		if err == nil {
+			return m, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		return nil, fmt.Errorf("checkpoint %d never completed: %w", id, ErrNoCheckpoint)
+	}
+	return nil, fmt.Errorf("%w: %w", ErrDamaged, errors.Join(errs...))
+}
+
+func (s *Storage) readFile(id int64, name string) (*Metadata, error) {
+	path := filepath.Join(s.Dir, fmt.Sprintf("chk-%d", id), name)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint %d: %w", id, err)
+		return nil, err
 	}
 	header, body, ok := strings.Cut(string(data), "\n")
 	var sum uint32
 	if _, err := fmt.Sscanf(header, "crc32c %08x", &sum); !ok || err != nil {
-		return nil, fmt.Errorf("checkpoint %d: metadata has no checksum header", id)
+		return nil, fmt.Errorf("%s: metadata has no checksum header", path)
 	}
 	if got := crc32.Checksum([]byte(body), castagnoli); got != sum {
-		return nil, fmt.Errorf("checkpoint %d: metadata checksum mismatch (stored %08x, computed %08x)", id, sum, got)
+		return nil, fmt.Errorf("%s: metadata checksum mismatch (stored %08x, computed %08x)", path, sum, got)
 	}
 	m := &Metadata{}
 	if err := json.Unmarshal([]byte(body), m); err != nil {
-		return nil, fmt.Errorf("checkpoint %d: metadata: %w", id, err)
+		return nil, fmt.Errorf("%s: metadata: %w", path, err)
 	}
 	if m.ID != id {
-		return nil, fmt.Errorf("checkpoint %d: metadata names checkpoint %d", id, m.ID)
+		return nil, fmt.Errorf("%s: metadata names checkpoint %d", path, m.ID)
 	}
 	return m, nil
 }
@@ -134,23 +166,25 @@ func (s *Storage) IDs() ([]int64, error) {
 	return ids, nil
 }
 
-// Latest returns the newest checkpoint whose metadata is intact. Each newer one that is
-// partial or corrupt is reported to warn and skipped.
-func (s *Storage) Latest(warn func(error)) (*Metadata, error) {
+// Latest returns the newest checkpoint whose metadata is intact, and the errors of the
+// newer ones that were damaged (ErrDamaged). Checkpoints that never completed are
+// skipped without a word.
+func (s *Storage) Latest() (*Metadata, []error, error) {
 	ids, err := s.IDs()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var damaged []error
 	for _, id := range ids {
 		m, err := s.Read(id)
 		if err == nil {
-			return m, nil
+			return m, damaged, nil
 		}
-		if warn != nil {
-			warn(fmt.Errorf("skipping %w", err))
+		if errors.Is(err, ErrDamaged) {
+			damaged = append(damaged, err)
 		}
 	}
-	return nil, ErrNoCheckpoint
+	return nil, damaged, ErrNoCheckpoint
 }
 
 // Retain deletes the checkpoint directories older than the newest keep complete ones,

@@ -8,29 +8,39 @@ import (
 	"testing"
 )
 
-func TestStorageSkipsCorruptAndPartialCheckpoints(t *testing.T) {
+// flip changes one byte of the file at path.
+func flip(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-3] ^= 1
+	os.WriteFile(path, data, 0o600)
+}
+
+func TestStorageSkipsDamagedAndPartialCheckpoints(t *testing.T) {
 	s := &Storage{Dir: t.TempDir()}
 	for id := int64(1); id <= 4; id++ {
 		if err := s.Write(&Metadata{ID: id, Tasks: []Ack{{Task: 0, State: []byte("pos")}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// 4 is corrupted (one byte flipped), 5 never finished (no metadata).
-	path := filepath.Join(s.Dir, "chk-4", "_metadata")
-	data, _ := os.ReadFile(path)
-	data[len(data)-3] ^= 1
-	os.WriteFile(path, data, 0o644)
-	os.MkdirAll(filepath.Join(s.Dir, "chk-5"), 0o755)
-	var warnings []string
-	m, err := s.Latest(func(err error) { warnings = append(warnings, err.Error()) })
+	// 4 has both copies damaged, 3 only its first, 5 never finished (no metadata).
+	flip(t, filepath.Join(s.Dir, "chk-4", "_metadata"))
+	flip(t, filepath.Join(s.Dir, "chk-4", "_metadata.copy"))
+	flip(t, filepath.Join(s.Dir, "chk-3", "_metadata"))
+	os.MkdirAll(filepath.Join(s.Dir, "chk-5"), 0o700)
+	m, damaged, err := s.Latest()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.ID != 3 || string(m.Tasks[0].State) != "pos" {
-		t.Errorf("restored %+v, want checkpoint 3", m)
+		t.Errorf("restored %+v, want checkpoint 3 from its copy", m)
 	}
-	if len(warnings) != 2 || !strings.Contains(warnings[0], "checkpoint 5") || !strings.Contains(warnings[1], "checksum mismatch") {
-		t.Errorf("warnings: %q", warnings)
+	if len(damaged) != 1 || !errors.Is(damaged[0], ErrDamaged) || !strings.Contains(damaged[0].Error(), "chk-4") ||
+		!strings.Contains(damaged[0].Error(), "checksum mismatch") {
+		t.Errorf("damaged: %q", damaged)
 	}
 	if err := s.Retain(2); err != nil {
 		t.Fatal(err)
@@ -43,7 +53,7 @@ func TestStorageSkipsCorruptAndPartialCheckpoints(t *testing.T) {
 
 func TestStorageEmpty(t *testing.T) {
 	s := &Storage{Dir: filepath.Join(t.TempDir(), "none")}
-	if _, err := s.Latest(nil); !errors.Is(err, ErrNoCheckpoint) {
+	if _, _, err := s.Latest(); !errors.Is(err, ErrNoCheckpoint) {
 		t.Errorf("got %v", err)
 	}
 }

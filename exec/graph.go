@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
@@ -137,7 +138,15 @@ type Checkpointing struct {
 	// closes, whether it finished or failed: without checkpoints, a restarted job's
 	// sources continue from there.
 	Positions func(task TaskID, position []byte)
+	// Stop, when it delivers, stops the job gracefully: every source stops reading and
+	// ends its output, the tasks end without firing what waits for event time, and Run
+	// returns ErrStopped after the final checkpoint (see Final). With drain (true) the
+	// sources first advance event time to the end, so every window fires.
+	Stop <-chan bool
 }
+
+// ErrStopped is what Run returns when the job ended because Stop asked it to.
+var ErrStopped = errors.New("job stopped")
 
 // TaskStats describes a task's part in a checkpoint.
 type TaskStats struct {
@@ -178,6 +187,7 @@ func (g *Graph) Run(parent context.Context, cp *Checkpointing) error {
 	// Triggers go to every task: sources emit barriers, tasks that already finished
 	// acknowledge with their final state, the others wait for the barriers.
 	var triggering sync.WaitGroup
+	var stopped atomic.Bool
 	triggering.Add(1)
 	go func() {
 		defer triggering.Done()
@@ -192,6 +202,11 @@ func (g *Graph) Run(parent context.Context, cp *Checkpointing) error {
 				for _, t := range tasks {
 					t.trigger(ctx, id)
 				}
+			case drain := <-cp.Stop:
+				for _, t := range tasks {
+					t.stop(ctx, drain)
+				}
+				stopped.Store(true)
 			case id := <-cp.Completed:
 				for _, t := range tasks {
 					// A commit cut short by the job's end is no failure: the next run's
@@ -214,7 +229,13 @@ func (g *Graph) Run(parent context.Context, cp *Checkpointing) error {
 	if errs = append(errs, final); errors.Join(errs...) != nil {
 		return firstCause(errs)
 	}
-	return context.Cause(parent) // nil unless the caller stopped the job
+	if err := context.Cause(parent); err != nil {
+		return err // the caller cancelled the job
+	}
+	if stopped.Load() {
+		return ErrStopped
+	}
+	return nil
 }
 
 // finalCheckpoint takes the checkpoint of a job whose tasks all finished and commits
@@ -289,7 +310,7 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 	for s, st := range g.Stages {
 		for i := 0; i < st.Parallelism; i++ {
 			id := TaskID{s, i}
-			t := &task{id: id, cp: cp, inputs: inputs[s][i], sides: sides[s][i], done: make(chan struct{}), triggers: make(chan int64, 1),
+			t := &task{id: id, cp: cp, inputs: inputs[s][i], sides: sides[s][i], done: make(chan struct{}), triggers: make(chan int64, 1), stops: make(chan bool, 1),
 				watermark: MinWatermark, idleTimeout: g.IdleTimeout, lastInput: time.Now()}
 			restored := cp.Restored[id]
 			var out WatermarkOutput = discard{}

@@ -19,6 +19,7 @@ type message struct {
 	isWatermark bool
 	idle        bool // the sender has had no input for its graph's IdleTimeout
 	end         bool
+	stopped     bool // with end: the input ended by a graceful stop without drain
 }
 
 // task runs one parallel instance of a stage: a reader or input channels, a chain of
@@ -34,7 +35,11 @@ type task struct {
 	sides    []int // by input channel: the input of the first operator it feeds
 	exchange *exchange
 	triggers chan int64
+	stops    chan bool // a source task's graceful stop: drain or not
 	done     chan struct{}
+	// stopped: the task's input ended by a graceful stop without drain, so the task
+	// ends without telling its operators the input ended (nothing fires).
+	stopped bool
 
 	mu       sync.Mutex // guards finished: a finished task is snapshotted by the trigger loop
 	finished bool
@@ -79,6 +84,18 @@ func (t *task) trigger(ctx context.Context, id int64) {
 	}
 	select {
 	case t.triggers <- id:
+	case <-ctx.Done():
+	case <-t.done:
+	}
+}
+
+// stop asks a source task to stop gracefully; other tasks stop when their inputs do.
+func (t *task) stop(ctx context.Context, drain bool) {
+	if t.reader == nil {
+		return
+	}
+	select {
+	case t.stops <- drain:
 	case <-ctx.Done():
 	case <-t.done:
 	}
@@ -174,6 +191,15 @@ func (t *task) runSource(ctx context.Context) error {
 				return err
 			}
 			continue
+		case drain := <-t.stops:
+			if drain {
+				if err := t.advance(ctx, MaxWatermark); err != nil {
+					return err
+				}
+			} else {
+				t.stopped = true
+			}
+			return t.finish(ctx)
 		default:
 		}
 		if ctx.Err() != nil {
@@ -276,8 +302,13 @@ func (t *task) runInputs(ctx context.Context) error {
 		case m.end:
 			ended[in] = true
 			live--
-			if err := t.advance(ctx, combinedWatermark(watermarks, ended, idle)); err != nil {
-				return err
+			if m.stopped {
+				t.stopped = true
+			}
+			if !t.stopped {
+				if err := t.advance(ctx, combinedWatermark(watermarks, ended, idle)); err != nil {
+					return err
+				}
 			}
 		case m.barrier > 0:
 			if m.barrier < aligning {
@@ -505,8 +536,20 @@ func (t *task) flushAll(ctx context.Context) error {
 	return nil
 }
 
-// finish tells the operators, upstream first, that the input ended, and passes the end on.
+// finish tells the operators, upstream first, that the input ended, and passes the end
+// on. After a graceful stop without drain, the operators only flush: the input did not
+// end, so what waits for more of it (open windows, a sink's last commit) stays in their
+// state for the final checkpoint.
 func (t *task) finish(ctx context.Context) error {
+	if t.stopped {
+		if err := t.flushAll(ctx); err != nil {
+			return err
+		}
+		if t.exchange != nil {
+			return t.exchange.broadcast(ctx, message{end: true, stopped: true})
+		}
+		return nil
+	}
 	for _, op := range t.ops {
 		if f, ok := op.(Finisher); ok {
 			if err := f.Finish(ctx); err != nil {

@@ -162,6 +162,20 @@ type ShowCheckpointsStmt struct {
 	Pos Pos
 }
 
+// ShowJobsStmt is SHOW JOBS: the session's jobs and their status.
+type ShowJobsStmt struct {
+	Pos Pos
+}
+
+// StopJobStmt is STOP JOB 'name' [WITH SAVEPOINT] [WITH DRAIN]: a graceful stop; with
+// DRAIN the final watermark goes first, so that every window fires.
+type StopJobStmt struct {
+	Pos       Pos
+	Name      string
+	Savepoint bool
+	Drain     bool
+}
+
 // DescribeStmt is DESCRIBE name (also DESC name).
 type DescribeStmt struct {
 	Pos  Pos
@@ -397,6 +411,8 @@ func (*ExplainStmt) stmt()         {}
 func (*ShowTablesStmt) stmt()      {}
 func (*ShowCheckpointsStmt) stmt() {}
 func (*DescribeStmt) stmt()        {}
+func (*ShowJobsStmt) stmt()        {}
+func (*StopJobStmt) stmt()         {}
 
 func (*TableName) tableExpr()     {}
 func (*SubqueryTable) tableExpr() {}
@@ -432,6 +448,8 @@ func (n *ExplainStmt) Position() Pos         { return n.Pos }
 func (n *ShowTablesStmt) Position() Pos      { return n.Pos }
 func (n *ShowCheckpointsStmt) Position() Pos { return n.Pos }
 func (n *DescribeStmt) Position() Pos        { return n.Pos }
+func (n *ShowJobsStmt) Position() Pos        { return n.Pos }
+func (n *StopJobStmt) Position() Pos         { return n.Pos }
 func (n *TableName) Position() Pos           { return n.Pos }
 func (n *SubqueryTable) Position() Pos       { return n.Pos }
 func (n *WindowTable) Position() Pos         { return n.Pos }

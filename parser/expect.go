@@ -46,6 +46,7 @@ var productionWords = map[string][]string{
 	"ExplainG":        {"EXPLAIN"},
 	"ShowTablesG":     {"SHOW"},
 	"DescribeG":       {"DESCRIBE"},
+	"StopJobG":        {"STOP"},
 }
 
 // firstOf returns, in user words, what can start the EBNF participle reports as expected,

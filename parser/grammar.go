@@ -19,7 +19,7 @@ var stmtParser = participle.MustBuild[stmtRoot](
 	participle.Lexer(sqlLexer),
 	participle.CaseInsensitive("Keyword", "Ident"),
 	participle.Union[stmtG](&queryStmtG{}, &insertG{}, &createG{}, &dropG{}, &setG{},
-		&explainG{}, &showTablesG{}, &describeG{}),
+		&explainG{}, &showTablesG{}, &describeG{}, &stopJobG{}),
 	participle.ParseTypeWith(parseExpr),
 	participle.UseLookahead(0),
 )
@@ -295,14 +295,36 @@ func (g *explainG) toAST() (Stmt, error) {
 
 type showTablesG struct {
 	Pos  Pos
-	What string `parser:"'SHOW' @( 'TABLES' | 'CHECKPOINTS' )"`
+	What string `parser:"'SHOW' @( 'TABLES' | 'CHECKPOINTS' | 'JOBS' )"`
 }
 
 func (g *showTablesG) toAST() (Stmt, error) {
-	if strings.EqualFold(g.What, "CHECKPOINTS") {
+	switch strings.ToUpper(g.What) {
+	case "CHECKPOINTS":
 		return &ShowCheckpointsStmt{Pos: g.Pos}, nil
+	case "JOBS":
+		return &ShowJobsStmt{Pos: g.Pos}, nil
 	}
 	return &ShowTablesStmt{Pos: g.Pos}, nil
+}
+
+// stopJobG is Flink's STOP JOB 'name' [WITH SAVEPOINT] [WITH DRAIN].
+type stopJobG struct {
+	Pos   Pos
+	Name  string   `parser:"'STOP' 'JOB' @String"`
+	Withs []string `parser:"( 'WITH' @( 'SAVEPOINT' | 'DRAIN' ) )*"`
+}
+
+func (g *stopJobG) toAST() (Stmt, error) {
+	s := &StopJobStmt{Pos: g.Pos, Name: unquoteString(g.Name)}
+	for _, w := range g.Withs {
+		if strings.EqualFold(w, "SAVEPOINT") {
+			s.Savepoint = true
+		} else {
+			s.Drain = true
+		}
+	}
+	return s, nil
 }
 
 type describeG struct {

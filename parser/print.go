@@ -128,6 +128,17 @@ func (n *ExplainStmt) String() string         { return "EXPLAIN " + n.Stmt.Strin
 func (n *ShowTablesStmt) String() string      { return "SHOW TABLES" }
 func (n *ShowCheckpointsStmt) String() string { return "SHOW CHECKPOINTS" }
 func (n *DescribeStmt) String() string        { return "DESCRIBE " + quoteIdent(n.Name) }
+func (n *ShowJobsStmt) String() string        { return "SHOW JOBS" }
+func (n *StopJobStmt) String() string {
+	s := "STOP JOB " + quoteString(n.Name)
+	if n.Savepoint {
+		s += " WITH SAVEPOINT"
+	}
+	if n.Drain {
+		s += " WITH DRAIN"
+	}
+	return s
+}
 
 func (n *Query) String() string {
 	var b strings.Builder

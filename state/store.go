@@ -2,9 +2,13 @@ package state
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -14,23 +18,130 @@ import (
 // Store is a job's keyed state: one bbolt file. Its methods are safe for concurrent use
 // (bbolt serializes writers).
 type Store struct {
-	db *bolt.DB
+	db   *bolt.DB
+	path string
+	id   string
 }
 
-// Open opens (creating it if needed) the state file at path.
-func Open(path string) (*Store, error) {
-	db, err := bolt.Open(path, 0o644, &bolt.Options{
-		Timeout: 5 * time.Second,
-		// Map a large range up front: growing the map mid-transaction makes bbolt copy
-		// every key it holds in memory, which dominated checkpoint time.
-		InitialMmapSize: 1 << 30,
-		FreelistType:    bolt.FreelistMapType,
-		NoFreelistSync:  true,
+// Open opens (creating it if needed) the state file at path. A file that is not a
+// sound bbolt file is reported as ErrCorrupt, never a crash: the open and a consistency
+// check run with faults turned into errors.
+func Open(path string) (st *Store, err error) {
+	var db *bolt.DB
+	err = guard(path, func() error {
+		var err error
+		db, err = bolt.Open(path, 0o600, &bolt.Options{
+			Timeout: 5 * time.Second,
+			// Map a large range up front: growing the map mid-transaction makes bbolt copy
+			// every key it holds in memory, which dominated checkpoint time.
+			InitialMmapSize: 1 << 30,
+			FreelistType:    bolt.FreelistMapType,
+			NoFreelistSync:  true,
+		})
+		if err != nil {
+			return err
+		}
+		// Touch every page, in this goroutine, where a fault is an error.
+		return db.View(func(tx *bolt.Tx) error {
+			return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walk(b) })
+		})
 	})
 	if err != nil {
+		if db != nil {
+			db.Close()
+		}
 		return nil, fmt.Errorf("state %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	st = &Store{db: db, path: path}
+	if err := st.initMeta(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// walk reads every key and value of b and its nested buckets.
+func walk(b *bolt.Bucket) error {
+	return b.ForEach(func(k, v []byte) error {
+		if v == nil {
+			if nested := b.Bucket(k); nested != nil {
+				return walk(nested)
+			}
+			return nil
+		}
+		if len(v) > 0 {
+			touched ^= v[len(v)-1] // the value's last page, an overflow page for a large one
+		}
+		return nil
+	})
+}
+
+var touched byte
+
+// guard runs fn with memory faults (a truncated mapped file) and bbolt's panics on
+// damaged pages turned into ErrCorrupt.
+func guard(path string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: the file %s is damaged (%v)", ErrCorrupt, path, r)
+		}
+	}()
+	return fn()
+}
+
+// The meta bucket records the store's identity, a random id made when the file is
+// created, and the newest checkpoint whose state it holds completely (Seal). Checkpoint
+// metadata names both, so a deleted, emptied, replaced or older file is detected.
+var (
+	metaBucket = []byte("\x00meta")
+	keyID      = []byte("id")
+	keySealed  = []byte("sealed")
+)
+
+func (s *Store) initMeta() error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(metaBucket)
+		if err != nil {
+			return err
+		}
+		if id := b.Get(keyID); id != nil {
+			s.id = string(id)
+			return nil
+		}
+		var r [12]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return err
+		}
+		s.id = hex.EncodeToString(r[:])
+		return b.Put(keyID, []byte(s.id))
+	})
+}
+
+// ID is the store's identity.
+func (s *Store) ID() string { return s.id }
+
+// Path is the store's file.
+func (s *Store) Path() string { return s.path }
+
+// Seal records that the store holds all the state of checkpoint id (every delta of it
+// is written); it is synced before the checkpoint's metadata names the store.
+func (s *Store) Seal(id int64) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(metaBucket).Put(keySealed, binary.BigEndian.AppendUint64(nil, uint64(id)))
+	})
+}
+
+// Sealed is the newest checkpoint sealed, 0 if none.
+func (s *Store) Sealed() int64 {
+	var id int64
+	s.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(metaBucket).Get(keySealed); len(v) == 8 {
+			id = int64(binary.BigEndian.Uint64(v))
+		}
+		return nil
+	})
+	return id
 }
 
 // Close closes the file.
@@ -157,10 +268,10 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 			return err
 		}
 		for _, kg := range kgs {
-			if err := b.Put(KeyPrefix(int(kg)), groups[kg]); err != nil {
+			if err := b.Put(KeyPrefix(int(kg)), sealValue(KeyPrefix(int(kg)), groups[kg])); err != nil {
 				return err
 			}
-			written += int64(2 + len(groups[kg]))
+			written += int64(2 + len(groups[kg]) + checksumSize)
 		}
 		return nil
 	})
@@ -174,6 +285,10 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 // of checkpoint upTo: the base with the deltas up to upTo applied in order. The slices
 // passed to fn are valid during the call only.
 func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, value []byte) error) error {
+	return guard(s.path, func() error { return s.read(ns, upTo, firstKG, lastKG, fn) })
+}
+
+func (s *Store) read(ns string, upTo int64, firstKG, lastKG int, fn func(key, value []byte) error) error {
 	return s.db.View(func(tx *bolt.Tx) error {
 		top := tx.Bucket([]byte(ns))
 		if top == nil {
@@ -196,6 +311,10 @@ func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, va
 				for k, v := base.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = base.Next() {
 					if _, ok := changed[string(k)]; ok {
 						continue
+					}
+					v, err := openValue(k, v)
+					if err != nil {
+						return err
 					}
 					if err := fn(k, v); err != nil {
 						return err
@@ -242,7 +361,11 @@ func foldGroup(deltas []*bolt.Bucket, prefix []byte, changed map[string][]byte) 
 	clear(changed)
 	for _, d := range deltas {
 		if group := d.Get(prefix); group != nil {
-			err := forEachChange(group, func(k, v []byte) error {
+			group, err := openValue(prefix, group)
+			if err != nil {
+				return err
+			}
+			err = forEachChange(group, func(k, v []byte) error {
 				changed[string(k)] = v
 				return nil
 			})
@@ -300,7 +423,7 @@ func (s *Store) Merge(id int64) error {
 				slices.Sort(keys)
 				for _, k := range keys {
 					if v := changed[k]; v != nil {
-						err = base.Put([]byte(k), bytes.Clone(v))
+						err = base.Put([]byte(k), sealValue([]byte(k), v))
 					} else {
 						err = base.Delete([]byte(k))
 					}
@@ -334,12 +457,15 @@ func (s *Store) DiscardAfter(id int64) error {
 	})
 }
 
-// Reset deletes all state: a job starting from nothing.
+// Reset deletes all state: a job starting from nothing. The store keeps its identity,
+// and nothing is sealed any more.
 func (s *Store) Reset() error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		var names [][]byte
 		tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
-			names = append(names, bytes.Clone(name))
+			if !bytes.Equal(name, metaBucket) {
+				names = append(names, bytes.Clone(name))
+			}
 			return nil
 		})
 		for _, n := range names {
@@ -347,9 +473,35 @@ func (s *Store) Reset() error {
 				return err
 			}
 		}
-		return nil
+		return tx.Bucket(metaBucket).Delete(keySealed)
 	})
 }
 
-// ErrCorrupt says stored state could not be decoded.
+// ErrCorrupt says stored state could not be decoded, or failed its checksum.
 var ErrCorrupt = errors.New("corrupt state")
+
+// Every stored value ends with a CRC-32C of its key and value, so a flipped byte is
+// detected when the value is read, never restored.
+const checksumSize = 4
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func checksum(key, value []byte) uint32 {
+	return crc32.Update(crc32.Checksum(key, castagnoli), castagnoli, value)
+}
+
+// sealValue returns a copy of value with its checksum appended.
+func sealValue(key, value []byte) []byte {
+	out := make([]byte, len(value), len(value)+checksumSize)
+	copy(out, value)
+	return binary.BigEndian.AppendUint32(out, checksum(key, value))
+}
+
+// openValue checks a stored value's checksum and returns the value without it.
+func openValue(key, stored []byte) ([]byte, error) {
+	n := len(stored) - checksumSize
+	if n < 0 || binary.BigEndian.Uint32(stored[n:]) != checksum(key, stored[:n]) {
+		return nil, fmt.Errorf("%w: checksum mismatch at key %x", ErrCorrupt, key)
+	}
+	return stored[:n], nil
+}

@@ -153,7 +153,7 @@ func TestRetainedCheckpoints(t *testing.T) {
 	time.Sleep(1200 * time.Millisecond)
 	cmd.Process.Kill()
 	cmd.Wait()
-	dirs, _ := filepath.Glob(filepath.Join(dir, "job-*", "checkpoints", "chk-*"))
+	dirs, _ := filepath.Glob(filepath.Join(dir, "*", "checkpoints", "chk-*"))
 	if len(dirs) < 3 || len(dirs) > 4 { // 3 complete, perhaps 1 in progress when killed
 		t.Errorf("checkpoint directories: %v", dirs)
 	}

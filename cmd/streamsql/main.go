@@ -39,6 +39,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *file != "" && *inline != "" {
+		fmt.Fprintln(stderr, "streamsql: -f and -e cannot be given together")
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -69,10 +76,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		sql = string(data)
 	}
+	// SIGINT and SIGTERM stop every job gracefully, each with a final checkpoint; a
+	// second signal ends the process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// SIGINT and SIGTERM stop the background jobs too.
-	defer context.AfterFunc(ctx, session.StopJobs)()
+	defer context.AfterFunc(ctx, func() {
+		stop()
+		session.StopJobs()
+	})()
 	err = session.Exec(ctx, sql)
 	err = errors.Join(err, session.Wait())
 	if err != nil {
@@ -87,9 +98,10 @@ const help = `Statements end with ';' and may span lines.
   CREATE TABLE t (...) WITH (...);     a source or sink table
   CREATE VIEW v AS SELECT ...;         a named query
   DROP TABLE t; DROP VIEW v;
-  SHOW TABLES;  DESCRIBE t;
+  SHOW TABLES;  DESCRIBE t;  SHOW JOBS;  SHOW CHECKPOINTS;
   SELECT ...;                          runs the query and prints its result; Ctrl-C stops it
-  INSERT INTO t SELECT ...;            starts a job that writes into t
+  INSERT INTO t SELECT ...;            starts a job that writes into t, in the background
+  STOP JOB 'name' [WITH DRAIN];        stops a job gracefully, with a final checkpoint
   EXPLAIN SELECT ...;                  shows the operator pipeline
 Commands: help, quit (or exit, or Ctrl-D).
 `
@@ -110,6 +122,9 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer rl.Close()
+	// Job notices and failures arrive while a line is being typed: readline's writer
+	// prints them above it and redraws the line.
+	session.SetErr(rl.Stderr(), func(err error) { fmt.Fprintf(rl.Stderr(), "[ERROR] %v\n", err) })
 	// Multi-line statements are saved to history whole, once complete.
 	rl.Config.DisableAutoSaveHistory = true
 	fmt.Fprintln(stdout, "streamsql: type 'help' for help, 'quit' to leave.")
@@ -124,7 +139,6 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 		if err != nil { // io.EOF: Ctrl-D
 			break
 		}
-		reportJobErrors(session, stderr)
 		if buf.Len() == 0 {
 			switch strings.ToLower(strings.TrimSuffix(strings.TrimSpace(line), ";")) {
 			case "":
@@ -155,13 +169,6 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 	}
 	session.StopJobs()
 	return exitCode(session.Wait(), stderr)
-}
-
-// reportJobErrors prints the failures of background jobs that ended since the last look.
-func reportJobErrors(session *streamsql.Session, stderr io.Writer) {
-	if err := session.JobErrors(); err != nil {
-		fmt.Fprintf(stderr, "[ERROR] job failed: %v\n", err)
-	}
 }
 
 func exitCode(err error, stderr io.Writer) int {

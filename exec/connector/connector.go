@@ -324,11 +324,26 @@ func NewOptions(t *planner.Table, keys []string, withFormat bool, extra func(key
 		if contains(o.allowed, k) || (extra != nil && extra(k)) || k == planner.LateDataSink {
 			continue // the engine's own options are not the connector's
 		}
-		return nil, TableError(t, ErrInvalidOption, "unsupported option '%s' for connector '%s' (supported: %s)",
-			k, o.connector, strings.Join(o.allowed, ", "))
+		return nil, TableError(t, ErrInvalidOption, "unsupported option '%s' for connector '%s'%s (supported: %s)",
+			k, o.connector, didYouMean(k, o.allowed), strings.Join(o.allowed, ", "))
 	}
 	return o, nil
 }
+
+// didYouMean names the allowed key closest to a misspelt one, when one is close.
+func didYouMean(key string, allowed []string) string {
+	best, bestDist := "", 4
+	for _, a := range allowed {
+		if d := planner.EditDistance(key, a); d < bestDist {
+			best, bestDist = a, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean '%s'?)", best)
+}
+
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

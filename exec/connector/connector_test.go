@@ -118,7 +118,7 @@ func TestOptionErrors(t *testing.T) {
 		{map[string]string{"connector": "filesystem", "path": "/x", "format": "avro"}, false,
 			`table sensors: unknown format "avro" (supported: csv, json)`},
 		{map[string]string{"connector": "filesystem", "path": "/x", "format": "csv", "json.ignore-parse-errors": "true"}, false,
-			`table sensors: unsupported option 'json.ignore-parse-errors' for connector 'filesystem' (supported: connector, csv.allow-comments, csv.disable-quote-character, csv.field-delimiter, csv.ignore-parse-errors, csv.null-literal, csv.quote-character, format, path, source.monitor-interval)`},
+			`table sensors: unsupported option 'json.ignore-parse-errors' for connector 'filesystem' (did you mean 'csv.ignore-parse-errors'?) (supported: connector, csv.allow-comments, csv.disable-quote-character, csv.field-delimiter, csv.ignore-parse-errors, csv.null-literal, csv.quote-character, format, path, source.monitor-interval)`},
 		{map[string]string{"connector": "filesystem", "path": t.TempDir(), "format": "csv", "csv.field-delimiter": ";;"}, false,
 			`table sensors: option 'csv.field-delimiter' must be a single ASCII character other than a line break, got ";;"`},
 		{map[string]string{"connector": "filesystem", "path": t.TempDir(), "format": "csv", "source.monitor-interval": "soon"}, false,

@@ -1,84 +1,48 @@
-package streamsql
+package job
 
 import (
 	"context"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/connector"
 	"github.com/streamsql/streamsql/exec/expr"
 	"github.com/streamsql/streamsql/exec/ops"
 	"github.com/streamsql/streamsql/planner"
-	"github.com/streamsql/streamsql/state"
 )
 
-// job is a plan built into an operator graph, with what running it needs.
-type job struct {
-	id      string // names its state directory
-	graph   *exec.Graph
-	store   *state.Store       // keyed state, when checkpointing
-	readers []tableReader      // the readers opened by the latest run, for their skip counts
-	late    []exec.LateCounter // the window operators of the latest run that drop late rows
-	routed  []routedLate       // and those that write them to a table
-	// positions are where the sources stood when the latest run ended, for a restart
-	// without checkpoints.
-	positions map[exec.TaskID][][]byte
-	// unreplayable names the tables read whose source cannot rewind to a checkpoint's
-	// position.
-	unreplayable []string
-}
+// OpFactory makes one operator of a task's chain, emitting into out.
+type OpFactory func(ctx context.Context, task int, out exec.Output) (exec.Operator, error)
 
-// routedLate is a window operator that writes its late rows to table.
-type routedLate struct {
-	exec.LateCounter
-	table string
-}
-
-// tableReader is a source task's reader and the table it reads.
-type tableReader struct {
-	table  string
-	reader exec.Reader
-}
-
-// opFactory makes one operator of a task's chain, emitting into out.
-type opFactory func(ctx context.Context, task int, out exec.Output) (exec.Operator, error)
-
-// build turns a plan into an operator graph: this is the one place where plan nodes
-// become operators. The plan is cut into stages where rows must move between tasks: a
-// hash exchange before each aggregate and each join, and a gather before the query
-// result when it runs in parallel. A query's results go to the operator result makes.
-func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory) (*job, error) {
-	parallelism := s.parallelism()
-	b := &builder{s: s, ctx: ctx, env: &expr.Env{Location: s.cfg.Location, Now: s.cfg.Now}, mem: s.cfg.Mem, parallelism: parallelism,
-		j: &job{id: s.jobID(plan, parallelism), graph: &exec.Graph{Mem: s.cfg.Mem}}, slices: map[*planner.WindowTVF]bool{}}
-	if v, ok := s.settings["table.exec.source.idle-timeout"]; ok {
-		d, err := checkpoint.ParseDuration(v)
-		if err != nil {
-			return nil, fmt.Errorf("'table.exec.source.idle-timeout': %w", err)
-		}
-		b.j.graph.IdleTimeout = d
+// build turns the job's plan into its operator graph: this is the one place where plan
+// nodes become operators. The plan is cut into stages where rows must move between
+// tasks: a hash exchange before each aggregate and each join, and a gather before the
+// query result when it runs in parallel. A query's results go to the operator
+// spec.Result makes.
+func (j *Job) build(ctx context.Context) error {
+	env, s := j.env, j.settings
+	b := &builder{j: j, ctx: ctx, env: &expr.Env{Location: env.Location, Now: env.Now}, mem: env.Mem,
+		slices: map[*planner.WindowTVF]bool{}}
+	j.graph = &exec.Graph{Mem: env.Mem, IdleTimeout: s.IdleTimeout}
+	if err := b.windows(j.plan, nil); err != nil {
+		return fatal(err)
 	}
-	if err := b.windows(plan, nil); err != nil {
-		return nil, err
-	}
-	last, err := b.node(plan)
+	last, err := b.node(j.plan)
 	if err != nil {
-		return nil, err
+		return fatal(err)
 	}
-	if result != nil {
+	if j.result != nil {
 		if b.stages[last].Parallelism > 1 {
 			last = b.startStage(exec.Stage{Name: "Collect", Parallelism: 1, Inputs: []exec.Input{{Stage: last, Partition: exec.Gather}}})
 		}
-		b.addOp(last, result)
+		b.addOp(last, j.countOut)
+		b.addOp(last, j.result)
 	}
 	for i := range b.stages {
 		chain, side := b.chains[i], b.side[i]
@@ -87,20 +51,18 @@ func (s *Session) build(ctx context.Context, plan planner.Node, result opFactory
 			return buildChain(ctx, chain, side, task, out, restored)
 		}
 	}
-	b.j.graph.Stages = b.stages
-	return b.j, nil
+	j.graph.Stages = b.stages
+	return nil
 }
 
 // builder holds what build makes as it walks a plan.
 type builder struct {
-	s           *Session
+	j           *Job
 	ctx         context.Context
 	env         *expr.Env
 	mem         memory.Allocator
-	parallelism int
-	j           *job
 	stages      []exec.Stage
-	chains      [][]opFactory
+	chains      [][]OpFactory
 	side        [][]bool                    // by stage and operator: see exec.Chain
 	slices      map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
 }
@@ -112,13 +74,13 @@ func (b *builder) startStage(st exec.Stage) int {
 	return len(b.stages) - 1
 }
 
-func (b *builder) addOp(stage int, f opFactory) {
+func (b *builder) addOp(stage int, f OpFactory) {
 	b.chains[stage] = append(b.chains[stage], f)
 	b.side[stage] = append(b.side[stage], false)
 }
 
 // addSideOp adds a side operator, which only the operator before it emits into.
-func (b *builder) addSideOp(stage int, f opFactory) {
+func (b *builder) addSideOp(stage int, f OpFactory) {
 	b.addOp(stage, f)
 	b.side[stage][len(b.side[stage])-1] = true
 }
@@ -147,7 +109,7 @@ func (b *builder) windows(n planner.Node, agg *planner.Aggregate) error {
 
 // node adds the operators of n and its inputs, and returns the stage n's output leaves.
 func (b *builder) node(n planner.Node) (int, error) {
-	s, mem, env := b.s, b.mem, b.env
+	j, mem, env := b.j, b.mem, b.env
 	var in int
 	if c := n.Children(); len(c) == 1 {
 		var err error
@@ -158,21 +120,23 @@ func (b *builder) node(n planner.Node) (int, error) {
 	switch n := n.(type) {
 	case *planner.Scan:
 		table := n.Table
-		if !s.connectors.Replayable(table) {
-			b.j.unreplayable = append(b.j.unreplayable, table.Name)
+		if !j.env.Connectors.Replayable(table) {
+			j.unreplayable = append(j.unreplayable, table.Name)
 		}
-		tasks := s.tasksOf(n, b.parallelism)
-		return b.startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
-			spec := connector.SourceSpec{Table: table, Mem: mem, Location: s.cfg.Location, Task: task, Tasks: tasks, TablesDir: s.tablesDir()}
-			if s.checkpointed() {
-				spec.StateDir = filepath.Join(s.cfg.StateDir, b.j.id, "sources")
+		tasks := TasksOf(j.env.Connectors, n, j.settings.Parallelism)
+		stage := b.startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
+			spec := connector.SourceSpec{Table: table, Mem: mem, Location: j.env.Location, Task: task, Tasks: tasks, TablesDir: j.env.tablesDir()}
+			if j.settings.Checkpointed() {
+				spec.StateDir = filepath.Join(j.dir, "sources")
 			}
-			r, err := s.connectors.OpenSource(b.ctx, spec)
+			r, err := j.env.Connectors.OpenSource(b.ctx, spec)
 			if err == nil {
-				b.j.readers = append(b.j.readers, tableReader{table.Name, r})
+				j.addReader(table.Name, r)
 			}
 			return r, err
-		}}), nil
+		}})
+		b.addOp(stage, j.countIn)
+		return stage, nil
 	case *planner.Values:
 		rows := n.Rows
 		return b.startStage(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
@@ -205,22 +169,19 @@ func (b *builder) node(n planner.Node) (int, error) {
 		if len(input.HashKeys) == 0 {
 			input.Partition = exec.Gather
 		}
-		stage := b.startStage(exec.Stage{Name: "GroupAggregate", Parallelism: s.tasksOf(n, b.parallelism), Inputs: []exec.Input{input}})
-		maxGroups, err := s.cacheGroups()
-		if err != nil {
-			return 0, err
-		}
+		stage := b.startStage(exec.Stage{Name: "GroupAggregate", Parallelism: TasksOf(j.env.Connectors, n, j.settings.Parallelism), Inputs: []exec.Input{input}})
+		maxGroups := j.settings.CacheMaxKeys
 		uid := fmt.Sprintf("aggregate-%d", stage)
 		keyed := b.keyedState(uid, stage)
 		lateSinks := map[int]exec.Operator{} // by task: the sink of its late rows
 		b.addOp(stage, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
-			cache := ops.Cache{MaxGroups: maxGroups, SpillPath: filepath.Join(s.cfg.StateDir, b.j.id, fmt.Sprintf("spill-%s-%d.db", uid, task))}
+			cache := ops.Cache{MaxGroups: maxGroups, SpillPath: filepath.Join(j.spillDir(), fmt.Sprintf("spill-%s-%d.db", uid, task))}
 			op := ops.NewAggregate(mem, n, out, keyed(task), cache)
 			if lc, ok := op.(exec.LateCounter); ok && n.Window != nil && n.Late == nil {
-				b.j.late = append(b.j.late, lc)
+				j.addLate(lc, "")
 			}
 			if sink := lateSinks[task]; sink != nil {
-				b.j.routed = append(b.j.routed, routedLate{op.(exec.LateCounter), n.Late.Table})
+				j.addLate(op.(exec.LateCounter), n.Late.Table)
 				op.(ops.LateRouter).RouteLateRows(n.Late.Cols, exec.OutputFunc(func(ctx context.Context, rows exec.Batch) error {
 					return sink.Process(ctx, 0, rows)
 				}))
@@ -247,17 +208,18 @@ func (b *builder) node(n planner.Node) (int, error) {
 		if len(input.HashKeys) == 0 {
 			input.Partition = exec.Gather
 		}
-		stage := b.startStage(exec.Stage{Name: "Rank", Parallelism: s.tasksOf(n, b.parallelism), Inputs: []exec.Input{input}})
+		stage := b.startStage(exec.Stage{Name: "Rank", Parallelism: TasksOf(j.env.Connectors, n, j.settings.Parallelism), Inputs: []exec.Input{input}})
 		keyed := b.keyedState(fmt.Sprintf("rank-%d", stage), stage)
 		b.addOp(stage, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
 			op := ops.NewRank(mem, n, out, keyed(task))
 			if n.Window != nil || n.Dedup() == planner.KeepFirstRow {
-				b.j.late = append(b.j.late, op.(exec.LateCounter))
+				j.addLate(op.(exec.LateCounter), "")
 			}
 			return op, nil
 		})
 		return stage, nil
 	case *planner.Sink:
+		b.addOp(in, j.countOut)
 		b.addOp(in, b.sink(n.Table, n.Schema(), b.stages[in].Parallelism))
 	default:
 		return 0, fmt.Errorf("cannot run plan node %T", n)
@@ -266,28 +228,28 @@ func (b *builder) node(n planner.Node) (int, error) {
 }
 
 // sink makes the sink operators that write a stage's rows, of schema, into table.
-func (b *builder) sink(table *planner.Table, schema planner.Schema, tasks int) opFactory {
-	s := b.s
-	checkpointed := s.checkpointed()
+func (b *builder) sink(table *planner.Table, schema planner.Schema, tasks int) OpFactory {
+	j := b.j
+	checkpointed := j.settings.Checkpointed()
 	return func(ctx context.Context, task int, _ exec.Output) (exec.Operator, error) {
-		spec := connector.SinkSpec{Table: table, Schema: schema, Mem: b.mem, Location: s.cfg.Location, Stdout: s.cfg.Out, Stderr: s.cfg.Err,
-			ID: fmt.Sprintf("%s-%s-%d", b.j.id, strings.ToLower(table.Name), task), Task: task, Tasks: tasks, Checkpointed: checkpointed, TablesDir: s.tablesDir()}
+		spec := connector.SinkSpec{Table: table, Schema: schema, Mem: b.mem, Location: j.env.Location, Stdout: j.env.Out, Stderr: j.env.Err,
+			ID: fmt.Sprintf("%s-%s-%d", j.name, strings.ToLower(table.Name), task), Task: task, Tasks: tasks, Checkpointed: checkpointed, TablesDir: j.env.tablesDir()}
 		if checkpointed {
-			spec.StateDir = filepath.Join(s.cfg.StateDir, b.j.id, "sinks")
+			spec.StateDir = filepath.Join(j.dir, "sinks")
 		}
-		return s.connectors.OpenSink(ctx, spec)
+		return j.env.Connectors.OpenSink(ctx, spec)
 	}
 }
 
 // lateSink makes the sinks of a window aggregate's late rows, after checking that the
 // table named by 'late-data.sink' takes the rows of the table the window reads.
-func (b *builder) lateSink(n *planner.Aggregate) (opFactory, error) {
+func (b *builder) lateSink(n *planner.Aggregate) (OpFactory, error) {
 	in := n.Input.Schema()
 	var rows planner.Schema
 	for i, c := range n.Late.Cols {
 		rows = append(rows, planner.Column{Name: b.lateColumnName(n.Late.From, i), Type: in[c].Type})
 	}
-	table, ok := b.s.catalog.Table(n.Late.Table)
+	table, ok := b.j.env.Catalog.Table(n.Late.Table)
 	if !ok {
 		return nil, fmt.Errorf("table %s: '%s' names table %s, which does not exist", n.Late.From, planner.LateDataSink, n.Late.Table)
 	}
@@ -299,12 +261,12 @@ func (b *builder) lateSink(n *planner.Aggregate) (opFactory, error) {
 	if !fits {
 		return nil, fmt.Errorf("table %s: '%s' table %s must have the columns of %s's rows, %s, not %s", n.Late.From, planner.LateDataSink, table.Name, n.Late.From, rows, cols)
 	}
-	return b.sink(table, cols, b.s.tasksOf(n, b.parallelism)), nil
+	return b.sink(table, cols, TasksOf(b.j.env.Connectors, n, b.j.settings.Parallelism)), nil
 }
 
 // lateColumnName is the name of column i of table, which late rows carry.
 func (b *builder) lateColumnName(table string, i int) string {
-	if t, ok := b.s.catalog.Table(table); ok && i < len(t.Columns) {
+	if t, ok := b.j.env.Catalog.Table(table); ok && i < len(t.Columns) {
 		return t.Columns[i].Name
 	}
 	return fmt.Sprintf("$%d", i)
@@ -324,18 +286,13 @@ func (b *builder) join(n *planner.Join) (int, error) {
 	if len(n.LeftKeys) == 0 {
 		inputs[0].Partition, inputs[1].Partition = exec.Gather, exec.Gather
 	}
-	var ttl time.Duration
-	if v, ok := b.s.settings["table.exec.state.ttl"]; ok {
-		if ttl, err = checkpoint.ParseDuration(v); err != nil {
-			return 0, fmt.Errorf("'table.exec.state.ttl': %w", err)
-		}
-	}
-	stage := b.startStage(exec.Stage{Name: "Join", Parallelism: b.s.tasksOf(n, b.parallelism), Inputs: inputs})
+	ttl := b.j.settings.StateTTL
+	stage := b.startStage(exec.Stage{Name: "Join", Parallelism: TasksOf(b.j.env.Connectors, n, b.j.settings.Parallelism), Inputs: inputs})
 	keyed := b.keyedState(fmt.Sprintf("join-%d", stage), stage)
 	b.addOp(stage, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
 		op, err := ops.NewJoin(b.mem, b.env, n, out, ops.JoinOptions{State: keyed(task), TTL: ttl})
 		if lc, ok := op.(exec.LateCounter); ok && n.Window != nil {
-			b.j.late = append(b.j.late, lc)
+			b.j.addLate(lc, "")
 		}
 		return op, err
 	})
@@ -355,47 +312,12 @@ func (b *builder) keyedState(uid string, stage int) func(task int) *ops.KeyedSta
 	}
 }
 
-// defaultCacheGroups is how many groups an aggregate task keeps in memory unless
-// 'state.cache.max-keys' says otherwise.
-const defaultCacheGroups = 2_000_000
-
-// cacheGroups is the session's 'state.cache.max-keys': the groups an aggregate task
-// keeps in memory before it moves the least used to disk.
-func (s *Session) cacheGroups() (int, error) {
-	v, ok := s.settings["state.cache.max-keys"]
-	if !ok {
-		return defaultCacheGroups, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("'state.cache.max-keys' must be a positive number of keys, got '%s'", v)
-	}
-	return n, nil
-}
-
-// tablesDir is where embedded tables live unless their 'path' says otherwise.
-func (s *Session) tablesDir() string { return filepath.Join(s.cfg.StateDir, "tables") }
-
-// checkpointed says whether the session's jobs take checkpoints.
-func (s *Session) checkpointed() bool {
-	cfg, err := checkpoint.ParseConfig(s.settings)
-	return err == nil && cfg.Interval > 0
-}
-
-// parallelism is the session's 'parallelism.default'.
-func (s *Session) parallelism() int {
-	if p, err := strconv.Atoi(s.settings["parallelism.default"]); err == nil && p > 0 {
-		return p
-	}
-	return 1
-}
-
-// tasksOf returns how many tasks run plan node n: a source that cannot split its input,
+// TasksOf returns how many tasks run plan node n: a source that cannot split its input,
 // and a global aggregate, run in one task; other operators run as many as their input.
-func (s *Session) tasksOf(n planner.Node, parallelism int) int {
+func TasksOf(connectors *connector.Registry, n planner.Node, parallelism int) int {
 	switch n := n.(type) {
 	case *planner.Scan:
-		if !s.connectors.Parallelizable(n.Table) {
+		if !connectors.Parallelizable(n.Table) {
 			return 1
 		}
 		return parallelism
@@ -418,14 +340,14 @@ func (s *Session) tasksOf(n planner.Node, parallelism int) int {
 		return parallelism
 	}
 	if c := n.Children(); len(c) > 0 {
-		return s.tasksOf(c[0], parallelism)
+		return TasksOf(connectors, c[0], parallelism)
 	}
 	return parallelism
 }
 
 // buildChain makes a task's operators, linked as an exec.Chain ending in out, and
 // restores their state.
-func buildChain(ctx context.Context, chain []opFactory, side []bool, task int, out exec.Output, restored [][]byte) (built []exec.Operator, err error) {
+func buildChain(ctx context.Context, chain []OpFactory, side []bool, task int, out exec.Output, restored [][]byte) (built []exec.Operator, err error) {
 	built = make([]exec.Operator, len(chain))
 	defer func() {
 		if err != nil {
@@ -445,7 +367,9 @@ func buildChain(ctx context.Context, chain []opFactory, side []bool, task int, o
 				return built, fmt.Errorf("checkpoint holds state for operator %d (%T), which keeps none", i, op)
 			}
 			if err := r.Restore(restored[i]); err != nil {
-				return built, err
+				// Restoring reads what a completed checkpoint wrote: a failure is damage
+				// that a restart would only meet again.
+				return built, fatal(fmt.Errorf("restoring operator %d of the task: %w", i, err))
 			}
 		}
 	}

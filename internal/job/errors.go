@@ -1,0 +1,31 @@
+package job
+
+import (
+	"errors"
+	"os"
+
+	"github.com/streamsql/streamsql/exec/connector"
+)
+
+// unrecoverable marks an error no restart can cure: the job fails at once.
+type unrecoverable struct{ err error }
+
+func (e *unrecoverable) Error() string { return e.err.Error() }
+func (e *unrecoverable) Unwrap() error { return e.err }
+
+// Unrecoverable reports whether err is one that restarting cannot cure: invalid or
+// unknown options, a missing input path, a plan that does not match its checkpoints,
+// damaged state with no usable fallback.
+func Unrecoverable(err error) bool {
+	var u *unrecoverable
+	return errors.As(err, &u) || errors.Is(err, connector.ErrInvalidOption) ||
+		errors.Is(err, connector.ErrUnknownConnector) || errors.Is(err, os.ErrNotExist)
+}
+
+// fatal marks err as unrecoverable.
+func fatal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &unrecoverable{err}
+}

@@ -1,0 +1,335 @@
+package job
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/streamsql/streamsql/checkpoint"
+	"github.com/streamsql/streamsql/exec"
+)
+
+// stopTimeout bounds a graceful stop: a job whose final checkpoint does not complete
+// in this time is cancelled, and resumes from its latest completed checkpoint.
+const stopTimeout = time.Minute
+
+// Run runs the job to its end: it takes checkpoints as configured, and after a failure
+// restarts by the restart strategy from the latest completed checkpoint, unless the
+// error is one no restart can cure. It returns nil when the job finished or was stopped
+// (Stop), and ctx's error when ctx was cancelled.
+func (j *Job) Run(ctx context.Context) error {
+	defer close(j.done)
+	err := j.run(ctx)
+	switch {
+	case errors.Is(err, exec.ErrStopped):
+		j.setState(Canceled, nil)
+		return nil
+	case err == nil:
+		j.setState(Finished, nil)
+	case ctx.Err() != nil:
+		j.setState(Canceled, nil)
+	default:
+		j.setState(Failed, err)
+	}
+	return err
+}
+
+func (j *Job) run(ctx context.Context) error {
+	s := j.settings
+	if !s.Checkpointed() && s.Restart.String() != "none" {
+		j.logf("checkpointing is off: after a failure it restarts with empty state and its sources go on from where they were (at-most-once)")
+	}
+	if s.Checkpointed() {
+		for _, table := range j.unreplayable {
+			j.logf("table %s cannot replay what it delivered: after a failure, what it sent since the last checkpoint is lost (at-most-once; 'source.wal' = 'true' keeps a socket's input)", table)
+		}
+	}
+	var ck *checkpointer
+	if s.Checkpointed() {
+		var err error
+		if ck, err = openCheckpointer(j); err != nil {
+			return err
+		}
+		defer ck.close()
+		if ck.finished {
+			j.logf("finished in an earlier run of this script; skipping it (it runs again once every job of the script finished, or with --fresh)")
+			return nil
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		j.setState(Running, nil)
+		err := j.attempt(ctx, ck)
+		j.reportSkipped()
+		if errors.Is(err, exec.ErrStopped) {
+			return err
+		}
+		if err == nil {
+			if ck != nil {
+				return ck.finish()
+			}
+			return nil
+		}
+		if ctx.Err() != nil || Unrecoverable(err) {
+			return err
+		}
+		delay, ok := s.Restart.Restart(time.Now())
+		if !ok {
+			return err
+		}
+		j.mu.Lock()
+		j.status.Restarts++
+		j.mu.Unlock()
+		j.setState(Restarting, err)
+		j.logf("failed: %v; restart %d in %v (%s)", err, attempt, delay, s.Restart)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return err
+		case drain := <-j.stops:
+			_ = drain // stopped while waiting to restart: the latest checkpoint holds it
+			return exec.ErrStopped
+		}
+	}
+}
+
+func (j *Job) reportSkipped() {
+	j.mu.Lock()
+	readers, late := j.readers, j.late
+	j.readers, j.late = nil, nil
+	j.mu.Unlock()
+	for _, r := range readers {
+		if sc, ok := r.reader.(exec.SkipCounter); ok && sc.Skipped() > 0 {
+			fmt.Fprintf(j.env.Err, "table %s: skipped %d malformed records\n", r.table, sc.Skipped())
+		}
+	}
+	var dropped int64
+	routed := map[string]int64{}
+	for _, l := range late {
+		if l.table == "" {
+			dropped += l.LateRows()
+		} else {
+			routed[l.table] += l.LateRows()
+		}
+	}
+	if dropped > 0 {
+		j.logf("dropped %d late rows, behind the watermark", dropped)
+	}
+	for table, n := range routed {
+		if n > 0 {
+			j.logf("wrote %d late rows, behind the watermark, to table %s", n, table)
+		}
+	}
+}
+
+// attempt runs the graph once, from the latest completed checkpoint if there is one.
+// Without checkpoints, state starts empty and the sources continue from where the last
+// attempt left them: nothing is replayed (at-most-once).
+func (j *Job) attempt(ctx context.Context, ck *checkpointer) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := make(chan bool, 1)
+	var watching sync.WaitGroup
+	watching.Add(1)
+	go func() { // a stop request reaches the graph; one that hangs is cut short
+		defer watching.Done()
+		select {
+		case drain := <-j.stops:
+			stop <- drain
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-time.After(stopTimeout):
+			cancel(fmt.Errorf("job %s: the graceful stop did not end within %v", j.name, stopTimeout))
+		case <-ctx.Done():
+		}
+	}()
+	defer watching.Wait()
+	defer cancel(nil)
+	if ck == nil {
+		var mu sync.Mutex
+		positions := map[exec.TaskID][][]byte{}
+		err := j.graph.Run(ctx, &exec.Checkpointing{Restored: j.positions, Stop: stop, Positions: func(task exec.TaskID, pos []byte) {
+			mu.Lock()
+			positions[task] = [][]byte{pos}
+			mu.Unlock()
+		}})
+		j.positions = positions
+		return err
+	}
+	tasks := j.graph.Tasks()
+	restored, nextID, err := ck.restore(tasks)
+	if err != nil {
+		return err
+	}
+	if restored != nil {
+		j.logf("restoring checkpoint %d", nextID-1)
+	}
+	r := newCoordinatorRunner(ctx, j, ck, len(tasks), nextID)
+	cp := r.connect(tasks, restored)
+	cp.Stop = stop
+	var running sync.WaitGroup
+	running.Add(1)
+	go func() {
+		defer running.Done()
+		r.run(ctx, cancel)
+	}()
+	err = j.graph.Run(ctx, cp)
+	cancel(nil)
+	running.Wait()
+	return err
+}
+
+// coordinatorRunner drives a checkpoint.Coordinator for one attempt of a job: it feeds
+// it ticks, acknowledgements and failures, and carries out its actions (triggering the
+// sources, completing checkpoints durably, telling sinks to commit, failing the job).
+type coordinatorRunner struct {
+	ctx   context.Context // the attempt's: ends when the graph stopped
+	j     *Job
+	ck    *checkpointer
+	coord *checkpoint.Coordinator
+
+	triggers    chan int64
+	acks        chan checkpoint.Ack
+	declines    chan declined
+	completions chan int64
+	finals      chan *finalRequest
+	final       *finalRequest // the final checkpoint, once the input ended
+}
+
+type declined struct {
+	id  int64
+	err error
+}
+
+type finalRequest struct {
+	id    int64
+	reply chan error
+}
+
+func newCoordinatorRunner(ctx context.Context, j *Job, ck *checkpointer, tasks int, nextID int64) *coordinatorRunner {
+	return &coordinatorRunner{ctx: ctx, j: j, ck: ck, coord: checkpoint.NewCoordinator(ck.cfg, tasks, nextID, time.Now()),
+		triggers: make(chan int64, 16), acks: make(chan checkpoint.Ack, 64), declines: make(chan declined, 64),
+		completions: make(chan int64, 16), finals: make(chan *finalRequest)}
+}
+
+// connect returns the graph's side of the runner.
+func (r *coordinatorRunner) connect(tasks []exec.TaskID, restored map[exec.TaskID][][]byte) *exec.Checkpointing {
+	index := map[exec.TaskID]int{}
+	for i, t := range tasks {
+		index[t] = i
+	}
+	return &exec.Checkpointing{
+		Aligned:   r.ck.cfg.Mode == checkpoint.ExactlyOnce,
+		Triggers:  r.triggers,
+		Completed: r.completions,
+		Restored:  restored,
+		Final: func(ctx context.Context) (int64, error) {
+			req := &finalRequest{reply: make(chan error, 1)} // the runner sets its id
+			select {
+			case r.finals <- req:
+			case <-ctx.Done():
+				return 0, context.Cause(ctx)
+			}
+			select {
+			case err := <-req.reply:
+				return req.id, err
+			case <-ctx.Done():
+				return 0, context.Cause(ctx)
+			}
+		},
+		Ack: func(task exec.TaskID, id int64, st [][]byte, stats exec.TaskStats) {
+			data, _ := json.Marshal(st)
+			ack := checkpoint.Ack{Checkpoint: id, Task: index[task], State: data, Stats: checkpoint.TaskStats{
+				Alignment: time.Duration(stats.AlignmentNanos), BytesWritten: stats.BytesWritten + int64(len(data)), KeysChanged: stats.KeysChanged}}
+			select {
+			case r.acks <- ack:
+			case <-r.ctx.Done():
+			}
+		},
+		Decline: func(task exec.TaskID, id int64, err error) {
+			select {
+			case r.declines <- declined{id, fmt.Errorf("task %s: %w", task, err)}:
+			case <-r.ctx.Done():
+			}
+		},
+	}
+}
+
+// run serves the coordinator until ctx ends; fail cancels the attempt.
+func (r *coordinatorRunner) run(ctx context.Context, fail context.CancelCauseFunc) {
+	tick := time.NewTicker(min(r.ck.cfg.Interval/4+time.Millisecond, 100*time.Millisecond))
+	defer tick.Stop()
+	for {
+		var actions []checkpoint.Action
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			actions = r.coord.Tick(now)
+		case ack := <-r.acks:
+			actions = r.coord.Ack(time.Now(), ack.Checkpoint, ack)
+		case d := <-r.declines:
+			actions = r.coord.Failed(time.Now(), d.id, d.err.Error())
+		case req := <-r.finals:
+			t := r.coord.TriggerFinal(time.Now())
+			req.id = t.ID
+			r.final = req
+			actions = []checkpoint.Action{t}
+		}
+		for _, a := range actions {
+			if !r.act(ctx, a, fail) {
+				return
+			}
+		}
+	}
+}
+
+// act carries out one action; it returns false once ctx ended.
+func (r *coordinatorRunner) act(ctx context.Context, a checkpoint.Action, fail context.CancelCauseFunc) bool {
+	switch a := a.(type) {
+	case checkpoint.Trigger:
+		select {
+		case r.triggers <- a.ID:
+		case <-ctx.Done():
+			return false
+		}
+	case checkpoint.Complete:
+		err := r.ck.complete(a)
+		if err != nil {
+			for _, b := range r.coord.Failed(time.Now(), a.ID, err.Error()) {
+				if f, ok := b.(checkpoint.FailJob); ok {
+					fail(errors.New(f.Reason))
+				}
+			}
+		} else {
+			r.j.mu.Lock()
+			r.j.status.LastCheckpoint = a.ID
+			r.j.mu.Unlock()
+			select {
+			case r.completions <- a.ID:
+			default: // a later notice covers this one
+			}
+		}
+		if r.final != nil && a.ID >= r.final.id {
+			r.answer(err)
+		}
+	case checkpoint.Abort:
+		if r.final != nil && a.ID == r.final.id {
+			r.answer(fmt.Errorf("checkpoint %d aborted: %s", a.ID, a.Reason))
+		}
+		r.j.logf("checkpoint %d aborted: %s", a.ID, a.Reason)
+		r.ck.record(CheckpointRecord{Job: r.j.name, ID: a.ID, Status: "ABORTED: " + a.Reason})
+	case checkpoint.FailJob:
+		fail(errors.New(a.Reason))
+	}
+	return true
+}
+
+func (r *coordinatorRunner) answer(err error) {
+	r.final.reply <- err
+	r.final = nil
+}

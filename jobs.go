@@ -1,0 +1,224 @@
+package streamsql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/internal/job"
+	"github.com/streamsql/streamsql/parser"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// env is what the session's jobs share.
+func (s *Session) env() job.Env {
+	return job.Env{Catalog: s.catalog, Connectors: s.connectors, Mem: s.cfg.Mem, Location: s.cfg.Location, Now: s.cfg.Now,
+		StateDir: s.cfg.StateDir, Fresh: s.cfg.Fresh, Out: s.cfg.Out, Err: s.cfg.Err, Record: s.recordCheckpoint}
+}
+
+// jobName is 'pipeline.name' or the name derived from the statement; a name already
+// taken by another job of the session gets a suffix.
+func (s *Session) jobName(plan planner.Node, settings job.Settings) string {
+	name := settings.Name
+	if name == "" {
+		if _, ok := plan.(*planner.Sink); !ok {
+			s.selects++
+		}
+		name = job.DeriveName(plan, s.selects)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	taken := func(n string) bool {
+		for _, j := range s.jobs {
+			if j.Name() == n {
+				return true
+			}
+		}
+		return false
+	}
+	base := name
+	for i := 2; taken(name); i++ {
+		name = base + "-" + strconv.Itoa(i)
+	}
+	return name
+}
+
+func (s *Session) newJob(plan planner.Node, settings job.Settings, result job.OpFactory) (*job.Job, error) {
+	j, err := job.New(s.jobCtx, s.env(), job.Spec{Name: s.jobName(plan, settings), Plan: plan, Settings: settings, Result: result})
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.jobs = append(s.jobs, j)
+	s.mu.Unlock()
+	return j, nil
+}
+
+// startJob starts an INSERT INTO's job in the background and prints its name.
+func (s *Session) startJob(plan planner.Node, settings job.Settings) error {
+	j, err := s.newJob(plan, settings, nil)
+	if err != nil {
+		return err
+	}
+	// In the shell the job's name goes with the results; a script's stdout keeps only
+	// what its queries and print sinks write, so there it goes with the notices.
+	if s.cfg.Verbose {
+		s.info("Submitting SQL update statement to the cluster...")
+		fmt.Fprintf(s.cfg.Out, "Job ID: %s\n", j.Name())
+	} else {
+		fmt.Fprintf(s.cfg.Err, "Job ID: %s\n", j.Name())
+	}
+	s.running.Add(1)
+	go func() {
+		defer s.running.Done()
+		if err := j.Run(s.jobCtx); err != nil && !errors.Is(err, context.Canceled) {
+			err = fmt.Errorf("job %s failed: %w", j.Name(), err)
+			if s.cfg.OnJobFailure != nil {
+				s.cfg.OnJobFailure(err)
+			}
+			s.mu.Lock()
+			s.jobErrs = append(s.jobErrs, err)
+			s.mu.Unlock()
+		}
+	}()
+	return nil
+}
+
+// runQuery runs a SELECT in the foreground and prints its result. Cancelling ctx (Ctrl-C)
+// stops the query gracefully: what it computed so far prints.
+func (s *Session) runQuery(ctx context.Context, plan planner.Node, settings job.Settings) error {
+	var res *resultSink
+	j, err := s.newJob(plan, settings, func(context.Context, int, exec.Output) (exec.Operator, error) {
+		res = newResultSink(s.cfg, plan.Schema())
+		return res, nil
+	})
+	if err != nil {
+		return err
+	}
+	stopped := context.AfterFunc(ctx, func() { j.Stop(false) })
+	defer stopped()
+	err = j.Run(s.jobCtx)
+	if errors.Is(err, context.Canceled) {
+		err = nil // the session's jobs were cancelled: show what there is
+	}
+	if res == nil || err != nil { // a failed query shows its error, not a partial result
+		return err
+	}
+	return res.print()
+}
+
+// showJobs prints the session's jobs with their figures.
+func (s *Session) showJobs() error {
+	s.mu.Lock()
+	jobs := append([]*job.Job(nil), s.jobs...)
+	s.mu.Unlock()
+	var rows [][]string
+	for _, j := range jobs {
+		st := j.Status()
+		started, last := "", ""
+		if !st.Started.IsZero() {
+			started = st.Started.Format("2006-01-02 15:04:05")
+		}
+		if st.LastCheckpoint > 0 {
+			last = strconv.FormatInt(st.LastCheckpoint, 10)
+		}
+		rows = append(rows, []string{st.Name, string(st.State), started, strconv.FormatInt(st.RowsIn, 10),
+			strconv.FormatInt(st.RowsOut, 10), last, strconv.Itoa(st.Restarts)})
+	}
+	return s.printTable([]string{"job id", "status", "start time", "rows in", "rows out", "last checkpoint", "restarts"}, rows)
+}
+
+// stopJob stops a running job gracefully and waits until it stopped.
+func (s *Session) stopJob(ctx context.Context, st *parser.StopJobStmt) error {
+	if st.Savepoint {
+		return &planner.Error{Pos: st.Pos, Msg: "STOP JOB ... WITH SAVEPOINT is not supported yet: savepoints are not built; STOP JOB without it keeps a final checkpoint the job resumes from"}
+	}
+	j := s.Job(st.Name)
+	if j == nil {
+		return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("no job named '%s' (SHOW JOBS lists them)", st.Name)}
+	}
+	if err := s.StopJob(ctx, j, st.Drain); err != nil {
+		return err
+	}
+	if last := j.Status().LastCheckpoint; last > 0 {
+		s.info(fmt.Sprintf("Job %s stopped with checkpoint %d.", j.Name(), last))
+	} else {
+		s.info(fmt.Sprintf("Job %s stopped.", j.Name()))
+	}
+	return nil
+}
+
+// Job returns the session's running job of that name, or the latest of that name.
+func (s *Session) Job(name string) *job.Job {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var found *job.Job
+	for _, j := range s.jobs {
+		if j.Name() == name {
+			found = j
+		}
+	}
+	return found
+}
+
+// Jobs returns the figures of the session's jobs.
+func (s *Session) Jobs() []job.Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []job.Status
+	for _, j := range s.jobs {
+		out = append(out, j.Status())
+	}
+	return out
+}
+
+// StopJob stops j gracefully and waits until it stopped or ctx ends.
+func (s *Session) StopJob(ctx context.Context, j *job.Job, drain bool) error {
+	switch j.Status().State {
+	case job.Finished, job.Failed, job.Canceled:
+		return fmt.Errorf("job %s is not running (%s)", j.Name(), j.Status().State)
+	}
+	j.Stop(drain)
+	select {
+	case <-j.Done():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Session) recordCheckpoint(r job.CheckpointRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checkpoints = append(s.checkpoints, r)
+	if len(s.checkpoints) > maxCheckpointRecords {
+		s.checkpoints = s.checkpoints[len(s.checkpoints)-maxCheckpointRecords:]
+	}
+}
+
+// maxCheckpointRecords bounds the statistics a session keeps.
+const maxCheckpointRecords = 1000
+
+// showCheckpoints prints the statistics of the session's recent checkpoints.
+func (s *Session) showCheckpoints() error {
+	s.mu.Lock()
+	records := append([]job.CheckpointRecord(nil), s.checkpoints...)
+	s.mu.Unlock()
+	var rows [][]string
+	for _, r := range records {
+		rows = append(rows, []string{r.Job, fmt.Sprint(r.ID), r.Status, r.Started.Format("15:04:05.000"),
+			r.Duration.Round(time.Millisecond).String(), r.Stats.Alignment.Round(time.Microsecond).String(),
+			fmt.Sprint(r.Stats.BytesWritten), fmt.Sprint(r.Stats.KeysChanged)})
+	}
+	return s.printTable([]string{"job", "id", "status", "triggered", "duration", "alignment", "bytes", "keys changed"}, rows)
+}
+
+// SetErr changes where job notices go and who is told of failed background jobs, for
+// jobs started from now on.
+func (s *Session) SetErr(w io.Writer, onFailure func(error)) {
+	s.cfg.Err, s.cfg.OnJobFailure = w, onFailure
+}
