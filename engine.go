@@ -53,6 +53,7 @@ type Session struct {
 	jobErrs     []error
 	checkpoints []job.CheckpointRecord
 }
+
 // Formats are the accepted values of Config.Format.
 var Formats = []string{"table", "csv", "json", "changelog"}
 

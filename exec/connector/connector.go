@@ -344,7 +344,6 @@ func didYouMean(key string, allowed []string) string {
 	return fmt.Sprintf(" (did you mean '%s'?)", best)
 }
 
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

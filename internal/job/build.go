@@ -57,14 +57,14 @@ func (j *Job) build(ctx context.Context) error {
 
 // builder holds what build makes as it walks a plan.
 type builder struct {
-	j           *Job
-	ctx         context.Context
-	env         *expr.Env
-	mem         memory.Allocator
-	stages      []exec.Stage
-	chains      [][]OpFactory
-	side        [][]bool                    // by stage and operator: see exec.Chain
-	slices      map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
+	j      *Job
+	ctx    context.Context
+	env    *expr.Env
+	mem    memory.Allocator
+	stages []exec.Stage
+	chains [][]OpFactory
+	side   [][]bool                    // by stage and operator: see exec.Chain
+	slices map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
 }
 
 func (b *builder) startStage(st exec.Stage) int {

@@ -149,4 +149,3 @@ func Suggest(key string) string {
 	}
 	return best
 }
-
