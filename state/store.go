@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"os"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -26,38 +27,57 @@ type Store struct {
 // Open opens (creating it if needed) the state file at path. A file that is not a
 // sound bbolt file is reported as ErrCorrupt, never a crash: the open and a consistency
 // check run with faults turned into errors.
-func Open(path string) (st *Store, err error) {
-	var db *bolt.DB
-	err = guard(path, func() error {
-		var err error
-		db, err = bolt.Open(path, 0o600, &bolt.Options{
-			Timeout: 5 * time.Second,
-			// Map a large range up front: growing the map mid-transaction makes bbolt copy
-			// every key it holds in memory, which dominated checkpoint time.
-			InitialMmapSize: 1 << 30,
-			FreelistType:    bolt.FreelistMapType,
-			NoFreelistSync:  true,
-		})
-		if err != nil {
-			return err
-		}
-		// Touch every page, in this goroutine, where a fault is an error.
-		return db.View(func(tx *bolt.Tx) error {
-			return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walk(b) })
-		})
-	})
-	if err != nil {
-		if db != nil {
-			db.Close()
-		}
+func Open(path string) (*Store, error) {
+	if err := verify(path); err != nil {
 		return nil, fmt.Errorf("state %s: %w", path, err)
 	}
-	st = &Store{db: db, path: path}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout: 5 * time.Second,
+		// Map a large range up front: growing the map mid-transaction makes bbolt copy
+		// every key it holds in memory, which dominated checkpoint time.
+		InitialMmapSize: 1 << 30,
+		FreelistType:    bolt.FreelistMapType,
+		NoFreelistSync:  true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("state %s: %w", path, err)
+	}
+	st := &Store{db: db, path: path}
 	if err := st.initMeta(); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return st, nil
+}
+
+// verify checks an existing state file before it is opened for writing, since bbolt
+// reads its pages in goroutines of its own there, where a damaged page would crash the
+// process: read-only, it touches every page in this goroutine, where faults and bbolt's
+// assertions become ErrCorrupt, then runs bbolt's own consistency check.
+func verify(path string) error {
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		return nil // a new file; an emptied one is new too, and checkpoints say it is not theirs
+	}
+	return guard(path, func() error {
+		db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		defer db.Close()
+		return db.View(func(tx *bolt.Tx) error {
+			if err := tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walk(b) }); err != nil {
+				return err
+			}
+			var errs []error
+			for err := range tx.Check() {
+				errs = append(errs, err)
+			}
+			if len(errs) > 0 {
+				return fmt.Errorf("%w: %v", ErrCorrupt, errs[0])
+			}
+			return nil
+		})
+	})
 }
 
 // walk reads every key and value of b and its nested buckets.
