@@ -74,8 +74,13 @@ func openCheckpointer(j *Job) (ck *checkpointer, err error) {
 		ck.finished = true
 		return ck, nil
 	}
-	if id == nil || id.Fingerprint != j.fingerprint {
-		if err := writeIdentity(j.dir, &identity{Name: j.name, Fingerprint: j.fingerprint, Describe: j.describe}); err != nil {
+	layout := j.layout()
+	if id != nil && id.Layout != layout && len(ids) > 0 {
+		return nil, fatal(fmt.Errorf("job %s: its checkpoints were taken with tasks per stage %s, and it now runs with %s; "+
+			"restoring into another parallelism is not supported yet: set 'parallelism.default' as before, or start it with --fresh", j.name, id.Layout, layout))
+	}
+	if id == nil || id.Fingerprint != j.fingerprint || id.Layout != layout {
+		if err := writeIdentity(j.dir, &identity{Name: j.name, Fingerprint: j.fingerprint, Describe: j.describe, Layout: layout}); err != nil {
 			return nil, fatal(fmt.Errorf("job %s: %w", j.name, err))
 		}
 	}
@@ -84,6 +89,15 @@ func openCheckpointer(j *Job) (ck *checkpointer, err error) {
 	}
 	j.store = ck.store
 	return ck, nil
+}
+
+// layout is the parallelism of each of the job's stages, as "2,2,1".
+func (j *Job) layout() string {
+	var parts []string
+	for _, st := range j.graph.Stages {
+		parts = append(parts, fmt.Sprint(st.Parallelism))
+	}
+	return strings.Join(parts, ",")
 }
 
 // clearDir removes everything in dir but its lock.
@@ -123,7 +137,7 @@ func (c *checkpointer) record(r CheckpointRecord) {
 // finish records that the job ran to its end, then deletes its checkpoints and state:
 // a later run of the script skips it until the session forgets it (Forget).
 func (c *checkpointer) finish() error {
-	if err := writeIdentity(c.j.dir, &identity{Name: c.j.name, Fingerprint: c.j.fingerprint, Describe: c.j.describe, Finished: true}); err != nil {
+	if err := writeIdentity(c.j.dir, &identity{Name: c.j.name, Fingerprint: c.j.fingerprint, Describe: c.j.describe, Layout: c.j.layout(), Finished: true}); err != nil {
 		return err
 	}
 	if err := c.store.Reset(); err != nil {

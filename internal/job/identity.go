@@ -83,6 +83,9 @@ type identity struct {
 	Name        string
 	Fingerprint string
 	Describe    []string
+	// Layout is the parallelism of each stage: a checkpoint restores only into the
+	// same one, until state is redistributed by key group.
+	Layout string
 	// Finished is set when the job ran to its end: a later run of the same script
 	// skips it until every job of the script finished.
 	Finished bool `json:",omitempty"`
