@@ -129,6 +129,7 @@ func (c *checkpointer) close() {
 }
 
 func (c *checkpointer) record(r CheckpointRecord) {
+	r.Job = c.j.name
 	if c.j.env.Record != nil {
 		c.j.env.Record(r)
 	}

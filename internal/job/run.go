@@ -2,13 +2,11 @@ package job
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
 
-	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/exec"
 )
 
@@ -168,14 +166,22 @@ func (j *Job) attempt(ctx context.Context, ck *checkpointer) error {
 	if restored != nil {
 		j.logf("restoring checkpoint %d", nextID-1)
 	}
-	r := newCoordinatorRunner(ctx, j, ck, len(tasks), nextID)
+	r := newCoordinatorRunner(ctx, ck.cfg, ck, len(tasks), nextID)
+	r.log = j.logf
+	r.completed = func(id int64) {
+		j.mu.Lock()
+		j.status.LastCheckpoint = id
+		j.mu.Unlock()
+	}
 	cp := r.connect(tasks, restored)
 	cp.Stop = stop
 	var running sync.WaitGroup
 	running.Add(1)
 	go func() {
 		defer running.Done()
-		r.run(ctx, cancel)
+		tick := time.NewTicker(min(ck.cfg.Interval/4+time.Millisecond, 100*time.Millisecond))
+		defer tick.Stop()
+		r.run(tick.C, cancel)
 	}()
 	err = j.graph.Run(ctx, cp)
 	cancel(nil)
@@ -183,153 +189,3 @@ func (j *Job) attempt(ctx context.Context, ck *checkpointer) error {
 	return err
 }
 
-// coordinatorRunner drives a checkpoint.Coordinator for one attempt of a job: it feeds
-// it ticks, acknowledgements and failures, and carries out its actions (triggering the
-// sources, completing checkpoints durably, telling sinks to commit, failing the job).
-type coordinatorRunner struct {
-	ctx   context.Context // the attempt's: ends when the graph stopped
-	j     *Job
-	ck    *checkpointer
-	coord *checkpoint.Coordinator
-
-	triggers    chan int64
-	acks        chan checkpoint.Ack
-	declines    chan declined
-	completions chan int64
-	finals      chan *finalRequest
-	final       *finalRequest // the final checkpoint, once the input ended
-}
-
-type declined struct {
-	id  int64
-	err error
-}
-
-type finalRequest struct {
-	id    int64
-	reply chan error
-}
-
-func newCoordinatorRunner(ctx context.Context, j *Job, ck *checkpointer, tasks int, nextID int64) *coordinatorRunner {
-	return &coordinatorRunner{ctx: ctx, j: j, ck: ck, coord: checkpoint.NewCoordinator(ck.cfg, tasks, nextID, time.Now()),
-		triggers: make(chan int64, 16), acks: make(chan checkpoint.Ack, 64), declines: make(chan declined, 64),
-		completions: make(chan int64, 16), finals: make(chan *finalRequest)}
-}
-
-// connect returns the graph's side of the runner.
-func (r *coordinatorRunner) connect(tasks []exec.TaskID, restored map[exec.TaskID][][]byte) *exec.Checkpointing {
-	index := map[exec.TaskID]int{}
-	for i, t := range tasks {
-		index[t] = i
-	}
-	return &exec.Checkpointing{
-		Aligned:   r.ck.cfg.Mode == checkpoint.ExactlyOnce,
-		Triggers:  r.triggers,
-		Completed: r.completions,
-		Restored:  restored,
-		Final: func(ctx context.Context) (int64, error) {
-			req := &finalRequest{reply: make(chan error, 1)} // the runner sets its id
-			select {
-			case r.finals <- req:
-			case <-ctx.Done():
-				return 0, context.Cause(ctx)
-			}
-			select {
-			case err := <-req.reply:
-				return req.id, err
-			case <-ctx.Done():
-				return 0, context.Cause(ctx)
-			}
-		},
-		Ack: func(task exec.TaskID, id int64, st [][]byte, stats exec.TaskStats) {
-			data, _ := json.Marshal(st)
-			ack := checkpoint.Ack{Checkpoint: id, Task: index[task], State: data, Stats: checkpoint.TaskStats{
-				Alignment: time.Duration(stats.AlignmentNanos), BytesWritten: stats.BytesWritten + int64(len(data)), KeysChanged: stats.KeysChanged}}
-			select {
-			case r.acks <- ack:
-			case <-r.ctx.Done():
-			}
-		},
-		Decline: func(task exec.TaskID, id int64, err error) {
-			select {
-			case r.declines <- declined{id, fmt.Errorf("task %s: %w", task, err)}:
-			case <-r.ctx.Done():
-			}
-		},
-	}
-}
-
-// run serves the coordinator until ctx ends; fail cancels the attempt.
-func (r *coordinatorRunner) run(ctx context.Context, fail context.CancelCauseFunc) {
-	tick := time.NewTicker(min(r.ck.cfg.Interval/4+time.Millisecond, 100*time.Millisecond))
-	defer tick.Stop()
-	for {
-		var actions []checkpoint.Action
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-tick.C:
-			actions = r.coord.Tick(now)
-		case ack := <-r.acks:
-			actions = r.coord.Ack(time.Now(), ack.Checkpoint, ack)
-		case d := <-r.declines:
-			actions = r.coord.Failed(time.Now(), d.id, d.err.Error())
-		case req := <-r.finals:
-			t := r.coord.TriggerFinal(time.Now())
-			req.id = t.ID
-			r.final = req
-			actions = []checkpoint.Action{t}
-		}
-		for _, a := range actions {
-			if !r.act(ctx, a, fail) {
-				return
-			}
-		}
-	}
-}
-
-// act carries out one action; it returns false once ctx ended.
-func (r *coordinatorRunner) act(ctx context.Context, a checkpoint.Action, fail context.CancelCauseFunc) bool {
-	switch a := a.(type) {
-	case checkpoint.Trigger:
-		select {
-		case r.triggers <- a.ID:
-		case <-ctx.Done():
-			return false
-		}
-	case checkpoint.Complete:
-		err := r.ck.complete(a)
-		if err != nil {
-			for _, b := range r.coord.Failed(time.Now(), a.ID, err.Error()) {
-				if f, ok := b.(checkpoint.FailJob); ok {
-					fail(errors.New(f.Reason))
-				}
-			}
-		} else {
-			r.j.mu.Lock()
-			r.j.status.LastCheckpoint = a.ID
-			r.j.mu.Unlock()
-			select {
-			case r.completions <- a.ID:
-			default: // a later notice covers this one
-			}
-		}
-		if r.final != nil && a.ID >= r.final.id {
-			r.answer(err)
-		}
-	case checkpoint.Abort:
-		if r.final != nil && a.ID == r.final.id {
-			r.answer(fmt.Errorf("checkpoint %d aborted: %s", a.ID, a.Reason))
-		}
-		r.j.logf("checkpoint %d aborted: %s", a.ID, a.Reason)
-		r.ck.record(CheckpointRecord{Job: r.j.name, ID: a.ID, Status: "ABORTED: " + a.Reason})
-	case checkpoint.FailJob:
-		fail(errors.New(a.Reason))
-	}
-	return true
-}
-
-func (r *coordinatorRunner) answer(err error) {
-	r.final.reply <- err
-	r.final = nil
-}
