@@ -188,4 +188,3 @@ func (j *Job) attempt(ctx context.Context, ck *checkpointer) error {
 	running.Wait()
 	return err
 }
-
