@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -45,6 +46,8 @@ type FileSink struct {
 
 	f       *os.File
 	w       *bufio.Writer
+	crc     uint32 // of what the open part file holds
+	size    int64
 	buf     []byte
 	next    int64         // the number of the next part file
 	pending []pendingPart // renamed on the barrier, waiting for their checkpoint
@@ -53,10 +56,13 @@ type FileSink struct {
 	done    bool
 }
 
-// pendingPart is a part file waiting for checkpoint Checkpoint to complete.
+// pendingPart is a part file waiting for checkpoint Checkpoint to complete, with the
+// size and CRC-32C of what it must hold: a damaged file is never committed.
 type pendingPart struct {
 	Checkpoint int64  `json:"checkpoint"`
 	Name       string `json:"name"` // its final name
+	Size       int64  `json:"size"`
+	CRC        uint32 `json:"crc"`
 }
 
 // fileSinkState is a FileSink's snapshot.
@@ -160,14 +166,19 @@ func (s *FileSink) Process(_ context.Context, _ int, b exec.Batch) error {
 		}
 		s.f = f
 		s.w = bufio.NewWriterSize(f, 1<<20)
+		s.crc, s.size = 0, 0
 	}
 	s.buf = format.AppendRows(s.buf[:0], s.enc, b)
 	if _, err := s.w.Write(s.buf); err != nil {
 		s.failed = true
 		return wrapTable(s.table, err)
 	}
+	s.crc = crc32.Update(s.crc, castagnoli, s.buf)
+	s.size += int64(len(s.buf))
 	return nil
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func wrapTable(table string, err error) error { return fmt.Errorf("table %s: %w", table, err) }
 
@@ -237,7 +248,7 @@ func (s *FileSink) Snapshot(_ context.Context, id int64) ([]byte, error) {
 		if err == nil {
 			name := s.partName(s.next)
 			err = os.Rename(inProgress, s.hidden(name, ".pending"))
-			s.pending = append(s.pending, pendingPart{Checkpoint: id, Name: name})
+			s.pending = append(s.pending, pendingPart{Checkpoint: id, Name: name, Size: s.size, CRC: s.crc})
 			s.next++
 		}
 		if err != nil {
@@ -254,7 +265,7 @@ func (s *FileSink) CheckpointComplete(_ context.Context, id int64) error {
 	for _, p := range s.pending {
 		if p.Checkpoint > id {
 			keep = append(keep, p)
-		} else if err := s.commit(p.Name); err != nil {
+		} else if err := s.commit(p); err != nil {
 			return err
 		}
 	}
@@ -262,9 +273,18 @@ func (s *FileSink) CheckpointComplete(_ context.Context, id int64) error {
 	return syncDirOf(s.table, s.dir)
 }
 
-// commit renames a pending file to its final name; one already renamed is committed.
-func (s *FileSink) commit(name string) error {
-	err := os.Rename(s.hidden(name, ".pending"), filepath.Join(s.dir, name))
+// commit checks a pending file and renames it to its final name; one already renamed
+// is committed.
+func (s *FileSink) commit(p pendingPart) error {
+	name := p.Name
+	pending := s.hidden(name, ".pending")
+	if data, err := os.ReadFile(pending); err == nil {
+		if int64(len(data)) != p.Size || crc32.Checksum(data, castagnoli) != p.CRC {
+			return fmt.Errorf("table %s: the pending part file %s is damaged (%d bytes, want %d with CRC-32C %08x); it is not committed",
+				s.table, pending, len(data), p.Size, p.CRC)
+		}
+	}
+	err := os.Rename(pending, filepath.Join(s.dir, name))
 	if errors.Is(err, os.ErrNotExist) {
 		if _, serr := os.Stat(filepath.Join(s.dir, name)); serr == nil {
 			return nil
@@ -288,7 +308,7 @@ func (s *FileSink) Restore(state []byte) error {
 		return fmt.Errorf("table %s: cannot restore the filesystem sink: %w", s.table, err)
 	}
 	for _, p := range st.Pending {
-		if err := s.commit(p.Name); err != nil {
+		if err := s.commit(p); err != nil {
 			return err
 		}
 	}

@@ -229,3 +229,22 @@ func TestSocketWriteAheadLog(t *testing.T) {
 		t.Errorf("without a state dir: %v", err)
 	}
 }
+
+// TestWALFrames: a flipped byte in the log is damage, reported; a last frame cut short
+// by a crash is dropped.
+func TestWALFrames(t *testing.T) {
+	file := append(frame([]byte("a,1,1\n")), frame([]byte("b,1,1\n"))...)
+	payload, whole, err := unframe("wal-0", file)
+	if err != nil || string(payload) != "a,1,1\nb,1,1\n" || whole != len(file) {
+		t.Fatalf("%q %d %v", payload, whole, err)
+	}
+	torn := append(append([]byte(nil), file...), frame([]byte("c,1,1\n"))[:5]...)
+	if payload, whole, err = unframe("wal-0", torn); err != nil || string(payload) != "a,1,1\nb,1,1\n" || whole != len(file) {
+		t.Errorf("cut short: %q %d %v", payload, whole, err)
+	}
+	damaged := append([]byte(nil), file...)
+	damaged[len(damaged)-2] ^= 1
+	if _, _, err := unframe("wal-0", damaged); err == nil || !strings.Contains(err.Error(), "wal-0 is damaged") {
+		t.Errorf("damaged: %v", err)
+	}
+}
