@@ -33,6 +33,9 @@ type Config struct {
 	Fresh    bool // discard earlier checkpoints: start jobs from nothing
 	// OnJobFailure, when set, is told at once of a background job that failed.
 	OnJobFailure func(error)
+	// Control serves `streamsql list` and `streamsql stop` on a socket in StateDir
+	// from the first job on, until Close.
+	Control bool
 }
 
 // Session executes statements against its own catalog and settings.
@@ -47,6 +50,9 @@ type Session struct {
 	cancelJobs context.CancelFunc
 	running    sync.WaitGroup
 	selects    int // SELECTs run so far, for their job names
+
+	control     sync.Once
+	stopControl func() // waits for the control socket to close, once jobCtx ends
 
 	mu          sync.Mutex // guards what follows
 	jobs        []*job.Job // every job started, in order
@@ -153,6 +159,15 @@ func (s *Session) StopJobs() {
 
 // CancelJobs cancels every job at once, without a final checkpoint.
 func (s *Session) CancelJobs() { s.cancelJobs() }
+
+// Close cancels what still runs and closes the control socket.
+func (s *Session) Close() {
+	s.cancelJobs()
+	s.running.Wait()
+	if s.stopControl != nil {
+		s.stopControl()
+	}
+}
 
 func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 	settings, err := job.ParseSettings(s.settings)

@@ -48,6 +48,14 @@ func (s *Session) jobName(plan planner.Node, settings job.Settings) string {
 }
 
 func (s *Session) newJob(plan planner.Node, settings job.Settings, result job.OpFactory) (*job.Job, error) {
+	if s.cfg.Control {
+		s.control.Do(func() {
+			var err error
+			if s.stopControl, err = s.ServeControl(s.jobCtx); err != nil {
+				fmt.Fprintf(s.cfg.Err, "[WARNING] %v: streamsql list and stop cannot reach this process\n", err)
+			}
+		})
+	}
 	j, err := job.New(s.jobCtx, s.env(), job.Spec{Name: s.jobName(plan, settings), Plan: plan, Settings: settings, Result: result})
 	if err != nil {
 		return nil, err

@@ -396,3 +396,58 @@ func TestDamagedPendingPartFile(t *testing.T) {
 	}
 	t.Fatal("no pending part file at any of the kills")
 }
+
+// TestControlFromAnotherTerminal: `streamsql list` shows the jobs of a running process
+// through its control socket (mode 0600), `streamsql stop` stops one gracefully (the
+// process then exits 0), and the script started again resumes and ends as a failure-free
+// run does.
+func TestControlFromAnotherTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: runs without -short")
+	}
+	create, script := embeddedCounts(filepath.Join(t.TempDir(), "counts.db"), 7)
+	path := writeScript(t, script)
+	runUntilDone(t, path, t.TempDir(), 0, nil)
+	want := readEmbedded(t, create)
+	os.Remove(tablePath(create))
+	state := t.TempDir()
+	p := start(t, "-f", path, "--state-dir", state)
+	var list string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		list, _, _ = runCLI(t, "", "list", "--state-dir", state)
+		if strings.Contains(list, "insert-counts") && strings.Contains(list, "RUNNING") {
+			break
+		}
+	}
+	if !strings.Contains(list, fmt.Sprintf("%d", p.cmd.Process.Pid)) || !strings.Contains(list, "RUNNING") {
+		t.Fatalf("streamsql list:\n%s", list)
+	}
+	socks, _ := filepath.Glob(filepath.Join(state, ".control", "*.sock"))
+	if len(socks) != 1 {
+		t.Fatalf("control sockets: %v", socks)
+	}
+	if st, err := os.Stat(socks[0]); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("control socket mode: %v %v", st.Mode(), err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	out, errOut, code := runCLI(t, "", "stop", "--state-dir", state, "insert-counts")
+	if code != 0 || !strings.Contains(out, "Job insert-counts stopped with checkpoint") {
+		t.Fatalf("streamsql stop: exit %d\n%s%s", code, out, errOut)
+	}
+	if code := p.wait(); code != 0 {
+		t.Fatalf("the stopped process: exit %d\n%s", code, p.errOut)
+	}
+	if _, errOut, code := runCLI(t, "", "stop", "--state-dir", state, "insert-counts"); code == 0 || !strings.Contains(errOut, "no running job named 'insert-counts'") {
+		t.Errorf("stopping a job nobody runs: exit %d %s", code, errOut)
+	}
+	p = start(t, "-f", path, "--state-dir", state)
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.errOut)
+	}
+	if !strings.Contains(p.errOut.String(), "restoring checkpoint") {
+		t.Errorf("did not resume:\n%s", p.errOut)
+	}
+	if got := readEmbedded(t, create); got != want {
+		t.Errorf("after streamsql stop the table differs:\n%s", diffLines(want, got))
+	}
+}

@@ -24,8 +24,13 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "bench" {
-		return bench(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "bench":
+			return bench(args[1:], stdout, stderr)
+		case "list", "stop":
+			return control(args[0], args[1:], stdout, stderr)
+		}
 	}
 	fs := flag.NewFlagSet("streamsql", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -35,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fresh := fs.Bool("fresh", false, "discard earlier checkpoints and start jobs from nothing")
 	format := fs.String("format", "", "how SELECT results print: table, csv, json or changelog (default: table in the shell or on a terminal, csv otherwise)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog] [--state-dir DIR] [--fresh]\n       streamsql bench [-rows N]\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
+		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog] [--state-dir DIR] [--fresh]\n       streamsql bench [-rows N]\n       streamsql list --state-dir DIR\n       streamsql stop --state-dir DIR [--drain] JOB\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -59,11 +64,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			*format = "table"
 		}
 	}
-	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Format: *format, Verbose: interactive, StateDir: *stateDir, Fresh: *fresh})
+	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Format: *format, Verbose: interactive,
+		StateDir: *stateDir, Fresh: *fresh, Control: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
 		return 2
 	}
+	defer session.Close()
 	if interactive {
 		return repl(session, stdout, stderr)
 	}
