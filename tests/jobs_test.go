@@ -267,36 +267,54 @@ func TestDamagedCheckpointsAndState(t *testing.T) {
 }
 
 // TestDamagedMetadataWithCommittedSink: a transactional sink may have committed the
-// latest checkpoint; with both copies of its metadata damaged, falling back would
-// write that output again, so the restart refuses, naming the checkpoint and the sink.
+// latest checkpoint; with both copies of its metadata damaged, falling back would write
+// that output again, so the restart refuses, naming the checkpoint and the sink. For the
+// filesystem, PostgreSQL and Kafka exactly-once sinks.
 func TestDamagedMetadataWithCommittedSink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: runs without -short")
 	}
-	out := filepath.Join(t.TempDir(), "out")
-	create := fmt.Sprintf(`CREATE TABLE out (id BIGINT, k BIGINT, v BIGINT) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv')`, out)
-	path := writeScript(t, sinkJob(create, "INSERT INTO out SELECT id, k, v FROM gen"))
-	state := t.TempDir()
-	start(t, "-f", path, "--state-dir", state).kill(t, 900*time.Millisecond)
-	chks, _ := filepath.Glob(filepath.Join(state, "insert-out", "checkpoints", "chk-*"))
-	if len(chks) == 0 {
-		t.Fatal("no checkpoint before the kill")
+	sinks := map[string]func(t *testing.T) string{
+		"filesystem": func(t *testing.T) string {
+			return fmt.Sprintf(`CREATE TABLE out (id BIGINT, k BIGINT, v BIGINT) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv')`,
+				filepath.Join(t.TempDir(), "out"))
+		},
+		"postgres": func(t *testing.T) string {
+			url, _ := pgDB(t, "CREATE TABLE out (id bigint, k bigint, v bigint)")
+			return fmt.Sprintf(`CREATE TABLE out (id BIGINT, k BIGINT, v BIGINT) WITH ('connector' = 'postgres', 'url' = '%s',
+  'table-name' = 'out', 'sink.delivery-guarantee' = 'exactly-once')`, url)
+		},
+		"kafka": func(t *testing.T) string {
+			return fmt.Sprintf(`CREATE TABLE out (id BIGINT, k BIGINT, v BIGINT) WITH ('connector' = 'kafka', 'topic' = 'out',
+  'properties.bootstrap.servers' = '%s', 'format' = 'csv', 'sink.delivery-guarantee' = 'exactly-once',
+  'sink.transactional-id-prefix' = 'damaged')`, kafkaCluster(t, 1, "out"))
+		},
 	}
-	newest := chks[0]
-	for _, c := range chks {
-		var a, b int
-		fmt.Sscanf(filepath.Base(c), "chk-%d", &a)
-		fmt.Sscanf(filepath.Base(newest), "chk-%d", &b)
-		if a > b {
-			newest = c
-		}
-	}
-	for _, f := range []string{"_metadata", "_metadata.copy"} {
-		os.WriteFile(filepath.Join(newest, f), []byte("crc32c 00000000\n{}"), 0o600)
-	}
-	_, errOut, code := runCLI(t, "", "-f", path, "--state-dir", state)
-	if code == 0 || !strings.Contains(errOut, filepath.Base(newest)) || !strings.Contains(errOut, "sink out (filesystem)") {
-		t.Errorf("exit %d:\n%s", code, errOut)
+	for connector, create := range sinks {
+		t.Run(connector, func(t *testing.T) {
+			path := writeScript(t, sinkJob(create(t), "INSERT INTO out SELECT id, k, v FROM gen"))
+			state := t.TempDir()
+			start(t, "-f", path, "--state-dir", state).kill(t, 900*time.Millisecond)
+			chks, _ := filepath.Glob(filepath.Join(state, "insert-out", "checkpoints", "chk-*", "_metadata"))
+			newest, id := "", -1
+			for _, c := range chks {
+				var n int
+				fmt.Sscanf(filepath.Base(filepath.Dir(c)), "chk-%d", &n)
+				if n > id {
+					newest, id = filepath.Dir(c), n
+				}
+			}
+			if newest == "" {
+				t.Fatal("no checkpoint before the kill")
+			}
+			for _, f := range []string{"_metadata", "_metadata.copy"} {
+				os.WriteFile(filepath.Join(newest, f), []byte("crc32c 00000000\n{}"), 0o600)
+			}
+			_, errOut, code := runCLI(t, "", "-f", path, "--state-dir", state)
+			if code == 0 || !strings.Contains(errOut, filepath.Base(newest)) || !strings.Contains(errOut, "sink out ("+connector+")") {
+				t.Errorf("exit %d:\n%s", code, errOut)
+			}
+		})
 	}
 }
 
