@@ -48,7 +48,9 @@ func (s *Session) jobName(plan planner.Node, settings job.Settings) string {
 }
 
 func (s *Session) newJob(plan planner.Node, settings job.Settings, result job.OpFactory) (*job.Job, error) {
-	if s.cfg.Control {
+	// A background job or one that keeps state is what another terminal may want to
+	// control; a quick SELECT leaves no trace in the state directory.
+	if s.cfg.Control && (result == nil || settings.Checkpointed()) {
 		s.control.Do(func() {
 			var err error
 			if s.stopControl, err = s.ServeControl(s.jobCtx); err != nil {

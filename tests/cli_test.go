@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -241,4 +242,59 @@ func waitFor(t *testing.T, lines *bufio.Scanner, want string) {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("timed out waiting for %q", want)
 	}
+}
+
+// TestREPLJobs: in the shell an INSERT prints its job's name and returns while the job
+// runs; SHOW JOBS lists it, STOP JOB stops it; a background job that fails is reported
+// at once, naming it.
+func TestREPLJobs(t *testing.T) {
+	cmd := streamsqlCmd("--state-dir", t.TempDir())
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	errOut := &lockedBuffer{}
+	cmd.Stderr = errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	io.WriteString(stdin, "CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000');\n")
+	io.WriteString(stdin, "CREATE TABLE hole (n BIGINT) WITH ('connector' = 'blackhole');\n")
+	io.WriteString(stdin, "INSERT INTO hole SELECT n FROM g;\n")
+	waitFor(t, lines, "Job ID: insert-hole")
+	io.WriteString(stdin, "SHOW JOBS;\n")
+	waitFor(t, lines, "| insert-hole | RUNNING")
+	io.WriteString(stdin, "STOP JOB 'insert-hole';\n")
+	waitFor(t, lines, "[INFO] Job insert-hole stopped.")
+	io.WriteString(stdin, "INSERT INTO g SELECT n FROM g;\n")
+	waitFor(t, lines, "Job ID: insert-g")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(errOut.String(), "[ERROR] job insert-g failed: table g: connector 'datagen' is a source") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the failure was not reported:\n%s", errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	io.WriteString(stdin, "quit\n")
+	stdin.Close()
+	cmd.Wait()
+}
+
+// lockedBuffer is a buffer a process writes while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
