@@ -68,6 +68,34 @@ func tablePath(create string) string {
 	return strings.Split(strings.Split(create, "'path' = '")[1], "'")[0]
 }
 
+// failureFreeCounts writes the embeddedCounts script of seed 7 and returns the table it
+// creates, the script's path and the table's content after a failure-free run, with the
+// table removed again.
+func failureFreeCounts(t *testing.T) (create, path, want string) {
+	create, script := embeddedCounts(filepath.Join(t.TempDir(), "counts.db"), 7)
+	path = writeScript(t, script)
+	runUntilDone(t, path, t.TempDir(), 0, nil)
+	want = readEmbedded(t, create)
+	os.Remove(tablePath(create))
+	return create, path, want
+}
+
+// resumeAndCompare runs the script again on state: it must resume from a checkpoint and
+// leave the table as want.
+func resumeAndCompare(t *testing.T, path, state, create, want string) {
+	t.Helper()
+	p := start(t, "-f", path, "--state-dir", state)
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.errOut)
+	}
+	if !strings.Contains(p.errOut.String(), "restoring checkpoint") {
+		t.Errorf("did not resume:\n%s", p.errOut)
+	}
+	if got := readEmbedded(t, create); got != want {
+		t.Errorf("the resumed run's table differs from a failure-free run's:\n%s", diffLines(want, got))
+	}
+}
+
 // TestJobsKeepTheirOwnState: two scripts of the same shape over different inputs and
 // sinks share a state directory; each, killed and restarted in turn, ends with its own
 // failure-free result.
@@ -185,11 +213,7 @@ func TestDamagedCheckpointsAndState(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: runs without -short")
 	}
-	create, script := embeddedCounts(filepath.Join(t.TempDir(), "counts.db"), 7)
-	path := filepath.Join(t.TempDir(), "job.sql")
-	os.WriteFile(path, []byte(script), 0o600)
-	runUntilDone(t, path, t.TempDir(), 0, nil)
-	want := readEmbedded(t, create)
+	create, path, want := failureFreeCounts(t)
 	table := tablePath(create)
 	latest := func(dir string) string {
 		chks, _ := filepath.Glob(filepath.Join(dir, "checkpoints", "chk-*", "_metadata"))
@@ -352,11 +376,7 @@ func TestSIGTERMStopsGracefully(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: runs without -short")
 	}
-	create, script := embeddedCounts(filepath.Join(t.TempDir(), "counts.db"), 7)
-	path := writeScript(t, script)
-	runUntilDone(t, path, t.TempDir(), 0, nil)
-	want := readEmbedded(t, create)
-	os.Remove(tablePath(create))
+	create, path, want := failureFreeCounts(t)
 	state := t.TempDir()
 	for i := 0; i < 3; i++ {
 		p := start(t, "-f", path, "--state-dir", state)
@@ -366,16 +386,7 @@ func TestSIGTERMStopsGracefully(t *testing.T) {
 			t.Fatalf("stop %d: exit %d\n%s", i, code, p.errOut)
 		}
 	}
-	p := start(t, "-f", path, "--state-dir", state)
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, p.errOut)
-	}
-	if !strings.Contains(p.errOut.String(), "restoring checkpoint") {
-		t.Errorf("did not resume:\n%s", p.errOut)
-	}
-	if got := readEmbedded(t, create); got != want {
-		t.Errorf("after graceful stops the table differs:\n%s", diffLines(want, got))
-	}
+	resumeAndCompare(t, path, state, create, want)
 }
 
 // TestDamagedPendingPartFile: a pending part file damaged after a kill is never
@@ -423,11 +434,7 @@ func TestControlFromAnotherTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: runs without -short")
 	}
-	create, script := embeddedCounts(filepath.Join(t.TempDir(), "counts.db"), 7)
-	path := writeScript(t, script)
-	runUntilDone(t, path, t.TempDir(), 0, nil)
-	want := readEmbedded(t, create)
-	os.Remove(tablePath(create))
+	create, path, want := failureFreeCounts(t)
 	state := t.TempDir()
 	p := start(t, "-f", path, "--state-dir", state)
 	var list string
@@ -458,14 +465,5 @@ func TestControlFromAnotherTerminal(t *testing.T) {
 	if _, errOut, code := runCLI(t, "", "stop", "--state-dir", state, "insert-counts"); code == 0 || !strings.Contains(errOut, "no running job named 'insert-counts'") {
 		t.Errorf("stopping a job nobody runs: exit %d %s", code, errOut)
 	}
-	p = start(t, "-f", path, "--state-dir", state)
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, p.errOut)
-	}
-	if !strings.Contains(p.errOut.String(), "restoring checkpoint") {
-		t.Errorf("did not resume:\n%s", p.errOut)
-	}
-	if got := readEmbedded(t, create); got != want {
-		t.Errorf("after streamsql stop the table differs:\n%s", diffLines(want, got))
-	}
+	resumeAndCompare(t, path, state, create, want)
 }
