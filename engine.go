@@ -107,6 +107,9 @@ func (s *Session) Exec(ctx context.Context, sql string) error {
 		return err
 	}
 	for _, stmt := range script.Stmts {
+		if ctx.Err() != nil {
+			return nil // stopped (Ctrl-C, SIGTERM): the statements after it do not run
+		}
 		if err := s.execStmt(ctx, stmt); err != nil {
 			return withSource(err, sql)
 		}
@@ -131,11 +134,12 @@ func (s *Session) Wait() error {
 			return nil
 		}
 	}
-	var errs []error
 	for _, j := range jobs {
-		errs = append(errs, j.Forget())
+		if err := j.Forget(); err != nil {
+			fmt.Fprintf(s.cfg.Err, "[WARNING] %v: its record of having finished stays\n", err)
+		}
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // JobErrors returns the errors of the background jobs that failed since the last call.

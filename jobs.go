@@ -20,8 +20,8 @@ func (s *Session) env() job.Env {
 		StateDir: s.cfg.StateDir, Fresh: s.cfg.Fresh, Out: s.cfg.Out, Err: s.cfg.Err, Record: s.recordCheckpoint}
 }
 
-// jobName is 'pipeline.name' or the name derived from the statement; a name already
-// taken by another job of the session gets a suffix.
+// jobName is 'pipeline.name' or the name derived from the statement; a name another
+// job of the session has gets a suffix, unless that job was stopped.
 func (s *Session) jobName(plan planner.Node, settings job.Settings) string {
 	name := settings.Name
 	if name == "" {
@@ -32,9 +32,10 @@ func (s *Session) jobName(plan planner.Node, settings job.Settings) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A stopped job's name is free again: the same statement run again resumes it.
 	taken := func(n string) bool {
 		for _, j := range s.jobs {
-			if j.Name() == n {
+			if j.Name() == n && j.Status().State != job.Canceled {
 				return true
 			}
 		}

@@ -145,6 +145,18 @@ type Checkpointing struct {
 	Stop <-chan bool
 }
 
+// RestoreError says a source could not resume from a checkpoint's position: what a
+// completed checkpoint recorded is gone or damaged, which a restart would meet again.
+type RestoreError struct {
+	Task TaskID
+	Err  error
+}
+
+func (e *RestoreError) Error() string {
+	return fmt.Sprintf("restoring source of task %s: %v", e.Task, e.Err)
+}
+func (e *RestoreError) Unwrap() error { return e.Err }
+
 // ErrStopped is what Run returns when the job ended because Stop asked it to.
 var ErrStopped = errors.New("job stopped")
 
@@ -326,7 +338,7 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 					if r, ok := t.reader.(Restorer); ok && restored[0] != nil {
 						if err := r.Restore(restored[0]); err != nil {
 							t.reader.Close()
-							return nil, fmt.Errorf("restoring source of task %s: %w", id, err)
+							return nil, &RestoreError{Task: id, Err: err}
 						}
 					}
 					restored = restored[1:]

@@ -170,6 +170,8 @@ func TestREPL(t *testing.T) {
 		"GROUP BY id;",
 		"SELECT nope FROM s;",
 		"EXPLAIN SELECT id FROM s WHERE temperature > 30;",
+		"CREATE TABLE pg (id INT) WITH ('connector' = 'postgres', 'url' = 'postgres://u:s3cret@localhost/db',",
+		"  'table-name' = 't', 'password' = 'hunter2');",
 		"quit",
 	}, "\n") + "\n")
 	var out, errOut bytes.Buffer
@@ -189,8 +191,14 @@ func TestREPL(t *testing.T) {
 		t.Errorf("stderr lacks the error:\n%s", errOut.String())
 	}
 	history, err := os.ReadFile(filepath.Join(home, ".streamsql_history"))
-	if err != nil || !strings.Contains(string(history), "GROUP BY id;") {
+	if err != nil || !strings.Contains(string(history), "GROUP BY id;") || !strings.Contains(string(history), "'password' = '******'") {
 		t.Errorf("history: %v\n%s", err, history)
+	}
+	if strings.Contains(string(history), "hunter2") || strings.Contains(string(history), "s3cret") {
+		t.Errorf("the history holds a secret:\n%s", history)
+	}
+	if st, err := os.Stat(filepath.Join(home, ".streamsql_history")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("history mode: %v %v", st.Mode(), err)
 	}
 }
 

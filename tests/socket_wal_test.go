@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -115,5 +117,35 @@ SELECT k, COUNT(*) AS c FROM feed GROUP BY k;`, port, wal))
 		if said := strings.Contains(stderr, "table feed cannot replay what it delivered"); said == wal {
 			t.Errorf("with 'source.wal' = '%v' the job start says: %q", wal, stderr)
 		}
+	}
+}
+
+// TestSocketWALDamaged: a byte of the write-ahead log flipped after a kill is found on
+// restore: the job fails at once naming the log, and replays nothing of it.
+func TestSocketWALDamaged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: runs without -short")
+	}
+	srv := startLineServer(t, 20000, 50)
+	_, port, _ := net.SplitHostPort(srv.ln.Addr().String())
+	script := writeScript(t, fmt.Sprintf(`
+SET 'execution.checkpointing.interval' = '100 ms';
+CREATE TABLE feed (k STRING, n BIGINT) WITH (
+  'connector' = 'socket', 'hostname' = '127.0.0.1', 'port' = '%s', 'format' = 'csv', 'source.wal' = 'true');
+SELECT k, COUNT(*) AS c, SUM(n) AS s FROM feed GROUP BY k;
+`, port))
+	state := t.TempDir()
+	start(t, "-f", script, "--state-dir", state).kill(t, 800*time.Millisecond)
+	logs, _ := filepath.Glob(filepath.Join(state, "select-1", "sources", "*", "wal-*"))
+	if len(logs) != 1 {
+		t.Fatalf("write-ahead logs: %v", logs)
+	}
+	data, _ := os.ReadFile(logs[0])
+	data[len(data)/2] ^= 0x04
+	os.WriteFile(logs[0], data, 0o600)
+	began := time.Now()
+	_, errOut, code := runCLI(t, "", "-f", script, "--state-dir", state, "--format", "csv")
+	if code == 0 || !strings.Contains(errOut, "write-ahead log") || !strings.Contains(errOut, "is damaged") || time.Since(began) > 5*time.Second {
+		t.Errorf("exit %d after %v:\n%s", code, time.Since(began), errOut)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	_ "time/tzdata" // 'table.local-time-zone' works on machines without a zone database
@@ -116,9 +118,16 @@ Commands: help, quit (or exit, or Ctrl-D).
 // repl reads statements interactively until quit or end of input.
 func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 	home, _ := os.UserHomeDir()
+	history := filepath.Join(home, ".streamsql_history")
+	// The history is the user's alone (it may name hosts and users); readline would
+	// create it world-readable.
+	if f, err := os.OpenFile(history, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+		f.Close()
+		os.Chmod(history, 0o600)
+	}
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:          "streamsql> ",
-		HistoryFile:     home + "/.streamsql_history",
+		HistoryFile:     history,
 		InterruptPrompt: "^C",
 		EOFPrompt:       "quit",
 		Stdout:          stdout,
@@ -167,7 +176,7 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 		}
 		buf.Reset()
 		rl.SetPrompt("streamsql> ")
-		rl.SaveHistory(strings.TrimSpace(text))
+		rl.SaveHistory(maskSecrets(strings.TrimSpace(text)))
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		if err := session.Exec(ctx, text); err != nil {
 			fmt.Fprintf(stderr, "[ERROR] %v\n", err)
@@ -176,6 +185,19 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 	}
 	session.StopJobs()
 	return exitCode(session.Wait(), stderr)
+}
+
+// secretOption matches a WITH option whose value is a secret ('password' = '...', and
+// keys naming a secret or token), and secretInURL the password of a user:password@
+// URL; maskSecrets hides their values in the history.
+var (
+	secretOption = regexp.MustCompile(`(?i)('[^']*(?:password|secret|token)[^']*'\s*=\s*)'(?:[^']|'')*'`)
+	secretInURL  = regexp.MustCompile(`(://[^:/@'\s]+:)[^@'\s]+@`)
+)
+
+func maskSecrets(sql string) string {
+	sql = secretOption.ReplaceAllString(sql, "$1'******'")
+	return secretInURL.ReplaceAllString(sql, "${1}******@")
 }
 
 func exitCode(err error, stderr io.Writer) int {

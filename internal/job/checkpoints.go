@@ -135,10 +135,12 @@ func (c *checkpointer) record(r CheckpointRecord) {
 	}
 }
 
-// finish records that the job ran to its end, then deletes its checkpoints and state:
-// a later run of the script skips it until the session forgets it (Forget).
+// finish records that an INSERT's job ran to its end, then deletes its checkpoints and
+// state: a later run of the script skips it until the session forgets it (Forget). A
+// query's result went to the terminal, so a later run computes it again.
 func (c *checkpointer) finish() error {
-	if err := writeIdentity(c.j.dir, &identity{Name: c.j.name, Fingerprint: c.j.fingerprint, Describe: c.j.describe, Layout: c.j.layout(), Finished: true}); err != nil {
+	finished := &identity{Name: c.j.name, Fingerprint: c.j.fingerprint, Describe: c.j.describe, Layout: c.j.layout(), Finished: c.j.result == nil}
+	if err := writeIdentity(c.j.dir, finished); err != nil {
 		return err
 	}
 	if err := c.store.Reset(); err != nil {

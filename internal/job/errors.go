@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/connector"
 )
 
@@ -15,10 +16,12 @@ func (e *unrecoverable) Unwrap() error { return e.err }
 
 // Unrecoverable reports whether err is one that restarting cannot cure: invalid or
 // unknown options, a missing input path, a plan that does not match its checkpoints,
-// damaged state with no usable fallback.
+// damaged state with no usable fallback, a source that cannot resume from its
+// checkpointed position.
 func Unrecoverable(err error) bool {
 	var u *unrecoverable
-	return errors.As(err, &u) || errors.Is(err, connector.ErrInvalidOption) ||
+	var r *exec.RestoreError
+	return errors.As(err, &u) || errors.As(err, &r) || errors.Is(err, connector.ErrInvalidOption) ||
 		errors.Is(err, connector.ErrUnknownConnector) || errors.Is(err, os.ErrNotExist)
 }
 

@@ -62,10 +62,10 @@ func open(path string, readOnly bool) (*bolt.DB, error) {
 		if _, err := os.Stat(path); err != nil {
 			return nil, err
 		}
-	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: lockTimeout, ReadOnly: readOnly})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout, ReadOnly: readOnly})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("%s is locked by another process for more than %v", path, lockTimeout)
 	}

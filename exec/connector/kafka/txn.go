@@ -82,7 +82,7 @@ func openSpool(ctx context.Context, s *KafkaSink, spec connector.SinkSpec, txnID
 		s: s, dir: spec.StateDir, name: unsafeChars.ReplaceAllString(id, "_"), txnID: txnID, timeout: timeout, run: run,
 		header: stateHeader{Version: stateVersion, Connector: "kafka", Table: spec.Table.Name, Task: spec.Task, Tasks: max(spec.Tasks, 1)},
 	}
-	if err := os.MkdirAll(sp.dir, 0o755); err != nil {
+	if err := os.MkdirAll(sp.dir, 0o700); err != nil {
 		return nil, tableErr(s.table, err)
 	}
 	if _, _, err := s.cl.ProducerID(ctx); err != nil {
@@ -162,7 +162,7 @@ func (sp *spool) begin(ctx context.Context) error {
 // the key, the value's length and the value.
 func (sp *spool) write(key, value []byte) error {
 	if sp.open == nil {
-		f, err := os.OpenFile(sp.openPath(), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+		f, err := os.OpenFile(sp.openPath(), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 		if err != nil {
 			return tableErr(sp.s.table, err)
 		}

@@ -35,10 +35,10 @@ func epochName(id int64) string { return fmt.Sprintf("epoch-%d.rows", id) }
 // append writes a chunk to the current epoch.
 func (s *spool) append(chunk []byte) error {
 	if s.f == nil {
-		if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
 			return err
 		}
-		f, err := os.OpenFile(filepath.Join(s.dir, openName), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+		f, err := os.OpenFile(filepath.Join(s.dir, openName), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 		if err != nil {
 			return err
 		}
