@@ -82,7 +82,8 @@ type Job struct {
 	store        *state.Store // keyed state, when checkpointing
 	unreplayable []string     // tables whose source cannot rewind to a checkpoint
 
-	stops chan bool // graceful stop requests: drain or not
+	stops    chan bool // graceful stop requests: drain or not
+	stopping atomic.Bool
 
 	mu        sync.Mutex // guards what follows, written by the graph's tasks
 	status    Status
@@ -143,6 +144,7 @@ func (j *Job) Status() Status {
 // started again, with nothing replayed or lost. With drain the sources first advance
 // event time to the end, so that every window fires. Run then returns nil.
 func (j *Job) Stop(drain bool) {
+	j.stopping.Store(true)
 	select {
 	case j.stops <- drain:
 	default: // a stop is already on its way

@@ -73,6 +73,9 @@ func (j *Job) run(ctx context.Context) error {
 		if ctx.Err() != nil || Unrecoverable(err) {
 			return err
 		}
+		if j.stopping.Load() {
+			return exec.ErrStopped // asked to stop: it resumes from its latest checkpoint
+		}
 		delay, ok := s.Restart.Restart(time.Now())
 		if !ok {
 			return err
@@ -86,8 +89,7 @@ func (j *Job) run(ctx context.Context) error {
 		case <-time.After(delay):
 		case <-ctx.Done():
 			return err
-		case drain := <-j.stops:
-			_ = drain // stopped while waiting to restart: the latest checkpoint holds it
+		case <-j.stops: // stopped while waiting to restart: the latest checkpoint holds it
 			return exec.ErrStopped
 		}
 	}
@@ -127,7 +129,6 @@ func (j *Job) reportSkipped() {
 // attempt left them: nothing is replayed (at-most-once).
 func (j *Job) attempt(ctx context.Context, ck *checkpointer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	stop := make(chan bool, 1)
 	var watching sync.WaitGroup
 	watching.Add(1)
