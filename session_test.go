@@ -211,3 +211,33 @@ INSERT INTO hole SELECT k, COUNT(*) FROM gen GROUP BY k;`, p)
 		t.Errorf("after %v: %v", time.Since(began), err)
 	}
 }
+
+// TestTableNamesStayInsideTheStateDir: a quoted table name with '..' or '/' never makes
+// a path outside the state directory: an embedded table or a socket's log so named is
+// refused, and nothing is written outside.
+func TestTableNamesStayInsideTheStateDir(t *testing.T) {
+	root := t.TempDir()
+	state := filepath.Join(root, "a", "b", "state")
+	s, _ := NewSession(Config{Out: io.Discard, Err: io.Discard, StateDir: state})
+	err := s.Exec(context.Background(), "CREATE TABLE `../../escape` (id BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'embedded');"+
+		"CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3');"+
+		"INSERT INTO `../../escape` SELECT id FROM gen;")
+	if err == nil {
+		err = s.Wait()
+	}
+	if err == nil || !strings.Contains(err.Error(), "cannot name a file in the state directory") {
+		t.Errorf("got %v", err)
+	}
+	err = s.Exec(context.Background(), "SET 'execution.checkpointing.interval' = '1 s';"+
+		"CREATE TABLE `../feed` (line STRING) WITH ('connector' = 'socket', 'hostname' = 'localhost', 'port' = '9', 'format' = 'csv', 'source.wal' = 'true');"+
+		"SELECT * FROM `../feed`;")
+	if err == nil || !strings.Contains(err.Error(), "cannot name a file in the state directory") {
+		t.Errorf("socket: got %v", err)
+	}
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if rel, _ := filepath.Rel(state, path); strings.HasPrefix(rel, "..") && !d.IsDir() {
+			t.Errorf("%s was written outside the state directory", path)
+		}
+		return nil
+	})
+}

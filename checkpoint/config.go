@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -124,5 +125,8 @@ func ParseDuration(s string) (time.Duration, error) {
 	if !ok {
 		return 0, fmt.Errorf("unknown duration unit in %q (use ms, s, min, h or d)", s)
 	}
-	return time.Duration(n * float64(unit)), nil
+	if d := n * float64(unit); d < math.MaxInt64 {
+		return time.Duration(d), nil
+	}
+	return 0, fmt.Errorf("duration %q is too long (at most about 292 years)", s)
 }

@@ -306,3 +306,13 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestScriptWithByteOrderMark: a script saved with a byte-order mark runs.
+func TestScriptWithByteOrderMark(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bom.sql")
+	os.WriteFile(path, []byte("\ufeffSELECT 1 AS x;\n"), 0o600)
+	out, errOut, code := runCLI(t, "", "-f", path, "--format", "csv")
+	if code != 0 || out != "x\n1\n" {
+		t.Errorf("exit %d: %q %s", code, out, errOut)
+	}
+}

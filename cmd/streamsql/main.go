@@ -83,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "streamsql: %v\n", err)
 			return 1
 		}
-		sql = string(data)
+		sql = strings.TrimPrefix(string(data), "\ufeff") // editors may start a file with a byte-order mark
 	}
 	// SIGINT and SIGTERM stop every job gracefully, each with a final checkpoint; a
 	// second signal ends the process at once.

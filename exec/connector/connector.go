@@ -330,6 +330,17 @@ func NewOptions(t *planner.Table, keys []string, withFormat bool, extra func(key
 	return o, nil
 }
 
+// FileName is the name a file of table t's own takes under a directory of the engine
+// (an embedded table without 'path', a socket's write-ahead log): the table's name in
+// lower case. A name that would leave the directory is refused.
+func FileName(t *planner.Table) (string, error) {
+	name := strings.ToLower(t.Name)
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+		return "", TableError(t, ErrInvalidOption, "the name `%s` cannot name a file in the state directory (no '/', '\\' or '..'); rename the table or give it a 'path'", t.Name)
+	}
+	return name, nil
+}
+
 // didYouMean names the allowed key closest to a misspelt one, when one is close.
 func didYouMean(key string, allowed []string) string {
 	best, bestDist := "", 4

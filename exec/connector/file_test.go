@@ -45,6 +45,20 @@ func TestFileSourceCSVFile(t *testing.T) {
 	}
 }
 
+// TestFileSourceByteOrderMark: a byte-order mark at a file's start is not part of its
+// first field; one later in the file is data.
+func TestFileSourceByteOrderMark(t *testing.T) {
+	mem := checkedMem(t)
+	path := filepath.Join(t.TempDir(), "sensors.csv")
+	writeFile(t, path, "\ufeffsensor_1,35.8,3\n\ufeffsensor_2,1,1\n")
+	r := openSource(t, mem, table("sensors", sensors, map[string]string{"connector": "filesystem", "path": path, "format": "csv"}), 10)
+	defer r.Close()
+	rows, _, err := drain(t, r, 1)
+	if want := "+I[sensor_1, 35.8, 3]\n+I[\ufeffsensor_2, 1.0, 1]\n"; err != nil || rows != want {
+		t.Errorf("rows %q, %v; want %q", rows, err, want)
+	}
+}
+
 func TestFileSourceJSONDirectory(t *testing.T) {
 	mem := checkedMem(t)
 	dir := t.TempDir()

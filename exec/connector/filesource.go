@@ -259,6 +259,8 @@ func (r *FileReader) openAt(pos FilePosition) error {
 	return nil
 }
 
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // decode decodes records of the current file until the batch is full or the file ends.
 func (r *FileReader) decode() error {
 	for r.dec.Rows() < r.batch {
@@ -289,6 +291,9 @@ func (r *FileReader) decode() error {
 
 // record decodes one record that takes consumed bytes of the file.
 func (r *FileReader) record(rec []byte, consumed int) error {
+	if r.pos.Offset == 0 { // a file may start with a byte-order mark, which is no data
+		rec = bytes.TrimPrefix(rec, utf8BOM)
+	}
 	if err := r.dec.Decode(rec, r.pos.Line+1); err != nil {
 		return fmt.Errorf("table %s: %s: %w", r.table, r.pos.Path, err)
 	}

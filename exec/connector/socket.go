@@ -92,7 +92,11 @@ func openSocket(ctx context.Context, spec SourceSpec) (*SocketReader, error) {
 		if spec.StateDir == "" {
 			return nil, o.Err("option 'source.wal' needs checkpoints ('execution.checkpointing.interval')")
 		}
-		walDir = filepath.Join(spec.StateDir, "socket-"+strings.ToLower(t.Name))
+		name, err := FileName(t)
+		if err != nil {
+			return nil, err
+		}
+		walDir = filepath.Join(spec.StateDir, "socket-"+name)
 	}
 	host, err := o.Required("hostname")
 	if err != nil {

@@ -28,7 +28,13 @@ func checkName(name string) error {
 // an INSERT INTO, select-<n> for the n-th SELECT of a session.
 func DeriveName(plan planner.Node, selects int) string {
 	if sink, ok := plan.(*planner.Sink); ok {
-		return "insert-" + strings.ToLower(sink.Table.Name)
+		// A quoted table name may hold anything; the job's directory takes a safe form.
+		return "insert-" + strings.Map(func(r rune) rune {
+			if r == '/' || r == '\\' || r == 0 {
+				return '_'
+			}
+			return r
+		}, strings.ToLower(sink.Table.Name))
 	}
 	return "select-" + strconv.Itoa(selects)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/checkpoint"
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -83,6 +84,8 @@ func Check(key, value string) error {
 	case "parallelism.default", "state.cache.max-keys":
 		if n, perr := strconv.Atoi(strings.TrimSpace(value)); perr != nil || n < 1 {
 			err = fmt.Errorf("must be a positive integer")
+		} else if key == "parallelism.default" && n > exec.MaxParallelism {
+			err = fmt.Errorf("must be at most %d, the number of key groups keyed state is spread over (pipeline.max-parallelism)", exec.MaxParallelism)
 		}
 	case "pipeline.name":
 		err = checkName(value)

@@ -23,6 +23,8 @@ func TestSuggest(t *testing.T) {
 func TestParseSettingsChecksValues(t *testing.T) {
 	for _, bad := range []map[string]string{
 		{"parallelism.default": "0"},
+		{"parallelism.default": "65535"},
+		{"execution.checkpointing.interval": "99999999999999999999 s"},
 		{"execution.checkpointing.interval": "soon"},
 		{"restart-strategy.type": "sometimes"},
 		{"pipeline.name": "../elsewhere"},

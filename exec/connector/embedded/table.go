@@ -40,7 +40,11 @@ func pathOf(o *connector.Options, t *planner.Table, tablesDir string) (string, e
 	if tablesDir == "" {
 		return "", o.Err("option 'path' is required")
 	}
-	return filepath.Join(tablesDir, strings.ToLower(t.Name)+".db"), nil
+	name, err := connector.FileName(t)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(tablesDir, name+".db"), nil
 }
 
 // schemaText describes a table's physical columns and key, as stored in the file.

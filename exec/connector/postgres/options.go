@@ -3,6 +3,7 @@ package postgres
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -55,10 +56,10 @@ func parseOptions(t *planner.Table) (*config, error) {
 	c := &config{table: quoteTable(name), tableName: name}
 	connURL, err := translateURL(rawURL)
 	if err != nil {
-		return nil, o.Err("option 'url': %v", err)
+		return nil, o.Err("option 'url': %s", redact(err.Error(), rawURL, t.Options["password"]))
 	}
 	if c.conn, err = pgx.ParseConfig(connURL); err != nil {
-		return nil, o.Err("option 'url': %v", err)
+		return nil, o.Err("option 'url': %s", redact(err.Error(), rawURL, t.Options["password"]))
 	}
 	if v, ok := t.Option("username"); ok {
 		c.conn.User = v
@@ -150,6 +151,27 @@ func translateURL(s string) (string, error) {
 	}
 	u.RawQuery = out.Encode()
 	return u.String(), nil
+}
+
+// urlPassword finds the password of a url: user:password@ or password=.
+var urlPassword = regexp.MustCompile(`://[^:/@?#]*:([^@/?#]+)@|[?&]password=([^&#]+)`)
+
+// redact replaces in msg every secret of rawURL, and the 'password' option, by
+// ******: no message shows a password.
+func redact(msg, rawURL, password string) string {
+	secrets := []string{password}
+	for _, m := range urlPassword.FindAllStringSubmatch(rawURL, -1) {
+		secrets = append(secrets, m[1], m[2])
+		if u, err := url.QueryUnescape(m[1] + m[2]); err == nil {
+			secrets = append(secrets, u)
+		}
+	}
+	for _, s := range secrets {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "******")
+		}
+	}
+	return msg
 }
 
 // quoteIdent quotes a name as Flink's PostgreSQL dialect writes it, unquoted, means: a
