@@ -467,3 +467,23 @@ func TestControlFromAnotherTerminal(t *testing.T) {
 	}
 	resumeAndCompare(t, path, state, create, want)
 }
+
+// TestMalformedRecordFailsFast: a malformed record under the fail policy is read again
+// by every restart, so it fails the job at once even with checkpoints and a restart
+// strategy, naming the file, line and column.
+func TestMalformedRecordFailsFast(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "dec.csv")
+	os.WriteFile(data, []byte("1,1.5\n2,12345.6\n"), 0o600)
+	script := writeScript(t, fmt.Sprintf(`
+SET 'execution.checkpointing.interval' = '100 ms';
+SET 'restart-strategy.type' = 'fixed-delay';
+SET 'restart-strategy.fixed-delay.attempts' = '100';
+CREATE TABLE src (id INT, d DECIMAL(4, 1)) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv');
+CREATE TABLE out (id INT, d DECIMAL(4, 1)) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT * FROM src;`, data))
+	began := time.Now()
+	_, errOut, code := runCLI(t, "", "-f", script, "--state-dir", t.TempDir())
+	if code == 0 || !strings.Contains(errOut, "line 2: cannot parse \"12345.6\" as DECIMAL(4, 1)") || strings.Contains(errOut, "restart 1") || time.Since(began) > 5*time.Second {
+		t.Errorf("exit %d after %v:\n%s", code, time.Since(began), errOut)
+	}
+}

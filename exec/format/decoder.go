@@ -190,9 +190,9 @@ func (c *column) parseText(dst *cell, text []byte, loc *time.Location) string {
 	case planner.Double:
 		dst.f, r = parseFloat(text)
 	case planner.Decimal:
-		if dst.d, r = parseDecimal(text, c.prec, c.scale); r == reasonOverflow {
-			dst.null, r = true, "" // a number too large for the DECIMAL reads as NULL, as in Flink
-		}
+		// A number too large for the DECIMAL is a malformed record, under the table's
+		// error policy (Flink reads it as NULL, silently).
+		dst.d, r = parseDecimal(text, c.prec, c.scale)
 	case planner.Timestamp, planner.TimestampLTZ:
 		dst.i, r = parseTimestamp(text, c.ltz, loc)
 	case planner.Date:

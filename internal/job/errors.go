@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/connector"
+	"github.com/streamsql/streamsql/exec/format"
 )
 
 // unrecoverable marks an error no restart can cure: the job fails at once.
@@ -17,11 +18,12 @@ func (e *unrecoverable) Unwrap() error { return e.err }
 // Unrecoverable reports whether err is one that restarting cannot cure: invalid or
 // unknown options, a missing input path, a plan that does not match its checkpoints,
 // damaged state with no usable fallback, a source that cannot resume from its
-// checkpointed position.
+// checkpointed position, a malformed record under the 'fail' error policy.
 func Unrecoverable(err error) bool {
 	var u *unrecoverable
 	var r *exec.RestoreError
-	return errors.As(err, &u) || errors.As(err, &r) || errors.Is(err, connector.ErrInvalidOption) ||
+	var p *format.ParseError // a malformed record that fails the job is read again on replay
+	return errors.As(err, &u) || errors.As(err, &r) || errors.As(err, &p) || errors.Is(err, connector.ErrInvalidOption) ||
 		errors.Is(err, connector.ErrUnknownConnector) || errors.Is(err, os.ErrNotExist)
 }
 
