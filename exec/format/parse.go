@@ -111,6 +111,9 @@ func parseFloat(b []byte) (float64, string) {
 	if f, ok := parseFloatFast(b); ok {
 		return f, ""
 	}
+	if !floatSyntax(b) {
+		return 0, reasonSyntax // Go's own forms (1_000.5, 0x1p3, Inf) are no DOUBLE text
+	}
 	f, err := strconv.ParseFloat(unsafeString(b), 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
@@ -119,6 +122,44 @@ func parseFloat(b []byte) (float64, string) {
 		return 0, reasonSyntax
 	}
 	return f, ""
+}
+
+// floatSyntax accepts the decimal forms of Java's Double.parseDouble, which Flink's
+// formats use: [+-](digits[.digits] | .digits)[(e|E)[+-]digits], NaN and Infinity.
+func floatSyntax(b []byte) bool {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	if rest := string(b[i:]); rest == "Infinity" || rest == "NaN" {
+		return true
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i]-'0' <= 9 {
+			i++
+			n++
+		}
+		return n
+	}
+	n := digits()
+	if i < len(b) && b[i] == '.' {
+		i++
+		n += digits()
+	}
+	if n == 0 {
+		return false
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
 }
 
 func parseFloatFast(b []byte) (float64, bool) {

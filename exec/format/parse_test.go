@@ -41,7 +41,7 @@ func TestParseInt(t *testing.T) {
 func TestParseFloatMatchesStrconv(t *testing.T) {
 	for _, s := range []string{"0", "-0", "35.8", "0.1", "1.", ".5", "-.5", "123456789012345",
 		"1234567890123456", "0.000000000000000000001", "0.0000000000000000000000001", "3.14159",
-		"1e10", "1.5E-4", "NaN", "Infinity", "-inf", "9007199254740993", "0.30000000000000004",
+		"1e10", "1.5E-4", "NaN", "Infinity", "-Infinity", "9007199254740993", "0.30000000000000004",
 		"+12.25", "100000000000000000000000"} {
 		want, err := strconv.ParseFloat(s, 64)
 		got, r := parseFloat([]byte(s))
@@ -52,7 +52,8 @@ func TestParseFloatMatchesStrconv(t *testing.T) {
 			t.Errorf("parseFloat(%q) = %v, %q; want %v", s, got, r, want)
 		}
 	}
-	for _, s := range []string{"", "-", ".", "1..2", "abc", "1e", "--1"} {
+	// Go's own syntax is not Java's, whose Double.parseDouble Flink's formats use.
+	for _, s := range []string{"", "-", ".", "1..2", "abc", "1e", "--1", "1_0.5", "0x1p3", "inf", "-Inf", "nan", "1e1_0", "0b101"} {
 		if _, r := parseFloat([]byte(s)); r == "" {
 			t.Errorf("parseFloat(%q) succeeded", s)
 		}
