@@ -316,19 +316,22 @@ func intervalLiteral(e *parser.IntervalLit) (Expr, error) {
 		default:
 			return bad()
 		}
+		if months > math.MaxInt32 {
+			return outOfRange(e)
+		}
 		return &Literal{Value: int32(sign * months), T: Type{Kind: IntervalYearMonth, NotNull: true}}, nil
 	}
 	unit, ok := unitMillis[e.Unit]
 	if !ok {
 		return bad()
 	}
-	var ms int64
+	var total float64 // milliseconds, summed as floats so that overflow shows
 	if e.ToUnit == "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			return bad()
 		}
-		ms = int64(math.Round(f * float64(unit)))
+		total = math.Round(f * float64(unit))
 	} else {
 		// 'D HH:MM:SS.fff' style: split on space and colon from the leading unit down.
 		units := []string{"DAY", "HOUR", "MINUTE", "SECOND"}
@@ -347,10 +350,21 @@ func intervalLiteral(e *parser.IntervalLit) (Expr, error) {
 			if err != nil {
 				return bad()
 			}
-			ms += int64(math.Round(f * float64(unitMillis[units[start+i]])))
+			total += math.Round(f * float64(unitMillis[units[start+i]]))
 		}
 	}
-	return &Literal{Value: sign * ms, T: Type{Kind: IntervalDayTime, NotNull: true}}, nil
+	if math.IsNaN(total) || math.Abs(total) > maxIntervalMillis {
+		return outOfRange(e)
+	}
+	return &Literal{Value: sign * int64(total), T: Type{Kind: IntervalDayTime, NotNull: true}}, nil
+}
+
+// maxIntervalMillis bounds a day-time interval: 10^9 days, far past any timestamp's
+// range and safely inside int64 milliseconds.
+const maxIntervalMillis = 1e9 * 86400000
+
+func outOfRange(e *parser.IntervalLit) (Expr, error) {
+	return nil, errorf(e, "interval literal '%s' %s is out of range", e.Value, e.Unit)
 }
 
 func typedLiteral(e *parser.TypedLit) (Expr, error) {
