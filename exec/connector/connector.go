@@ -24,6 +24,9 @@ var (
 	ErrUnknownConnector = errors.New("unknown connector")
 	// ErrInvalidOption: an option is unknown, missing or has a bad value.
 	ErrInvalidOption = errors.New("invalid option")
+	// ErrDamaged: a file a connector keeps for a checkpoint (a spool, a pending part
+	// file, a write-ahead log) failed its checksum; no restart cures it.
+	ErrDamaged = errors.New("damaged")
 )
 
 // builtin lists the connectors of this package, as error messages name them.

@@ -280,8 +280,8 @@ func (s *FileSink) commit(p pendingPart) error {
 	pending := s.hidden(name, ".pending")
 	if data, err := os.ReadFile(pending); err == nil {
 		if int64(len(data)) != p.Size || crc32.Checksum(data, castagnoli) != p.CRC {
-			return fmt.Errorf("table %s: the pending part file %s is damaged (%d bytes, want %d with CRC-32C %08x); it is not committed",
-				s.table, pending, len(data), p.Size, p.CRC)
+			return fmt.Errorf("table %s: the pending part file %s is %w (%d bytes, want %d with CRC-32C %08x); it is not committed",
+				s.table, pending, ErrDamaged, len(data), p.Size, p.CRC)
 		}
 	}
 	err := os.Rename(pending, filepath.Join(s.dir, name))

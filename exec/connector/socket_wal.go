@@ -99,14 +99,14 @@ func unframe(name string, file []byte) (payload []byte, whole int, err error) {
 		n, w := binary.Uvarint(file[pos:])
 		if w <= 0 || uint64(len(file)-pos-w) < n+4 {
 			if w < 0 {
-				return nil, 0, fmt.Errorf("the write-ahead log %s is damaged at byte %d", name, pos)
+				return nil, 0, fmt.Errorf("the write-ahead log %s is %w at byte %d", name, ErrDamaged, pos)
 			}
 			break // cut short
 		}
 		sum := binary.BigEndian.Uint32(file[pos+w:])
 		data := file[pos+w+4 : pos+w+4+int(n)]
 		if crc32.Checksum(data, walCRC) != sum {
-			return nil, 0, fmt.Errorf("the write-ahead log %s is damaged at byte %d (checksum mismatch)", name, pos)
+			return nil, 0, fmt.Errorf("the write-ahead log %s is %w at byte %d (checksum mismatch)", name, ErrDamaged, pos)
 		}
 		payload = append(payload, data...)
 		pos += w + 4 + int(n)

@@ -23,7 +23,7 @@ func Unrecoverable(err error) bool {
 	var u *unrecoverable
 	var r *exec.RestoreError
 	var p *format.ParseError // a malformed record that fails the job is read again on replay
-	return errors.As(err, &u) || errors.As(err, &r) || errors.As(err, &p) || errors.Is(err, connector.ErrInvalidOption) ||
+	return errors.As(err, &u) || errors.As(err, &r) || errors.As(err, &p) || errors.Is(err, connector.ErrInvalidOption) || errors.Is(err, connector.ErrDamaged) ||
 		errors.Is(err, connector.ErrUnknownConnector) || errors.Is(err, os.ErrNotExist)
 }
 

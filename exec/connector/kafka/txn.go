@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -159,7 +160,8 @@ func (sp *spool) begin(ctx context.Context) error {
 }
 
 // write appends a record to the open spool file: the key's length + 1 (0: no key),
-// the key, the value's length and the value.
+// the key, the value's length, the value, and the CRC-32C of key and value, so that a
+// damaged spool is never produced.
 func (sp *spool) write(key, value []byte) error {
 	if sp.open == nil {
 		f, err := os.OpenFile(sp.openPath(), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
@@ -183,7 +185,22 @@ func (sp *spool) write(key, value []byte) error {
 	if _, err := sp.w.Write(value); err != nil {
 		return tableErr(sp.s.table, err)
 	}
+	sum := binary.BigEndian.AppendUint32(sp.scratch[len(sp.scratch):], crc32.Update(crc32.Checksum(b, castagnoli), castagnoli, value))
+	if _, err := sp.w.Write(sum); err != nil {
+		return tableErr(sp.s.table, err)
+	}
 	return nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// recordChecksum is the CRC-32C of a spooled record as written: its key's length + 1
+// (0: no key), key, value's length and value.
+func recordChecksum(klen uint64, key, value []byte) uint32 {
+	var head [2 * binary.MaxVarintLen64]byte
+	h := binary.AppendUvarint(head[:0], klen)
+	sum := crc32.Update(crc32.Checksum(h, castagnoli), castagnoli, key)
+	return crc32.Update(crc32.Update(sum, castagnoli, binary.AppendUvarint(head[:0], uint64(len(value)))), castagnoli, value)
 }
 
 // flush writes out buffered rows.
@@ -422,6 +439,13 @@ func (sp *spool) produceEpoch(ctx context.Context, epoch int64) error {
 		if rec.Value, err = read(vlen); err != nil {
 			return corruptSpool(f, err)
 		}
+		var sum [4]byte
+		if _, err := io.ReadFull(r, sum[:]); err != nil {
+			return corruptSpool(f, err)
+		}
+		if binary.BigEndian.Uint32(sum[:]) != recordChecksum(klen, rec.Key, rec.Value) {
+			return corruptSpool(f, errors.New("checksum mismatch"))
+		}
 		sp.s.cl.Produce(ctx, rec, sp.s.promise)
 	}
 }
@@ -430,7 +454,7 @@ func corruptSpool(f *os.File, err error) error {
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}
-	return fmt.Errorf("spool %s is corrupt: %w", f.Name(), err)
+	return fmt.Errorf("spool %s is corrupt: %w (%w)", f.Name(), err, connector.ErrDamaged)
 }
 
 // commitMarker commits, inside the open transaction, offset epoch with the run as
