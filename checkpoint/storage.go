@@ -127,6 +127,11 @@ func (s *Storage) readFile(id int64, name string) (*Metadata, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeMetadata(path, data, id)
+}
+
+// decodeMetadata checks and decodes the metadata file at path, of checkpoint id.
+func decodeMetadata(path string, data []byte, id int64) (*Metadata, error) {
 	header, body, ok := strings.Cut(string(data), "\n")
 	var sum uint32
 	if _, err := fmt.Sscanf(header, "crc32c %08x", &sum); !ok || err != nil {
