@@ -93,6 +93,13 @@ func isAggCall(e parser.Expr) bool {
 	return ok
 }
 
+// BindExpr resolves and type-checks a scalar expression over the columns of s (named
+// without a table qualifier), as a select item is bound.
+func BindExpr(e parser.Expr, s Schema) (Expr, error) {
+	b := &exprBinder{sc: newScope("", s)}
+	return b.bind(e)
+}
+
 func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 	if col, ok := windowColumn(e); ok {
 		if b.agg == nil {

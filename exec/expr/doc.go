@@ -1,7 +1,8 @@
 // Package expr evaluates bound planner expressions over Arrow record batches, with Flink SQL
 // semantics. Compile turns a planner.Expr once into a tree of typed kernels, each computing a
 // whole column per batch (array⊕scalar, scalar⊕array and array⊕array variants, NULLs carried
-// in validity bitmaps, literals never broadcast); CompilePredicate turns a BOOLEAN expression
+// in validity bitmaps, literals never broadcast), found for each planner.Func in the kernel
+// table of kernels.go beside its row in planner's function table; CompilePredicate turns a BOOLEAN expression
 // into a filter that writes the indices of the passing rows, without a boolean array for the
 // common comparisons and their conjunctions (exec.Take gathers rows by index). Errors
 // the SQL job must fail on (division by zero, a CAST that does not convert, DECIMAL overflow)

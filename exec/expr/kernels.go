@@ -1,0 +1,102 @@
+package expr
+
+import "github.com/streamsql/streamsql/planner"
+
+// kernelSpec is how this package computes one planner.Func, whose signature, result type
+// and NULL handling are its row in planner's function table (planner.FunctionOf). A
+// function's arguments arrive with the kinds the row promises; a spec checks only what the
+// kernel needs beyond that (constant arguments, physical types).
+type kernelSpec struct {
+	// kernel builds the kernel of a call whose arguments are all evaluated first.
+	kernel func(cp *compiler, e *planner.Call, args []node, argT []planner.Type) (kernelFn, error)
+	// node, instead, builds a node of its own: for calls that evaluate their arguments
+	// lazily (AND, OR, COALESCE) or read the clock.
+	node func(cp *compiler, e *planner.Call) (node, error)
+	// mayFail reports whether the call can fail on some row (so that CASE, COALESCE, AND
+	// and OR evaluate it only on the rows that reach it); nil means never.
+	mayFail func(e *planner.Call) bool
+	// volatile: the value changes between calls with the same arguments (the clock, RAND),
+	// so the call is never folded into a constant.
+	volatile bool
+}
+
+// kernels maps every planner.Func to its spec. It is built in init because its node
+// builders compile their arguments, which reaches compileCall, which reads the map.
+var kernels map[planner.Func]kernelSpec
+
+func init() {
+	arith := kernelSpec{
+		kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return arithKernel(e.Fn, argT[0], argT[1], e.T)
+		},
+		mayFail: func(e *planner.Call) bool {
+			k := e.Args[0].Type().Kind
+			if e.Fn == planner.FnDiv || e.Fn == planner.FnMod {
+				return k != planner.Double
+			}
+			return k == planner.Decimal
+		},
+	}
+	cmp := kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+		return cmpKernel(e.Fn, argT[0], argT[1])
+	}}
+	is := kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+		return isKernel(e.Fn, argT[0])
+	}}
+	str := kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+		return stringKernel(e.Fn, argT)
+	}}
+	decimalMayFail := func(e *planner.Call) bool { return e.Args[0].Type().Kind == planner.Decimal }
+	math := kernelSpec{
+		kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return mathKernel(e.Fn, argT, e.T)
+		},
+	}
+	mathDec := math
+	mathDec.mayFail = decimalMayFail
+	tm := kernelSpec{kernel: func(_ *compiler, e *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
+		fn, _, err := timeKernel(e.Fn, args, argT, e.T)
+		return fn, err
+	}}
+	kernels = map[planner.Func]kernelSpec{
+		planner.FnAdd: arith, planner.FnSub: arith, planner.FnMul: arith, planner.FnDiv: arith, planner.FnMod: arith,
+		planner.FnNeg: {
+			kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+				return negKernel(argT[0], e.T)
+			},
+			mayFail: decimalMayFail,
+		},
+		planner.FnEq: cmp, planner.FnNe: cmp, planner.FnLt: cmp, planner.FnLe: cmp, planner.FnGt: cmp, planner.FnGe: cmp,
+		planner.FnAnd: {node: (*compiler).compileLogic},
+		planner.FnOr:  {node: (*compiler).compileLogic},
+		planner.FnNot: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			if argT[0].Kind != planner.Boolean && argT[0].Kind != planner.Null {
+				return nil, newError(ErrUnsupported, "NOT takes a BOOLEAN, got %s", argT[0])
+			}
+			return notKernel, nil
+		}},
+		planner.FnIsNull: is, planner.FnIsNotNull: is, planner.FnIsTrue: is, planner.FnIsNotTrue: is,
+		planner.FnIsFalse: is, planner.FnIsNotFalse: is,
+		planner.FnIn: {node: (*compiler).compileIn},
+		planner.FnLike: {
+			kernel: func(_ *compiler, _ *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
+				return likeKernel(args, argT)
+			},
+			// An escape makes some patterns invalid.
+			mayFail: func(e *planner.Call) bool {
+				return len(e.Args) == 3 && !(isConstExpr(e.Args[1]) && isConstExpr(e.Args[2]))
+			},
+		},
+		planner.FnCoalesce: {node: (*compiler).compileCoalesce},
+		planner.FnNullIf: {kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return nullIfKernel(argT[0], argT[1], e.T)
+		}},
+		planner.FnConcat: str, planner.FnUpper: str, planner.FnLower: str, planner.FnSubstring: str,
+		planner.FnCharLength: str, planner.FnTrim: str, planner.FnLTrim: str, planner.FnRTrim: str,
+		planner.FnReplace: str, planner.FnPosition: str,
+		planner.FnAbs: mathDec, planner.FnRound: mathDec, planner.FnFloor: mathDec, planner.FnCeil: mathDec,
+		planner.FnPower: math, planner.FnSqrt: math,
+		planner.FnToTimestamp: tm, planner.FnToTimestampLTZ: tm, planner.FnDateFormat: tm, planner.FnExtract: tm,
+		planner.FnCurrentTS: {node: func(*compiler, *planner.Call) (node, error) { return nowNode{}, nil }, volatile: true},
+	}
+}
