@@ -290,21 +290,24 @@ type UnaryExpr struct {
 	X   Expr
 }
 
-// IsExpr is x IS [NOT] NULL|TRUE|FALSE; What is "NULL", "TRUE" or "FALSE".
+// IsExpr is x IS [NOT] NULL|TRUE|FALSE|UNKNOWN, or x IS [NOT] DISTINCT FROM y; What is
+// "NULL", "TRUE", "FALSE", "UNKNOWN" or "DISTINCT FROM" (then From is y).
 type IsExpr struct {
 	Pos  Pos
 	X    Expr
 	Not  bool
 	What string
+	From Expr
 }
 
-// BetweenExpr is x [NOT] BETWEEN low AND high.
+// BetweenExpr is x [NOT] BETWEEN [ASYMMETRIC | SYMMETRIC] low AND high.
 type BetweenExpr struct {
-	Pos  Pos
-	X    Expr
-	Low  Expr
-	High Expr
-	Not  bool
+	Pos       Pos
+	X         Expr
+	Low       Expr
+	High      Expr
+	Not       bool
+	Symmetric bool
 }
 
 // InExpr is x [NOT] IN (list).
@@ -332,10 +335,12 @@ type CaseExpr struct {
 	Else    Expr // nil when absent
 }
 
-// WhenClause is WHEN Cond THEN Result.
+// WhenClause is WHEN Cond THEN Result; in a simple CASE, WHEN v1, v2, ... THEN Result
+// has the values after the first in Also.
 type WhenClause struct {
 	Pos    Pos
 	Cond   Expr
+	Also   []Expr
 	Result Expr
 }
 

@@ -188,11 +188,23 @@ func (p *exprParser) infix(left Expr, prec int) (Expr, error) {
 			is.Not = true
 		}
 		w := p.peek()
-		if !isKeyword(w, "NULL") && !isKeyword(w, "TRUE") && !isKeyword(w, "FALSE") {
-			if is.Not {
-				return nil, unexpected(w, "NULL", "TRUE", "FALSE")
+		switch {
+		case isKeyword(w, "DISTINCT"):
+			p.next()
+			if err := p.expect("FROM"); err != nil {
+				return nil, err
 			}
-			return nil, unexpected(w, "NULL", "NOT", "TRUE", "FALSE")
+			from, err := p.expr(precCmp + 1)
+			if err != nil {
+				return nil, err
+			}
+			is.What, is.From = "DISTINCT FROM", from
+			return is, nil
+		case !isKeyword(w, "NULL") && !isKeyword(w, "TRUE") && !isKeyword(w, "FALSE") && !isWord(w, "UNKNOWN"):
+			if is.Not {
+				return nil, unexpected(w, "NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT")
+			}
+			return nil, unexpected(w, "NULL", "NOT", "TRUE", "FALSE", "UNKNOWN", "DISTINCT")
 		}
 		p.next()
 		is.What = strings.ToUpper(w.Value)
@@ -217,6 +229,11 @@ func (p *exprParser) infix(left Expr, prec int) (Expr, error) {
 func (p *exprParser) predicate(x Expr, kw string, not bool) (Expr, error) {
 	switch kw {
 	case "BETWEEN":
+		symmetric := false
+		if t := p.peek(); isWord(t, "SYMMETRIC") || isWord(t, "ASYMMETRIC") {
+			p.next()
+			symmetric = isWord(t, "SYMMETRIC")
+		}
 		low, err := p.expr(precConcat)
 		if err != nil {
 			return nil, err
@@ -228,7 +245,7 @@ func (p *exprParser) predicate(x Expr, kw string, not bool) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &BetweenExpr{Pos: x.Position(), X: x, Low: low, High: high, Not: not}, nil
+		return &BetweenExpr{Pos: x.Position(), X: x, Low: low, High: high, Not: not, Symmetric: symmetric}, nil
 	case "IN":
 		if err := p.expect("("); err != nil {
 			return nil, err
@@ -379,6 +396,14 @@ func (p *exprParser) caseExpr() (Expr, error) {
 		w := &WhenClause{Pos: p.next().Pos}
 		if w.Cond, err = p.inner(); err != nil {
 			return nil, err
+		}
+		for c.Operand != nil && isPunct(p.peek(), ",") {
+			p.next()
+			v, err := p.inner()
+			if err != nil {
+				return nil, err
+			}
+			w.Also = append(w.Also, v)
 		}
 		if err = p.expect("THEN"); err != nil {
 			return nil, err

@@ -189,6 +189,11 @@ func TestParseExpr(t *testing.T) {
 		{`a LIKE 'x%' || b`, `(LIKE a (|| 'x%' b))`},
 		{`a NOT LIKE 'x!%' ESCAPE '!'`, `(NOT-LIKE a 'x!%' ESCAPE '!')`},
 		{`a = 1 IS NULL`, `(IS (= a 1) NULL)`},
+		{`a IS NOT UNKNOWN`, `(IS-NOT a UNKNOWN)`},
+		{`a IS DISTINCT FROM b + 1 AND c`, `(AND (IS a DISTINCT FROM (+ b 1)) c)`},
+		{`a IS NOT DISTINCT FROM NULL`, `(IS-NOT a DISTINCT FROM NULL)`},
+		{`a BETWEEN SYMMETRIC 3 AND 1`, `(BETWEEN-SYMMETRIC a 3 1)`},
+		{`a NOT BETWEEN ASYMMETRIC 1 AND 3`, `(NOT-BETWEEN a 1 3)`},
 		// primaries
 		{`t.a`, `t.a`},
 		{"`a b`.`c`", "`a b`.c"},
@@ -196,6 +201,7 @@ func TestParseExpr(t *testing.T) {
 		{`'it''s'`, `'it''s'`},
 		{`CASE WHEN a THEN b END`, `(CASE (WHEN a b))`},
 		{`CASE x WHEN 1 THEN 2 ELSE 3 END`, `(CASE x (WHEN 1 2) (ELSE 3))`},
+		{`CASE x WHEN 1, 2 THEN 'a' WHEN 3 THEN 'b' END`, `(CASE x (WHEN 1 2 'a') (WHEN 3 'b'))`},
 		{`CAST(a + 1 AS BIGINT NOT NULL)`, `(CAST (+ a 1) BIGINT NOT NULL)`},
 		{`TRY_CAST(a AS STRING)`, `(TRY_CAST a STRING)`},
 		{`EXTRACT(hour FROM ts)`, `(EXTRACT HOUR ts)`},
@@ -260,12 +266,20 @@ func sexpr(e Expr) string {
 	case *UnaryExpr:
 		return list(e.Op, e.X)
 	case *IsExpr:
-		if e.Not {
-			return fmt.Sprintf("(IS-NOT %s %s)", sexpr(e.X), e.What)
+		what := e.What
+		if e.From != nil {
+			what += " " + sexpr(e.From)
 		}
-		return fmt.Sprintf("(IS %s %s)", sexpr(e.X), e.What)
+		if e.Not {
+			return fmt.Sprintf("(IS-NOT %s %s)", sexpr(e.X), what)
+		}
+		return fmt.Sprintf("(IS %s %s)", sexpr(e.X), what)
 	case *BetweenExpr:
-		return list(neg(e.Not, "BETWEEN"), e.X, e.Low, e.High)
+		op := "BETWEEN"
+		if e.Symmetric {
+			op = "BETWEEN-SYMMETRIC"
+		}
+		return list(neg(e.Not, op), e.X, e.Low, e.High)
 	case *InExpr:
 		return list(neg(e.Not, "IN"), append([]Expr{e.X}, e.List...)...)
 	case *LikeExpr:
@@ -280,7 +294,7 @@ func sexpr(e Expr) string {
 			parts = append(parts, sexpr(e.Operand))
 		}
 		for _, w := range e.Whens {
-			parts = append(parts, list("WHEN", w.Cond, w.Result))
+			parts = append(parts, list("WHEN", append(append([]Expr{w.Cond}, w.Also...), w.Result)...))
 		}
 		if e.Else != nil {
 			parts = append(parts, list("ELSE", e.Else))

@@ -284,11 +284,19 @@ func not(b bool) string {
 }
 
 func (n *IsExpr) String() string {
-	return sub(n.X, precCmp) + " IS " + not(n.Not) + n.What
+	s := sub(n.X, precCmp) + " IS " + not(n.Not) + n.What
+	if n.From != nil {
+		s += " " + sub(n.From, precCmp+1)
+	}
+	return s
 }
 
 func (n *BetweenExpr) String() string {
-	return sub(n.X, precCmp) + " " + not(n.Not) + "BETWEEN " + sub(n.Low, precConcat) +
+	kw := "BETWEEN "
+	if n.Symmetric {
+		kw = "BETWEEN SYMMETRIC "
+	}
+	return sub(n.X, precCmp) + " " + not(n.Not) + kw + sub(n.Low, precConcat) +
 		" AND " + sub(n.High, precConcat)
 }
 
@@ -321,7 +329,11 @@ func (n *CaseExpr) String() string {
 }
 
 func (n *WhenClause) String() string {
-	return "WHEN " + n.Cond.String() + " THEN " + n.Result.String()
+	s := "WHEN " + n.Cond.String()
+	for _, v := range n.Also {
+		s += ", " + v.String()
+	}
+	return s + " THEN " + n.Result.String()
 }
 
 func (n *CastExpr) String() string {

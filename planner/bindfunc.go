@@ -21,7 +21,7 @@ type Function struct {
 	Args     []Arg
 	Min      int
 	Variadic bool
-	Niladic  bool // takes no arguments
+	Niladic  bool // may be called with no arguments (then Min is 0)
 	// Result derives the result type from the coerced arguments; its NOT NULL flag is then
 	// set from Nulls.
 	Result func(args []Expr) Type

@@ -92,39 +92,75 @@ const (
 	FnNot Func = "NOT"
 
 	// Predicates on one argument of any type; never NULL.
-	FnIsNull      Func = "IS NULL"
-	FnIsNotNull   Func = "IS NOT NULL"
-	FnIsTrue      Func = "IS TRUE"
-	FnIsNotTrue   Func = "IS NOT TRUE"
-	FnIsFalse     Func = "IS FALSE"
-	FnIsNotFalse  Func = "IS NOT FALSE"
-	FnIn          Func = "IN"   // Args[0] IN (Args[1:]...), all of identical type; SQL NULL semantics
-	FnLike        Func = "LIKE" // (STRING value, STRING pattern[, STRING escape literal])
-	FnCoalesce    Func = "COALESCE"
-	FnNullIf      Func = "NULLIF" // two args of identical type
-	FnConcat      Func = "CONCAT" // STRING args (|| and CONCAT); NULL if any is NULL
-	FnUpper       Func = "UPPER"
-	FnLower       Func = "LOWER"
-	FnSubstring   Func = "SUBSTRING"   // (STRING, INT start 1-based[, INT length])
-	FnCharLength  Func = "CHAR_LENGTH" // (STRING) INT, in characters
-	FnTrim        Func = "TRIM"        // (STRING[, STRING chars]); default chars: space
-	FnLTrim       Func = "LTRIM"
-	FnRTrim       Func = "RTRIM"
-	FnReplace     Func = "REPLACE"  // (STRING, STRING search, STRING replacement)
-	FnPosition    Func = "POSITION" // (STRING needle, STRING haystack) INT, 1-based, 0 if absent
-	FnAbs         Func = "ABS"      // numeric, same type
-	FnRound       Func = "ROUND"    // (numeric[, INT digits]) same type (DECIMAL: T's scale)
-	FnFloor       Func = "FLOOR"    // numeric, same type (DECIMAL: scale 0)
-	FnCeil        Func = "CEIL"
-	FnPower       Func = "POWER" // (DOUBLE, DOUBLE) DOUBLE
-	FnSqrt        Func = "SQRT"  // (DOUBLE) DOUBLE
-	FnToTimestamp Func = "TO_TIMESTAMP"
+	FnIsNull        Func = "IS NULL"
+	FnIsNotNull     Func = "IS NOT NULL"
+	FnIsTrue        Func = "IS TRUE"
+	FnIsNotTrue     Func = "IS NOT TRUE"
+	FnIsFalse       Func = "IS FALSE"
+	FnIsNotFalse    Func = "IS NOT FALSE"
+	FnIsDistinct    Func = "IS DISTINCT FROM"     // two args of identical type; NULL equals NULL
+	FnIsNotDistinct Func = "IS NOT DISTINCT FROM" // two args of identical type; NULL equals NULL
+	FnIn            Func = "IN"                   // Args[0] IN (Args[1:]...), all of identical type; SQL NULL semantics
+	FnLike          Func = "LIKE"                 // (STRING value, STRING pattern[, STRING escape literal])
+	FnCoalesce      Func = "COALESCE"
+	FnNullIf        Func = "NULLIF" // two args of identical type
+	FnConcat        Func = "CONCAT" // STRING args (|| and CONCAT); NULL if any is NULL
+	FnUpper         Func = "UPPER"
+	FnLower         Func = "LOWER"
+	FnSubstring     Func = "SUBSTRING"   // (STRING, INT start 1-based[, INT length])
+	FnCharLength    Func = "CHAR_LENGTH" // (STRING) INT, in characters
+	FnTrim          Func = "TRIM"        // (STRING[, STRING chars]); default chars: space
+	FnLTrim         Func = "LTRIM"
+	FnRTrim         Func = "RTRIM"
+	FnReplace       Func = "REPLACE"  // (STRING, STRING search, STRING replacement)
+	FnPosition      Func = "POSITION" // (STRING needle, STRING haystack) INT, 1-based, 0 if absent
+	FnAbs           Func = "ABS"      // numeric, same type
+	FnRound         Func = "ROUND"    // (numeric[, INT digits]) same type (DECIMAL: T's scale)
+	FnFloor         Func = "FLOOR"    // numeric, same type (DECIMAL: scale 0)
+	FnCeil          Func = "CEIL"
+	FnPower         Func = "POWER" // (DOUBLE, DOUBLE) DOUBLE
+	FnSqrt          Func = "SQRT"  // (DOUBLE) DOUBLE
+	FnToTimestamp   Func = "TO_TIMESTAMP"
 	// TO_TIMESTAMP(STRING[, STRING format]) TIMESTAMP(3); format in Java SimpleDateFormat
 	// letters, default 'yyyy-MM-dd HH:mm:ss'; unparsable text gives NULL, as in Flink.
 	FnToTimestampLTZ Func = "TO_TIMESTAMP_LTZ"  // (BIGINT epoch, INT literal precision 0 or 3) TIMESTAMP_LTZ(3)
 	FnDateFormat     Func = "DATE_FORMAT"       // (TIMESTAMP|TIMESTAMP_LTZ, STRING format) STRING
 	FnExtract        Func = "EXTRACT"           // (STRING literal unit, TIMESTAMP|TIMESTAMP_LTZ|DATE) BIGINT
 	FnCurrentTS      Func = "CURRENT_TIMESTAMP" // () TIMESTAMP_LTZ(3), the same instant for a whole batch
+
+	// Functions whose signatures are only in the function table (functions.go).
+	FnIf          Func = "IF"
+	FnIfNull      Func = "IFNULL"
+	FnGreatest    Func = "GREATEST"
+	FnLeast       Func = "LEAST"
+	FnTypeOf      Func = "TYPEOF"
+	FnLn          Func = "LN"
+	FnLog         Func = "LOG"
+	FnLog10       Func = "LOG10"
+	FnLog2        Func = "LOG2"
+	FnExp         Func = "EXP"
+	FnSin         Func = "SIN"
+	FnCos         Func = "COS"
+	FnTan         Func = "TAN"
+	FnCot         Func = "COT"
+	FnAsin        Func = "ASIN"
+	FnAcos        Func = "ACOS"
+	FnAtan        Func = "ATAN"
+	FnAtan2       Func = "ATAN2"
+	FnSinh        Func = "SINH"
+	FnCosh        Func = "COSH"
+	FnTanh        Func = "TANH"
+	FnDegrees     Func = "DEGREES"
+	FnRadians     Func = "RADIANS"
+	FnSign        Func = "SIGN"
+	FnPi          Func = "PI"
+	FnE           Func = "E"
+	FnRand        Func = "RAND"
+	FnRandInteger Func = "RAND_INTEGER"
+	FnUUID        Func = "UUID"
+	FnBin         Func = "BIN"
+	FnHex         Func = "HEX"
+	FnTruncate    Func = "TRUNCATE"
 )
 
 func (e *ColumnRef) Type() Type { return e.T }
@@ -155,7 +191,7 @@ func (e *Call) String() string {
 		args[i] = a.String()
 	}
 	switch e.Fn {
-	case FnAdd, FnSub, FnMul, FnDiv, FnEq, FnNe, FnLt, FnLe, FnGt, FnGe:
+	case FnAdd, FnSub, FnMul, FnDiv, FnEq, FnNe, FnLt, FnLe, FnGt, FnGe, FnIsDistinct, FnIsNotDistinct:
 		return "(" + args[0] + " " + string(e.Fn) + " " + args[1] + ")"
 	case FnAnd, FnOr:
 		return "(" + strings.Join(args, " "+string(e.Fn)+" ") + ")"

@@ -13,6 +13,9 @@ func functionRows() []Function {
 	cmp := func(fn Func, examples ...Example) Function {
 		return Function{Fn: fn, Args: []Arg{ArgCommon, ArgCommon}, Result: boolean, Examples: examples}
 	}
+	double1 := func(fn Func, name string, examples ...Example) Function {
+		return Function{Fn: fn, Names: []string{name}, Args: []Arg{ArgDouble}, Result: returns(TypeDouble), Examples: examples}
+	}
 	arith := func(fn Func, examples ...Example) Function {
 		return Function{Fn: fn, Args: []Arg{ArgAny, ArgAny}, Result: sameAs(0), Examples: examples}
 	}
@@ -24,8 +27,13 @@ func functionRows() []Function {
 		cmp(FnLe, Example{"2 <= 2", "true"}),
 		cmp(FnGt, Example{"'b' > 'a'", "true"}),
 		cmp(FnGe, Example{"1.5 >= 2", "false"}),
-		isPred(FnIsNull, Example{"CAST(NULL AS INT) IS NULL", "true"}, Example{"1 IS NULL", "false"}),
-		isPred(FnIsNotNull, Example{"1 IS NOT NULL", "true"}),
+		isPred(FnIsNull, Example{"CAST(NULL AS INT) IS NULL", "true"}, Example{"1 IS NULL", "false"},
+			Example{"CAST(NULL AS BOOLEAN) IS UNKNOWN", "true"}, Example{"FALSE IS UNKNOWN", "false"}),
+		isPred(FnIsNotNull, Example{"1 IS NOT NULL", "true"}, Example{"TRUE IS NOT UNKNOWN", "true"}),
+		{Fn: FnIsDistinct, Args: []Arg{ArgCommon, ArgCommon}, Result: returns(Type{Kind: Boolean, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"1 IS DISTINCT FROM NULL", "true"}, {"NULL IS DISTINCT FROM NULL", "false"}, {"1 IS DISTINCT FROM 1", "false"}, {"'a' IS DISTINCT FROM 'b'", "true"}}},
+		{Fn: FnIsNotDistinct, Args: []Arg{ArgCommon, ArgCommon}, Result: returns(Type{Kind: Boolean, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"1 IS NOT DISTINCT FROM NULL", "false"}, {"NULL IS NOT DISTINCT FROM NULL", "true"}, {"2.5 IS NOT DISTINCT FROM 2.50", "true"}}},
 		{Fn: FnIn, Args: []Arg{ArgCommon}, Min: 2, Variadic: true, Result: boolean, Nulls: NullAware,
 			Examples: []Example{{"4 IN (1, 2, 3)", "false"}, {"1 IN (1, 2, NULL)", "true"}, {"4 IN (1, 2, NULL)", "null"}, {"4 NOT IN (1, 2, 3)", "true"}}},
 		{Fn: FnLike, Args: []Arg{ArgString, ArgString, ArgString}, Min: 2, Result: boolean,
@@ -33,9 +41,17 @@ func functionRows() []Function {
 
 		// Logic, with three-valued semantics.
 		{Fn: FnAnd, Args: []Arg{ArgBoolean}, Min: 1, Variadic: true, Result: boolean, Nulls: NullAware,
-			Examples: []Example{{"TRUE AND CAST(NULL AS BOOLEAN)", "null"}, {"FALSE AND CAST(NULL AS BOOLEAN)", "false"}}},
+			// BETWEEN is >= AND <=, so its examples are here.
+			Examples: []Example{{"TRUE AND CAST(NULL AS BOOLEAN)", "null"}, {"FALSE AND CAST(NULL AS BOOLEAN)", "false"},
+				{"12 BETWEEN 15 AND 12", "false"}, {"12 BETWEEN 10 AND NULL", "null"}, {"12 BETWEEN NULL AND 10", "false"},
+				{"12 NOT BETWEEN 15 AND 12", "true"}, {"12 NOT BETWEEN NULL AND 15", "null"}, {"12 NOT BETWEEN 15 AND NULL", "true"}}},
 		{Fn: FnOr, Args: []Arg{ArgBoolean}, Min: 1, Variadic: true, Result: boolean, Nulls: NullAware,
-			Examples: []Example{{"TRUE OR CAST(NULL AS BOOLEAN)", "true"}, {"FALSE OR CAST(NULL AS BOOLEAN)", "null"}}},
+			// BETWEEN SYMMETRIC is the OR of BETWEEN both ways, and a simple CASE's WHEN a, b
+			// the OR of equalities.
+			Examples: []Example{{"TRUE OR CAST(NULL AS BOOLEAN)", "true"}, {"FALSE OR CAST(NULL AS BOOLEAN)", "null"},
+				{"12 BETWEEN SYMMETRIC 15 AND 12", "true"}, {"12 BETWEEN SYMMETRIC NULL AND 12", "null"},
+				{"12 NOT BETWEEN SYMMETRIC 15 AND 12", "false"}, {"12 NOT BETWEEN SYMMETRIC 12 AND NULL", "null"},
+				{"CASE 2 WHEN 1, 2 THEN 'low' WHEN 3 THEN 'high' END", "low"}, {"CASE 5 WHEN 1, 2 THEN 'low' ELSE 'other' END", "other"}}},
 		{Fn: FnNot, Args: []Arg{ArgBoolean}, Result: boolean, Examples: []Example{{"NOT TRUE", "false"}, {"NOT CAST(NULL AS BOOLEAN)", "null"}}},
 		isPred(FnIsTrue, Example{"CAST(NULL AS BOOLEAN) IS TRUE", "false"}, Example{"TRUE IS TRUE", "true"}),
 		isPred(FnIsNotTrue, Example{"CAST(NULL AS BOOLEAN) IS NOT TRUE", "true"}),
@@ -54,6 +70,82 @@ func functionRows() []Function {
 			},
 			Examples: []Example{{"MOD(7, 3)", "1"}, {"MOD(-7, 3)", "-1"}, {"7 % -3", "1"}}},
 		{Fn: FnNeg, Args: []Arg{ArgAny}, Result: sameAs(0), Examples: []Example{{"-(1 + 2)", "-3"}}},
+		{Fn: FnSign, Names: []string{"SIGN"}, Args: []Arg{ArgNumeric}, Result: sameAs(0),
+			Examples: []Example{{"SIGN(-5)", "-1"}, {"SIGN(0)", "0"}, {"SIGN(2.50)", "1.00"}, {"SIGN(-0.5e0)", "-1.0"}}},
+		{Fn: FnTruncate, Names: []string{"TRUNCATE"}, Args: []Arg{ArgNumeric, ArgInt}, Min: 1, Result: roundType,
+			Bind: func(c *CallSite) (Expr, error) {
+				if len(c.Args) == 2 && c.Args[0].Type().Kind == Decimal {
+					if _, ok := c.constInt(1); !ok {
+						return nil, c.Errorf(1, "TRUNCATE of a DECIMAL needs a constant number of digits")
+					}
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"TRUNCATE(42.324, 2)", "42.32"}, {"TRUNCATE(42.324)", "42"}, {"TRUNCATE(-42.329e0, 2)", "-42.32"}, {"TRUNCATE(0.29e0, 2)", "0.29"}, {"TRUNCATE(1234, -2)", "1200"}}},
+		double1(FnLn, "LN", Example{"LN(1)", "0.0"}, Example{"LN(0)", "-Infinity"}, Example{"LN(-1)", "NaN"}),
+		{Fn: FnLog, Names: []string{"LOG"}, Args: []Arg{ArgDouble, ArgDouble}, Min: 1, Result: returns(TypeDouble),
+			Examples: []Example{{"LOG(1)", "0.0"}, {"LOG(2, 8)", "3.0"}, {"LOG(10, 1000)", "2.9999999999999996"}}},
+		double1(FnLog10, "LOG10", Example{"LOG10(1000)", "3.0"}),
+		double1(FnLog2, "LOG2", Example{"LOG2(8)", "3.0"}),
+		double1(FnExp, "EXP", Example{"EXP(0)", "1.0"}, Example{"EXP(1)", "2.718281828459045"}),
+		double1(FnSin, "SIN", Example{"SIN(0)", "0.0"}),
+		double1(FnCos, "COS", Example{"COS(0)", "1.0"}),
+		double1(FnTan, "TAN", Example{"TAN(0)", "0.0"}),
+		// Go's libm may differ from Java's in the last digit (COT(1) is ...308, not ...306).
+		double1(FnCot, "COT", Example{"ROUND(COT(1), 12)", "0.642092615934"}),
+		double1(FnAsin, "ASIN", Example{"ASIN(1)", "1.5707963267948966"}, Example{"ASIN(2)", "NaN"}),
+		double1(FnAcos, "ACOS", Example{"ACOS(1)", "0.0"}),
+		double1(FnAtan, "ATAN", Example{"ATAN(1)", "0.7853981633974483"}),
+		{Fn: FnAtan2, Names: []string{"ATAN2"}, Args: []Arg{ArgDouble, ArgDouble}, Result: returns(TypeDouble),
+			Examples: []Example{{"ATAN2(1, 1)", "0.7853981633974483"}, {"ATAN2(0, -1)", "3.141592653589793"}}},
+		double1(FnSinh, "SINH", Example{"SINH(0)", "0.0"}),
+		double1(FnCosh, "COSH", Example{"COSH(0)", "1.0"}),
+		double1(FnTanh, "TANH", Example{"TANH(0)", "0.0"}),
+		double1(FnDegrees, "DEGREES", Example{"DEGREES(PI())", "180.0"}),
+		double1(FnRadians, "RADIANS", Example{"RADIANS(180)", "3.141592653589793"}),
+		{Fn: FnPi, Names: []string{"PI"}, Niladic: true, Result: returns(Type{Kind: Double, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"PI()", "3.141592653589793"}}},
+		{Fn: FnE, Names: []string{"E"}, Niladic: true, Result: returns(Type{Kind: Double, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"E()", "2.718281828459045"}}},
+		// RAND and RAND_INTEGER take a constant seed; their sequences are not Java's.
+		{Fn: FnRand, Names: []string{"RAND"}, Args: []Arg{ArgInt}, Niladic: true, Result: returns(Type{Kind: Double, NotNull: true}), Nulls: NullAware,
+			Bind: func(c *CallSite) (Expr, error) {
+				if len(c.Args) == 1 {
+					if _, ok := c.constInt(0); !ok {
+						return nil, c.Errorf(0, "RAND needs a constant seed")
+					}
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"RAND() >= 0 AND RAND() < 1", "true"}, {"RAND(42) = RAND(42)", "true"}}},
+		{Fn: FnRandInteger, Names: []string{"RAND_INTEGER"}, Args: []Arg{ArgInt, ArgInt}, Min: 1, Nulls: NullAware,
+			Result: func(args []Expr) Type { return Type{Kind: Int, NotNull: args[len(args)-1].Type().NotNull} },
+			Bind: func(c *CallSite) (Expr, error) {
+				if len(c.Args) == 2 {
+					if _, ok := c.constInt(0); !ok {
+						return nil, c.Errorf(0, "RAND_INTEGER needs a constant seed")
+					}
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"RAND_INTEGER(10) BETWEEN 0 AND 9", "true"}, {"RAND_INTEGER(7, 1)", "0"}, {"RAND_INTEGER(CAST(NULL AS INT))", "null"}}},
+		{Fn: FnUUID, Names: []string{"UUID"}, Niladic: true, Result: returns(Type{Kind: String, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"CHAR_LENGTH(UUID())", "36"}, {"SUBSTRING(UUID(), 15, 1)", "4"}, {"UUID() = UUID()", "false"}}},
+		{Fn: FnBin, Names: []string{"BIN"}, Args: []Arg{ArgBigInt}, Result: returns(TypeString),
+			Examples: []Example{{"BIN(4)", "100"}, {"BIN(12)", "1100"}, {"BIN(-1)", "1111111111111111111111111111111111111111111111111111111111111111"}}},
+		{Fn: FnHex, Names: []string{"HEX"}, Args: []Arg{ArgAny}, Result: returns(TypeString),
+			Bind: func(c *CallSite) (Expr, error) {
+				switch t := c.Args[0].Type(); {
+				case t.IsNumeric():
+					c.Args[0] = castTo(c.Args[0], TypeBigInt)
+				case t.Kind == Null:
+					c.Args[0] = castTo(c.Args[0], TypeString)
+				case t.Kind != String:
+					return nil, c.Errorf(0, "HEX argument 1 must be a number or a STRING, got %s", t.Nullable())
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"HEX(20)", "14"}, {"HEX(100)", "64"}, {"HEX('hello,world')", "68656C6C6F2C776F726C64"}, {"HEX(-1)", "FFFFFFFFFFFFFFFF"}}},
 		{Fn: FnPower, Names: []string{"POWER", "POW"}, Args: []Arg{ArgDouble, ArgDouble}, Result: returns(TypeDouble),
 			Examples: []Example{{"POWER(2, 10)", "1024.0"}, {"POWER(4, 0.5)", "2.0"}}},
 		{Fn: FnAbs, Names: []string{"ABS"}, Args: []Arg{ArgNumeric}, Result: sameAs(0),
@@ -135,6 +227,27 @@ func functionRows() []Function {
 				return t
 			},
 			Examples: []Example{{"COALESCE(NULL, 'default')", "default"}, {"COALESCE(CAST(NULL AS INT), 2, 3)", "2"}, {"COALESCE(CAST(NULL AS INT))", "null"}}},
+		{Fn: FnIf, Names: []string{"IF"}, Args: []Arg{ArgBoolean, ArgCommon, ArgCommon}, Nulls: NullAware,
+			Result: func(args []Expr) Type {
+				t := args[1].Type()
+				t.NotNull = args[1].Type().NotNull && args[2].Type().NotNull
+				return t
+			},
+			Examples: []Example{{"IF(5 > 3, 5, 3)", "5"}, {"IF(CAST(NULL AS BOOLEAN), 'y', 'n')", "n"}, {"IF(FALSE, 1 / 0, 2)", "2"}}},
+		{Fn: FnIfNull, Names: []string{"IFNULL"}, Args: []Arg{ArgCommon, ArgCommon}, Nulls: NullAware,
+			Result: func(args []Expr) Type {
+				t := args[0].Type()
+				t.NotNull = args[0].Type().NotNull || args[1].Type().NotNull
+				return t
+			},
+			Examples: []Example{{"IFNULL(CAST(NULL AS INT), 5)", "5"}, {"IFNULL(1, 5)", "1"}, {"IFNULL(NULL, 'x')", "x"}}},
+		{Fn: FnGreatest, Names: []string{"GREATEST"}, Args: []Arg{ArgCommon}, Min: 1, Variadic: true, Result: sameAs(0),
+			Examples: []Example{{"GREATEST(1, 3, 2)", "3"}, {"GREATEST('b', 'abc')", "b"}, {"GREATEST(1, 2.5)", "2.5"}, {"GREATEST(1, CAST(NULL AS INT))", "null"},
+				{"GREATEST(DATE '2024-01-01', DATE '2023-12-31')", "2024-01-01"}, {"GREATEST(FALSE, TRUE)", "true"}}},
+		{Fn: FnLeast, Names: []string{"LEAST"}, Args: []Arg{ArgCommon}, Min: 1, Variadic: true, Result: sameAs(0),
+			Examples: []Example{{"LEAST(1, 3, 2)", "1"}, {"LEAST('b', 'abc')", "abc"}, {"LEAST(1.5e0, -2)", "-2.0"}, {"LEAST(CAST(NULL AS STRING), 'a')", "null"}}},
+		{Fn: FnTypeOf, Names: []string{"TYPEOF"}, Args: []Arg{ArgAny}, Result: returns(Type{Kind: String, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"TYPEOF(1)", "INT NOT NULL"}, {"TYPEOF(CAST(NULL AS BIGINT))", "BIGINT"}, {"TYPEOF(1.50)", "DECIMAL(3, 2) NOT NULL"}, {"TYPEOF('abc')", "STRING NOT NULL"}}},
 		{Fn: FnNullIf, Names: []string{"NULLIF"}, Args: []Arg{ArgCommon, ArgCommon}, Nulls: NullAware,
 			Result:   func(args []Expr) Type { return args[0].Type().Nullable() },
 			Examples: []Example{{"NULLIF(5, 5)", "null"}, {"NULLIF(5, 0)", "5"}, {"NULLIF(5, CAST(NULL AS INT))", "5"}}},

@@ -186,7 +186,7 @@ func evalColumns(t *testing.T, mem memory.Allocator, env *expr.Env, e planner.Ex
 			return false, err
 		}
 		index[l] = len(schema)
-		schema = append(schema, planner.Column{Name: fmt.Sprintf("c%d", i), Type: l.T.Nullable()})
+		schema = append(schema, planner.Column{Name: fmt.Sprintf("c%d", i), Type: l.T})
 		cols = append(cols, arr)
 	}
 	withCols := walkLiterals(e, func(l *planner.Literal) planner.Expr {

@@ -1,6 +1,10 @@
 package expr
 
-import "github.com/streamsql/streamsql/planner"
+import (
+	"math"
+
+	"github.com/streamsql/streamsql/planner"
+)
 
 // kernelSpec is how this package computes one planner.Func, whose signature, result type
 // and NULL handling are its row in planner's function table (planner.FunctionOf). A
@@ -47,13 +51,16 @@ func init() {
 		return stringKernel(e.Fn, argT)
 	}}
 	decimalMayFail := func(e *planner.Call) bool { return e.Args[0].Type().Kind == planner.Decimal }
-	math := kernelSpec{
+	mth := kernelSpec{
 		kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 			return mathKernel(e.Fn, argT, e.T)
 		},
 	}
-	mathDec := math
+	mathDec := mth
 	mathDec.mayFail = decimalMayFail
+	dbl := kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+		return doubleKernel(e.Fn, argT)
+	}}
 	tm := kernelSpec{kernel: func(_ *compiler, e *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
 		fn, _, err := timeKernel(e.Fn, args, argT, e.T)
 		return fn, err
@@ -78,6 +85,12 @@ func init() {
 		planner.FnIsNull: is, planner.FnIsNotNull: is, planner.FnIsTrue: is, planner.FnIsNotTrue: is,
 		planner.FnIsFalse: is, planner.FnIsNotFalse: is,
 		planner.FnIn: {node: (*compiler).compileIn},
+		planner.FnIsDistinct: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return distinctKernel(false, argT[0], argT[1])
+		}},
+		planner.FnIsNotDistinct: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return distinctKernel(true, argT[0], argT[1])
+		}},
 		planner.FnLike: {
 			kernel: func(_ *compiler, _ *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
 				return likeKernel(args, argT)
@@ -95,8 +108,51 @@ func init() {
 		planner.FnCharLength: str, planner.FnTrim: str, planner.FnLTrim: str, planner.FnRTrim: str,
 		planner.FnReplace: str, planner.FnPosition: str,
 		planner.FnAbs: mathDec, planner.FnRound: mathDec, planner.FnFloor: mathDec, planner.FnCeil: mathDec,
-		planner.FnPower: math, planner.FnSqrt: math,
+		planner.FnPower: mth, planner.FnSqrt: mth,
 		planner.FnToTimestamp: tm, planner.FnToTimestampLTZ: tm, planner.FnDateFormat: tm, planner.FnExtract: tm,
 		planner.FnCurrentTS: {node: func(*compiler, *planner.Call) (node, error) { return nowNode{}, nil }, volatile: true},
+
+		planner.FnIf:     {node: (*compiler).compileIf},
+		planner.FnIfNull: {node: (*compiler).compileCoalesce},
+		planner.FnGreatest: {kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
+			return extremeKernel(true, e.T)
+		}},
+		planner.FnLeast: {kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
+			return extremeKernel(false, e.T)
+		}},
+		planner.FnTypeOf: {node: (*compiler).compileTypeOf},
+		planner.FnLn:     dbl, planner.FnLog10: dbl, planner.FnLog2: dbl, planner.FnExp: dbl, planner.FnSin: dbl,
+		planner.FnCos: dbl, planner.FnTan: dbl, planner.FnCot: dbl, planner.FnAsin: dbl, planner.FnAcos: dbl,
+		planner.FnAtan: dbl, planner.FnSinh: dbl, planner.FnCosh: dbl, planner.FnTanh: dbl,
+		planner.FnDegrees: dbl, planner.FnRadians: dbl,
+		planner.FnLog: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return logKernel(argT)
+		}},
+		planner.FnAtan2: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
+			return double2Kernel(math.Atan2), nil
+		}},
+		planner.FnSign: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return signKernel(argT[0])
+		}},
+		planner.FnTruncate: {
+			kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+				return truncateKernel(argT[0], e.T)
+			},
+			mayFail: decimalMayFail,
+		},
+		planner.FnPi:          {node: func(*compiler, *planner.Call) (node, error) { return &constNode{d: datum{f: math.Pi}}, nil }},
+		planner.FnE:           {node: func(*compiler, *planner.Call) (node, error) { return &constNode{d: datum{f: math.E}}, nil }},
+		planner.FnRand:        {node: (*compiler).compileRand, volatile: true},
+		planner.FnRandInteger: {node: (*compiler).compileRand, volatile: true, mayFail: func(*planner.Call) bool { return true }},
+		planner.FnUUID:        {node: (*compiler).compileRand, volatile: true},
+		planner.FnBin: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
+			return radixKernel(2), nil
+		}},
+		planner.FnHex: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			if argT[0].Kind == planner.String {
+				return hexStringKernel, nil
+			}
+			return radixKernel(16), nil
+		}},
 	}
 }
