@@ -167,7 +167,7 @@ SELECT
 FROM orders
 WHERE customer IS NOT NULL AND customer <> '' AND ts >= CURRENT_TIMESTAMP - INTERVAL '1' DAY
 GROUP BY customer
-HAVING SUM(amount) > 1000
+HAVING SUM(amount) > 1000;
 
 -- predicates added with the function table
 SELECT a IS DISTINCT FROM b + 1, a IS NOT DISTINCT FROM NULL, a NOT BETWEEN SYMMETRIC 3 AND 1,
