@@ -1,6 +1,11 @@
 package planner
 
-import "github.com/streamsql/streamsql/parser"
+import (
+	"regexp"
+	"strings"
+
+	"github.com/streamsql/streamsql/parser"
+)
 
 // functionRows is the function table: one row per built-in scalar function or operator,
 // grouped as Flink's reference groups them. Examples are the reference's where it gives
@@ -15,6 +20,9 @@ func functionRows() []Function {
 	}
 	double1 := func(fn Func, name string, examples ...Example) Function {
 		return Function{Fn: fn, Names: []string{name}, Args: []Arg{ArgDouble}, Result: returns(TypeDouble), Examples: examples}
+	}
+	hash1 := func(fn Func, name string, examples ...Example) Function {
+		return Function{Fn: fn, Names: []string{name}, Args: []Arg{ArgString}, Result: returns(TypeString), Examples: examples}
 	}
 	arith := func(fn Func, examples ...Example) Function {
 		return Function{Fn: fn, Args: []Arg{ArgAny, ArgAny}, Result: sameAs(0), Examples: examples}
@@ -191,6 +199,63 @@ func functionRows() []Function {
 		{Fn: FnReplace, Names: []string{"REPLACE"}, Args: []Arg{ArgString, ArgString, ArgString}, Result: returns(TypeString),
 			Examples: []Example{{"REPLACE('hello world', 'world', 'flink')", "hello flink"}, {"REPLACE('ababab', 'abab', 'z')", "zab"}}},
 
+		{Fn: FnRegexpExtract, Names: []string{"REGEXP_EXTRACT"}, Args: []Arg{ArgString, ArgString, ArgInt}, Min: 2,
+			Result: returns(TypeString), Nulls: NullStrictNullable, Bind: checkRegex,
+			Examples: []Example{{"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 2)", "bar"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)')", "the"},
+				{"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 0)", "foothebar"}, {"REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 3)", "null"}, {"REGEXP_EXTRACT('abc', 'x(y)')", "null"}}},
+		{Fn: FnRegexpReplace, Names: []string{"REGEXP_REPLACE"}, Args: []Arg{ArgString, ArgString, ArgString},
+			Result: returns(TypeString), Nulls: NullStrictNullable, Bind: checkRegex,
+			Examples: []Example{{"REGEXP_REPLACE('foobar', 'oo|ar', '')", "fb"}, {"REGEXP_REPLACE('2024-05-06', '(\\d+)-(\\d+)-(\\d+)', '$3/$2/$1')", "06/05/2024"},
+				{"REGEXP_REPLACE('a1b22', '[0-9]+', '\\$')", "a$b$"}, {"REGEXP_REPLACE('ab', 'a', '$1')", "null"}}},
+		{Fn: FnRegexp, Names: []string{"REGEXP"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeBoolean), Bind: checkRegex,
+			Examples: []Example{{"REGEXP('flink sql', 's.l')", "true"}, {"REGEXP('flink', '^[a-z]+$')", "true"}, {"REGEXP('flink', 'x')", "false"}, {"REGEXP('flink', '')", "false"}}},
+		{Fn: FnSplitIndex, Names: []string{"SPLIT_INDEX"}, Args: []Arg{ArgString, ArgString, ArgInt},
+			Result: returns(TypeString), Nulls: NullStrictNullable,
+			Examples: []Example{{"SPLIT_INDEX('a,b,c', ',', 1)", "b"}, {"SPLIT_INDEX('a::b', '::', 0)", "a"}, {"SPLIT_INDEX('a,b', ',', 2)", "null"}, {"SPLIT_INDEX('a,b', ',', -1)", "null"}, {"SPLIT_INDEX('a,,b', ',', 1)", ""}}},
+		{Fn: FnLPad, Names: []string{"LPAD"}, Args: []Arg{ArgString, ArgInt, ArgString}, Result: returns(TypeString), Nulls: NullStrictNullable,
+			Examples: []Example{{"LPAD('hi', 4, '??')", "??hi"}, {"LPAD('hi', 1, '??')", "h"}, {"LPAD('hi', 5, 'ab')", "abahi"}, {"LPAD('hi', -1, '?')", "null"}, {"LPAD('hi', 4, '')", "null"}}},
+		{Fn: FnRPad, Names: []string{"RPAD"}, Args: []Arg{ArgString, ArgInt, ArgString}, Result: returns(TypeString), Nulls: NullStrictNullable,
+			Examples: []Example{{"RPAD('hi', 4, '??')", "hi??"}, {"RPAD('hi', 1, '??')", "h"}, {"RPAD('日本', 3, 'x')", "日本x"}}},
+		{Fn: FnRepeat, Names: []string{"REPEAT"}, Args: []Arg{ArgString, ArgInt}, Result: returns(TypeString),
+			Examples: []Example{{"REPEAT('This is a test String.', 2)", "This is a test String.This is a test String."}, {"REPEAT('x', 0)", ""}, {"REPEAT('ab', 3)", "ababab"}}},
+		{Fn: FnReverse, Names: []string{"REVERSE"}, Args: []Arg{ArgString}, Result: returns(TypeString),
+			Examples: []Example{{"REVERSE('flink')", "knilf"}, {"REVERSE('añb')", "bña"}}},
+		{Fn: FnInitCap, Names: []string{"INITCAP"}, Args: []Arg{ArgString}, Result: returns(TypeString),
+			Examples: []Example{{"INITCAP('hello wORLD-foo bar2baz')", "Hello World-Foo Bar2baz"}}},
+		{Fn: FnTranslate, Names: []string{"TRANSLATE"}, Args: []Arg{ArgString, ArgString, ArgString}, Result: returns(TypeString),
+			Examples: []Example{{"TRANSLATE('www.apache.org', 'wapcheorg', ' APCHEcom')", "   .APACHE.com"}, {"TRANSLATE('abc', 'ab', 'x')", "xc"}}},
+		{Fn: FnConcatWS, Names: []string{"CONCAT_WS"}, Args: []Arg{ArgString}, Min: 1, Variadic: true, Nulls: NullAware,
+			Result:   func(args []Expr) Type { return Type{Kind: String, NotNull: args[0].Type().NotNull} },
+			Examples: []Example{{"CONCAT_WS('~', 'AA', CAST(NULL AS STRING), 'BB', '', 'CC')", "AA~BB~~CC"}, {"CONCAT_WS(CAST(NULL AS STRING), 'a')", "null"}, {"CONCAT_WS('-')", ""}}},
+		{Fn: FnLeft, Names: []string{"LEFT"}, Args: []Arg{ArgString, ArgInt}, Result: returns(TypeString),
+			Examples: []Example{{"LEFT('Hello', 2)", "He"}, {"LEFT('Hello', -1)", ""}, {"LEFT('Hé', 9)", "Hé"}}},
+		{Fn: FnRight, Names: []string{"RIGHT"}, Args: []Arg{ArgString, ArgInt}, Result: returns(TypeString),
+			Examples: []Example{{"RIGHT('Hello', 3)", "llo"}, {"RIGHT('Hello', -1)", ""}}},
+		{Fn: FnInstr, Names: []string{"INSTR"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeInt),
+			Examples: []Example{{"INSTR('hello', 'll')", "3"}, {"INSTR('hello', 'x')", "0"}}},
+		{Fn: FnASCII, Names: []string{"ASCII"}, Args: []Arg{ArgString}, Result: returns(TypeInt),
+			Examples: []Example{{"ASCII('abc')", "97"}, {"ASCII('')", "0"}, {"ASCII(CAST(NULL AS VARCHAR))", "null"}}},
+		{Fn: FnChr, Names: []string{"CHR"}, Args: []Arg{ArgBigInt}, Result: returns(TypeString),
+			Examples: []Example{{"CHR(97)", "a"}, {"CHR(353)", "a"}, {"CHR(-1)", ""}}},
+		{Fn: FnToBase64, Names: []string{"TO_BASE64"}, Args: []Arg{ArgString}, Result: returns(TypeString),
+			Examples: []Example{{"TO_BASE64('hello world')", "aGVsbG8gd29ybGQ="}}},
+		{Fn: FnFromBase64, Names: []string{"FROM_BASE64"}, Args: []Arg{ArgString}, Result: returns(TypeString), Nulls: NullStrictNullable,
+			Examples: []Example{{"FROM_BASE64('aGVsbG8gd29ybGQ=')", "hello world"}, {"FROM_BASE64('not base64!')", "null"}}},
+		hash1(FnMD5, "MD5", Example{"MD5('hello')", "5d41402abc4b2a76b9719d911017c592"}),
+		hash1(FnSHA1, "SHA1", Example{"SHA1('hello')", "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d"}),
+		hash1(FnSHA224, "SHA224", Example{"SHA224('hello')", "ea09ae9cc6768c50fcee903ed054556e5bfc8347907f12598aa24193"}),
+		hash1(FnSHA256, "SHA256", Example{"SHA256('hello')", "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}),
+		hash1(FnSHA384, "SHA384", Example{"CHAR_LENGTH(SHA384('hello'))", "96"}),
+		hash1(FnSHA512, "SHA512", Example{"CHAR_LENGTH(SHA512('hello'))", "128"}),
+		{Fn: FnSHA2, Names: []string{"SHA2"}, Args: []Arg{ArgString, ArgInt}, Result: returns(TypeString), Nulls: NullStrictNullable,
+			Bind: func(c *CallSite) (Expr, error) {
+				if bits, ok := c.constInt(1); ok && bits != 0 && bits != 224 && bits != 256 && bits != 384 && bits != 512 {
+					return nil, c.Errorf(1, "SHA2 hash length must be 224, 256, 384 or 512, got %d", bits)
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"SHA2('hello', 256)", "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}, {"CHAR_LENGTH(SHA2('hello', 512))", "128"}}},
+
 		// Temporal.
 		{Fn: FnExtract, Args: []Arg{ArgString, ArgTemporal}, Result: returns(TypeBigInt),
 			Examples: []Example{{"EXTRACT(DAY FROM DATE '2006-06-05')", "5"}, {"EXTRACT(HOUR FROM TIMESTAMP '2024-05-06 07:08:09')", "7"}}},
@@ -279,4 +344,25 @@ func roundType(args []Expr) Type {
 		}
 	}
 	return DecimalType(min(38, t.Precision-t.Scale+max(s, 0)+1), max(s, 0))
+}
+
+// checkRegex refuses a constant pattern Go's RE2 cannot run: Flink's patterns are Java's,
+// and RE2 has no backreferences, lookaround, possessive quantifiers or atomic groups. A
+// pattern read from a column that does not compile gives NULL on its row, as an invalid
+// one does in Flink.
+func checkRegex(c *CallSite) (Expr, error) {
+	p, ok := c.constString(1)
+	if !ok {
+		return c.Default(), nil
+	}
+	if _, err := regexp.Compile(p); err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, "Perl syntax") || strings.Contains(msg, "invalid escape sequence") ||
+			strings.Contains(msg, "invalid nested repetition") {
+			return nil, c.Errorf(1, "%s pattern '%s' needs a Java regex feature Go's RE2 engine lacks "+
+				"(backreferences, lookaround, possessive quantifiers, atomic groups): %s", c.Fn.name(), p, strings.TrimPrefix(msg, "error parsing regexp: "))
+		}
+		return nil, c.Errorf(1, "%s pattern '%s' is not a valid regular expression: %s", c.Fn.name(), p, strings.TrimPrefix(msg, "error parsing regexp: "))
+	}
+	return c.Default(), nil
 }

@@ -61,6 +61,18 @@ func init() {
 	dbl := kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 		return doubleKernel(e.Fn, argT)
 	}}
+	// fixed is a kernel that needs nothing from the call; it must keep no state between
+	// batches, since every compiled call shares it.
+	fixed := func(k kernelFn) kernelSpec {
+		return kernelSpec{kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) { return k, nil }}
+	}
+	// Regular expressions and hashes keep caches: one kernel per compiled call.
+	rx := kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
+		return regexpKernel(e.Fn), nil
+	}}
+	hs := kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
+		return hashKernel(e.Fn), nil
+	}}
 	tm := kernelSpec{kernel: func(_ *compiler, e *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
 		fn, _, err := timeKernel(e.Fn, args, argT, e.T)
 		return fn, err
@@ -148,6 +160,23 @@ func init() {
 		planner.FnBin: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
 			return radixKernel(2), nil
 		}},
+		planner.FnRegexpExtract: rx, planner.FnRegexpReplace: rx, planner.FnRegexp: rx,
+		planner.FnSplitIndex: fixed(splitIndexKernel),
+		planner.FnLPad:       fixed(padKernel(true)), planner.FnRPad: fixed(padKernel(false)),
+		planner.FnRepeat:  fixed(repeatKernel),
+		planner.FnReverse: fixed(mapStringKernel(reverseString)),
+		planner.FnInitCap: fixed(mapStringKernel(initCap)),
+		planner.FnTranslate: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
+			return translateKernel(), nil
+		}},
+		planner.FnConcatWS: fixed(concatWSKernel),
+		planner.FnLeft:     fixed(leftRightKernel(true)), planner.FnRight: fixed(leftRightKernel(false)),
+		planner.FnInstr:    fixed(instrKernel),
+		planner.FnASCII:    fixed(asciiKernel),
+		planner.FnChr:      fixed(chrKernel),
+		planner.FnToBase64: fixed(base64Kernel(true)), planner.FnFromBase64: fixed(base64Kernel(false)),
+		planner.FnMD5: hs, planner.FnSHA1: hs, planner.FnSHA2: hs, planner.FnSHA224: hs, planner.FnSHA256: hs,
+		planner.FnSHA384: hs, planner.FnSHA512: hs,
 		planner.FnHex: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 			if argT[0].Kind == planner.String {
 				return hexStringKernel, nil
