@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/streamsql/streamsql/parser"
 )
@@ -22,6 +24,10 @@ type Function struct {
 	Min      int
 	Variadic bool
 	Niladic  bool // may be called with no arguments (then Min is 0)
+	// Unit: the first argument is a time unit written as a word (TIMESTAMPDIFF(DAY, a, b)),
+	// bound as a STRING literal of one of Units.
+	Unit  bool
+	Units []string
 	// Result derives the result type from the coerced arguments; its NOT NULL flag is then
 	// set from Nulls.
 	Result func(args []Expr) Type
@@ -50,7 +56,7 @@ const (
 	ArgNumeric              // any number, unchanged (a NULL literal becomes DOUBLE)
 	ArgInteger              // INT or BIGINT, unchanged (a NULL literal becomes BIGINT)
 	ArgTimestamp            // TIMESTAMP or TIMESTAMP_LTZ; DATE and STRING are cast to TIMESTAMP(3)
-	ArgTemporal             // TIMESTAMP, TIMESTAMP_LTZ or DATE; STRING is cast to TIMESTAMP(3)
+	ArgTemporal             // TIMESTAMP, TIMESTAMP_LTZ or DATE
 	ArgCommon               // every ArgCommon argument is cast to their common type
 )
 
@@ -188,11 +194,24 @@ func (b *exprBinder) call(e *parser.FuncCall) (Expr, error) {
 	if !ok {
 		return nil, errorf(e, "unknown function %s%s", e.Name, suggest(e.Name, functionIndex().names))
 	}
-	args, err := b.bindAll(e.Args)
+	rest := e.Args
+	var unit []Expr
+	if f.Unit && len(e.Args) > 0 {
+		id, ok := e.Args[0].(*parser.Ident)
+		var word string
+		if ok && len(id.Parts) == 1 {
+			word = strings.ToUpper(id.Parts[0])
+		}
+		if !slices.Contains(f.Units, word) {
+			return nil, errorf(e.Args[0], "%s takes a time unit first (%s), got %s", e.Name, strings.Join(f.Units, ", "), e.Args[0])
+		}
+		unit, rest = []Expr{&Literal{Value: word, T: Type{Kind: String, NotNull: true}}}, e.Args[1:]
+	}
+	args, err := b.bindAll(rest)
 	if err != nil {
 		return nil, err
 	}
-	return b.apply(f, e, e, args)
+	return b.apply(f, e, e, append(unit, args...))
 }
 
 // operator binds a call of an operator row (one with syntax of its own) to bound arguments.
@@ -268,7 +287,7 @@ func (b *exprBinder) apply(f *Function, e *parser.FuncCall, at positioned, args 
 		case ArgTemporal:
 			switch t.Kind {
 			case Timestamp, TimestampLTZ, Date:
-			case String, Null:
+			case Null:
 				args[i] = castTo(a, TypeTS)
 			default:
 				return nil, errorf(argAt(i), "%s needs a TIMESTAMP or DATE, got %s", name, t.Nullable())

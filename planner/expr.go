@@ -186,6 +186,21 @@ const (
 	FnSHA256        Func = "SHA256"
 	FnSHA384        Func = "SHA384"
 	FnSHA512        Func = "SHA512"
+	FnYear          Func = "YEAR"
+	FnQuarter       Func = "QUARTER"
+	FnMonth         Func = "MONTH"
+	FnWeek          Func = "WEEK"
+	FnDayOfYear     Func = "DAYOFYEAR"
+	FnDayOfMonth    Func = "DAYOFMONTH"
+	FnDayOfWeek     Func = "DAYOFWEEK"
+	FnHour          Func = "HOUR"
+	FnMinute        Func = "MINUTE"
+	FnSecond        Func = "SECOND"
+	FnTimestampAdd  Func = "TIMESTAMPADD"
+	FnTimestampDiff Func = "TIMESTAMPDIFF"
+	FnFromUnixtime  Func = "FROM_UNIXTIME"
+	FnUnixTimestamp Func = "UNIX_TIMESTAMP"
+	FnToDate        Func = "TO_DATE"
 )
 
 func (e *ColumnRef) Type() Type { return e.T }

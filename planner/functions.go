@@ -24,6 +24,9 @@ func functionRows() []Function {
 	hash1 := func(fn Func, name string, examples ...Example) Function {
 		return Function{Fn: fn, Names: []string{name}, Args: []Arg{ArgString}, Result: returns(TypeString), Examples: examples}
 	}
+	extract1 := func(fn Func, name string, examples ...Example) Function {
+		return Function{Fn: fn, Names: []string{name}, Args: []Arg{ArgTemporal}, Result: returns(TypeBigInt), Examples: examples}
+	}
 	arith := func(fn Func, examples ...Example) Function {
 		return Function{Fn: fn, Args: []Arg{ArgAny, ArgAny}, Result: sameAs(0), Examples: examples}
 	}
@@ -282,6 +285,39 @@ func functionRows() []Function {
 			},
 			Examples: []Example{{"TO_TIMESTAMP_LTZ(1715000000, 0)", "2024-05-06 12:53:20.000"}, {"TO_TIMESTAMP_LTZ(1715000000123, 3)", "2024-05-06 12:53:20.123"}}},
 
+		extract1(FnYear, "YEAR", Example{"YEAR(DATE '1994-09-27')", "1994"}),
+		extract1(FnQuarter, "QUARTER", Example{"QUARTER(DATE '1994-09-27')", "3"}),
+		extract1(FnMonth, "MONTH", Example{"MONTH(DATE '1994-09-27')", "9"}),
+		extract1(FnWeek, "WEEK", Example{"WEEK(DATE '1994-09-27')", "39"}),
+		extract1(FnDayOfYear, "DAYOFYEAR", Example{"DAYOFYEAR(DATE '1994-09-27')", "270"}),
+		extract1(FnDayOfMonth, "DAYOFMONTH", Example{"DAYOFMONTH(DATE '1994-09-27')", "27"}),
+		extract1(FnDayOfWeek, "DAYOFWEEK", Example{"DAYOFWEEK(DATE '1994-09-27')", "3"}),
+		extract1(FnHour, "HOUR", Example{"HOUR(TIMESTAMP '1994-09-27 13:14:15')", "13"}),
+		extract1(FnMinute, "MINUTE", Example{"MINUTE(TIMESTAMP '1994-09-27 13:14:15')", "14"}),
+		extract1(FnSecond, "SECOND", Example{"SECOND(TIMESTAMP '1994-09-27 13:14:15')", "15"}),
+		{Fn: FnTimestampAdd, Names: []string{"TIMESTAMPADD"}, Unit: true, Units: timeUnits, Args: []Arg{ArgString, ArgBigInt, ArgTemporal},
+			Result: func(args []Expr) Type {
+				t := args[2].Type()
+				if u, ok := args[0].(*Literal); ok && t.Kind == Date && u.Value != "DAY" && u.Value != "WEEK" && u.Value != "MONTH" && u.Value != "QUARTER" && u.Value != "YEAR" {
+					return TypeTS // a DATE moved by hours is a TIMESTAMP
+				}
+				return t
+			},
+			Examples: []Example{{"TIMESTAMPADD(DAY, 2, TIMESTAMP '2024-02-28 10:00:00')", "2024-03-01 10:00:00.000"}, {"TIMESTAMPADD(MONTH, 1, DATE '2024-01-31')", "2024-02-29"},
+				{"TIMESTAMPADD(HOUR, -3, DATE '2024-01-01')", "2023-12-31 21:00:00.000"}, {"TIMESTAMPADD(YEAR, 1, TIMESTAMP '2024-02-29 00:00:00')", "2025-02-28 00:00:00.000"}}},
+		{Fn: FnTimestampDiff, Names: []string{"TIMESTAMPDIFF"}, Unit: true, Units: timeUnits, Args: []Arg{ArgString, ArgTemporal, ArgTemporal}, Result: returns(TypeInt),
+			Examples: []Example{{"TIMESTAMPDIFF(DAY, TIMESTAMP '2024-01-01 12:00:00', TIMESTAMP '2024-01-03 11:00:00')", "1"},
+				{"TIMESTAMPDIFF(MONTH, DATE '2024-01-31', DATE '2024-02-29')", "0"}, {"TIMESTAMPDIFF(MONTH, DATE '2024-01-15', DATE '2024-03-15')", "2"},
+				{"TIMESTAMPDIFF(YEAR, DATE '2024-06-01', DATE '2020-06-02')", "-3"}, {"TIMESTAMPDIFF(SECOND, TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-01 00:01:30')", "90"}}},
+		{Fn: FnFromUnixtime, Names: []string{"FROM_UNIXTIME"}, Args: []Arg{ArgBigInt, ArgString}, Min: 1, Result: returns(TypeString),
+			Examples: []Example{{"FROM_UNIXTIME(44)", "1970-01-01 00:00:44"}, {"FROM_UNIXTIME(1715000000, 'yyyy/MM/dd')", "2024/05/06"}}},
+		{Fn: FnUnixTimestamp, Names: []string{"UNIX_TIMESTAMP"}, Args: []Arg{ArgString, ArgString}, Niladic: true, Result: returns(TypeBigInt),
+			// The test's clock reads 2024-05-06 07:08:09 UTC.
+			Examples: []Example{{"UNIX_TIMESTAMP()", "1714979289"}, {"UNIX_TIMESTAMP('1970-01-01 08:00:01')", "28801"},
+				{"UNIX_TIMESTAMP('1970-01-01 08:00:01.001', 'yyyy-MM-dd HH:mm:ss.SSS')", "28801"}, {"UNIX_TIMESTAMP('garbage')", "-9223372036854775808"}}},
+		{Fn: FnToDate, Names: []string{"TO_DATE"}, Args: []Arg{ArgString, ArgString}, Min: 1, Result: returns(TypeDate), Nulls: NullStrictNullable,
+			Examples: []Example{{"TO_DATE('2024-05-06')", "2024-05-06"}, {"TO_DATE('06.05.2024', 'dd.MM.yyyy')", "2024-05-06"}, {"TO_DATE('May')", "null"}}},
+
 		// Conditional.
 		{Fn: FnCoalesce, Names: []string{"COALESCE"}, Args: []Arg{ArgCommon}, Min: 1, Variadic: true, Nulls: NullAware,
 			Result: func(args []Expr) Type {
@@ -366,3 +402,6 @@ func checkRegex(c *CallSite) (Expr, error) {
 	}
 	return c.Default(), nil
 }
+
+// timeUnits are the units TIMESTAMPADD and TIMESTAMPDIFF take.
+var timeUnits = []string{"MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}

@@ -73,6 +73,7 @@ func init() {
 	hs := kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
 		return hashKernel(e.Fn), nil
 	}}
+	ex := kernelSpec{node: (*compiler).compileExtractAs}
 	tm := kernelSpec{kernel: func(_ *compiler, e *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
 		fn, _, err := timeKernel(e.Fn, args, argT, e.T)
 		return fn, err
@@ -177,6 +178,20 @@ func init() {
 		planner.FnToBase64: fixed(base64Kernel(true)), planner.FnFromBase64: fixed(base64Kernel(false)),
 		planner.FnMD5: hs, planner.FnSHA1: hs, planner.FnSHA2: hs, planner.FnSHA224: hs, planner.FnSHA256: hs,
 		planner.FnSHA384: hs, planner.FnSHA512: hs,
+		planner.FnYear: ex, planner.FnQuarter: ex, planner.FnMonth: ex, planner.FnWeek: ex,
+		planner.FnDayOfYear: ex, planner.FnDayOfMonth: ex, planner.FnDayOfWeek: ex,
+		planner.FnHour: ex, planner.FnMinute: ex, planner.FnSecond: ex,
+		planner.FnTimestampAdd: {kernel: func(_ *compiler, e *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
+			return timestampAddKernel(args, argT, e.T)
+		}},
+		planner.FnTimestampDiff: {kernel: func(_ *compiler, _ *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
+			return timestampDiffKernel(args, argT)
+		}},
+		planner.FnFromUnixtime:  {node: (*compiler).compileFromUnixtime},
+		planner.FnUnixTimestamp: {node: (*compiler).compileUnixTimestamp, volatile: true},
+		planner.FnToDate: {kernel: func(_ *compiler, _ *planner.Call, args []node, _ []planner.Type) (kernelFn, error) {
+			return toDateKernel(args)
+		}},
 		planner.FnHex: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 			if argT[0].Kind == planner.String {
 				return hexStringKernel, nil
