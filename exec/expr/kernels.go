@@ -181,9 +181,12 @@ func init() {
 		planner.FnYear: ex, planner.FnQuarter: ex, planner.FnMonth: ex, planner.FnWeek: ex,
 		planner.FnDayOfYear: ex, planner.FnDayOfMonth: ex, planner.FnDayOfWeek: ex,
 		planner.FnHour: ex, planner.FnMinute: ex, planner.FnSecond: ex,
-		planner.FnTimestampAdd: {kernel: func(_ *compiler, e *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
-			return timestampAddKernel(args, argT, e.T)
-		}},
+		planner.FnTimestampAdd: {
+			kernel: func(_ *compiler, e *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
+				return timestampAddKernel(args, argT, e.T)
+			},
+			mayFail: func(*planner.Call) bool { return true },
+		},
 		planner.FnTimestampDiff: {kernel: func(_ *compiler, _ *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
 			return timestampDiffKernel(args, argT)
 		}},

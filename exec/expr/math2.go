@@ -181,8 +181,11 @@ func truncInt(x, d int64) int64 {
 // truncFloat cuts x on its shortest decimal text, as Flink's BigDecimal arithmetic does, so
 // that TRUNCATE(0.29, 2) is 0.29 and not 0.28.
 func truncFloat(x float64, d int64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x == 0 || d > 300 || d < -300 {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x == 0 || d > 300 {
 		return x
+	}
+	if d < -308 {
+		return math.Copysign(0, x)
 	}
 	if d < 0 {
 		p := math.Pow(10, float64(-d))

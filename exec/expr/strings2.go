@@ -86,7 +86,7 @@ func regexpKernel(fn planner.Func) kernelFn {
 				return dst, false, nil
 			}
 			if r := repl.at(i); r != tmplFor || re.NumSubexp() != tmplGroups {
-				tmpl, tmplOK = javaReplacement(r, re.NumSubexp())
+				tmpl, tmplOK = javaReplacement(r, re)
 				tmplFor, tmplGroups = r, re.NumSubexp()
 			}
 			if !tmplOK {
@@ -105,12 +105,13 @@ func regexpKernel(fn planner.Func) kernelFn {
 }
 
 // javaReplacement turns a Java replacement string (Matcher.replaceAll: $n group references
-// taking digits while the group exists, \x a literal x) into a Go Expand template; false
+// taking digits while the group exists, ${name} a named group, \x a literal x) into a Go Expand template; false
 // when Java would refuse it (a trailing \ or $, a $ without a group number).
-func javaReplacement(r string, groups int) (string, bool) {
+func javaReplacement(r string, re *regexp.Regexp) (string, bool) {
 	if !strings.ContainsAny(r, `$\`) {
 		return r, true
 	}
+	groups := re.NumSubexp()
 	var b strings.Builder
 	for i := 0; i < len(r); i++ {
 		switch ch := r[i]; ch {
@@ -131,7 +132,7 @@ func javaReplacement(r string, groups int) (string, bool) {
 			}
 			if r[i] == '{' {
 				end := strings.IndexByte(r[i:], '}')
-				if end < 0 {
+				if end < 0 || re.SubexpIndex(r[i+1:i+end]) < 0 {
 					return "", false
 				}
 				b.WriteString("$" + r[i:i+end+1])

@@ -64,20 +64,32 @@ func timestampAddKernel(args []node, argT []planner.Type, t planner.Type) (kerne
 	tx := argT[2]
 	dt := exec.ArrowType(t)
 	ms, months := unitMillis[unit], unitMonths[unit]
-	move := func(c *ctx, w, k int64) int64 { // w: a wall clock, or an instant for TIMESTAMP_LTZ and ms units
+	// Past ±292 million years in milliseconds (or ±10 million years in months) the result
+	// does not fit: an error, as Flink's overflow is.
+	const maxMonths = 120_000_000
+	overflow := newError(ErrOverflow, "TIMESTAMPADD result out of range")
+	move := func(c *ctx, w, k int64) (int64, error) { // w: a wall clock, or an instant for TIMESTAMP_LTZ and ms units
 		if months == 0 {
-			return w + k*ms
+			d, ok := mulI64(k, ms)
+			if !ok || (d > 0 && w > math.MaxInt64-d) || (d < 0 && w < math.MinInt64-d) {
+				return 0, overflow
+			}
+			return w + d, nil
+		}
+		if k > maxMonths || k < -maxMonths {
+			return 0, overflow
 		}
 		if tx.Kind == planner.TimestampLTZ {
-			return fromWall(c.loc, addMonths(toWall(c.loc, w), k*months))
+			return fromWall(c.loc, addMonths(toWall(c.loc, w), k*months)), nil
 		}
-		return addMonths(w, k*months)
+		return addMonths(w, k*months), nil
 	}
 	return func(c *ctx, n int, a []datum) (datum, error) {
 		k, x := intColOf(a[1]), intColOf(a[2])
 		if tx.Kind == planner.Date && t.Kind == planner.Date {
 			return fixedRows(c, n, a[1:], dt, func(i int) (int32, bool, error) {
-				return int32(floorDiv(move(c, x.at(i)*msPerDay, k.at(i)), msPerDay)), true, nil
+				w, err := move(c, x.at(i)*msPerDay, k.at(i))
+				return int32(floorDiv(w, msPerDay)), err == nil, err
 			})
 		}
 		scale := int64(1)
@@ -85,7 +97,8 @@ func timestampAddKernel(args []node, argT []planner.Type, t planner.Type) (kerne
 			scale = msPerDay
 		}
 		return fixedRows(c, n, a[1:], dt, func(i int) (int64, bool, error) {
-			return move(c, x.at(i)*scale, k.at(i)), true, nil
+			w, err := move(c, x.at(i)*scale, k.at(i))
+			return w, err == nil, err
 		})
 	}, nil
 }
