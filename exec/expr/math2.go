@@ -191,6 +191,15 @@ func truncFloat(x float64, d int64) float64 {
 		p := math.Pow(10, float64(-d))
 		return math.Trunc(x/p) * p
 	}
+	if d < int64(len(f64Pow)) {
+		// x·10^d cut toward zero is exact unless it lies next to an integer, where the
+		// binary value may sit just below the decimal one (0.29·100 = 28.999...).
+		if v := math.Abs(x) * f64Pow[d]; v < 1<<52 {
+			if f := v - math.Floor(v); f > 1e-6 && f < 1-1e-6 {
+				return math.Copysign(math.Floor(v)/f64Pow[d], x)
+			}
+		}
+	}
 	s := strconv.FormatFloat(x, 'f', -1, 64)
 	if dot := strings.IndexByte(s, '.'); dot >= 0 && len(s)-dot-1 > int(d) {
 		s = s[:dot+1+int(d)]

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
@@ -483,7 +484,8 @@ func hashKernel(fn planner.Func) kernelFn {
 			if h == nil {
 				return dst, false, nil
 			}
-			h.Write([]byte(s.at(i)))
+			v := s.at(i)
+			h.Write(unsafe.Slice(unsafe.StringData(v), len(v))) // read only, no copy
 			return hex.AppendEncode(dst, h.Sum(sum[:0])), true, nil
 		})
 	}
