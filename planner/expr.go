@@ -201,6 +201,16 @@ const (
 	FnFromUnixtime  Func = "FROM_UNIXTIME"
 	FnUnixTimestamp Func = "UNIX_TIMESTAMP"
 	FnToDate        Func = "TO_DATE"
+	FnIsAlpha       Func = "IS_ALPHA"
+	FnIsDigit       Func = "IS_DIGIT"
+	FnIsDecimal     Func = "IS_DECIMAL"
+	FnLocate        Func = "LOCATE"
+	FnElt           Func = "ELT"
+	FnURLEncode     Func = "URL_ENCODE"
+	FnURLDecode     Func = "URL_DECODE"
+	FnParseURL      Func = "PARSE_URL"
+	FnCurrentDate   Func = "CURRENT_DATE"
+	FnConvertTZ     Func = "CONVERT_TZ"
 )
 
 func (e *ColumnRef) Type() Type { return e.T }

@@ -188,8 +188,10 @@ func functionRows() []Function {
 			Examples: []Example{{"UPPER('Hello straße')", "HELLO STRASSE"}}},
 		{Fn: FnLower, Names: []string{"LOWER"}, Args: []Arg{ArgString}, Result: returns(TypeString),
 			Examples: []Example{{"LOWER('HeLLo')", "hello"}}},
-		{Fn: FnPosition, Names: []string{"POSITION", "LOCATE"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeInt),
-			Examples: []Example{{"POSITION('lo' IN 'hello')", "4"}, {"POSITION('x' IN 'hello')", "0"}, {"LOCATE('l', 'hello')", "3"}}},
+		{Fn: FnPosition, Names: []string{"POSITION"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeInt),
+			Examples: []Example{{"POSITION('lo' IN 'hello')", "4"}, {"POSITION('x' IN 'hello')", "0"}}},
+		{Fn: FnLocate, Names: []string{"LOCATE"}, Args: []Arg{ArgString, ArgString, ArgInt}, Min: 2, Result: returns(TypeInt),
+			Examples: []Example{{"LOCATE('l', 'hello')", "3"}, {"LOCATE('l', 'hello', 4)", "4"}, {"LOCATE('l', 'hello', 5)", "0"}, {"LOCATE('ö', 'öaö', 2)", "3"}, {"LOCATE('a', 'abc', 0)", "0"}}},
 		{Fn: FnTrim, Names: []string{"TRIM"}, Args: []Arg{ArgString, ArgString}, Min: 1, Result: returns(TypeString),
 			Examples: []Example{{"TRIM('  hi  ')", "hi"}, {"TRIM(BOTH 'x' FROM 'xxhixx')", "hi"}}},
 		{Fn: FnLTrim, Names: []string{"LTRIM"}, Args: []Arg{ArgString, ArgString}, Min: 1, Result: returns(TypeString),
@@ -245,6 +247,26 @@ func functionRows() []Function {
 			Examples: []Example{{"TO_BASE64('hello world')", "aGVsbG8gd29ybGQ="}}},
 		{Fn: FnFromBase64, Names: []string{"FROM_BASE64"}, Args: []Arg{ArgString}, Result: returns(TypeString), Nulls: NullStrictNullable,
 			Examples: []Example{{"FROM_BASE64('aGVsbG8gd29ybGQ=')", "hello world"}, {"FROM_BASE64('not base64!')", "null"}}},
+		{Fn: FnIsAlpha, Names: []string{"IS_ALPHA"}, Args: []Arg{ArgString}, Result: returns(Type{Kind: Boolean, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"IS_ALPHA('abcÄ')", "true"}, {"IS_ALPHA('ab1')", "false"}, {"IS_ALPHA('')", "false"}, {"IS_ALPHA(CAST(NULL AS STRING))", "false"}}},
+		{Fn: FnIsDigit, Names: []string{"IS_DIGIT"}, Args: []Arg{ArgString}, Result: returns(Type{Kind: Boolean, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"IS_DIGIT('0123')", "true"}, {"IS_DIGIT('1.5')", "false"}, {"IS_DIGIT(CAST(NULL AS STRING))", "false"}}},
+		{Fn: FnIsDecimal, Names: []string{"IS_DECIMAL"}, Args: []Arg{ArgString}, Result: returns(Type{Kind: Boolean, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"IS_DECIMAL('-1.5e3')", "true"}, {"IS_DECIMAL('.5')", "true"}, {"IS_DECIMAL('1.')", "true"}, {"IS_DECIMAL('1e')", "false"}, {"IS_DECIMAL('abc')", "false"}, {"IS_DECIMAL(CAST(NULL AS STRING))", "false"}}},
+		{Fn: FnElt, Names: []string{"ELT"}, Args: []Arg{ArgInt, ArgString}, Min: 2, Variadic: true, Result: returns(TypeString), Nulls: NullAware,
+			Examples: []Example{{"ELT(2, 'scala', 'java')", "java"}, {"ELT(3, 'a', 'b')", "null"}, {"ELT(CAST(NULL AS INT), 'a')", "null"}, {"ELT(1, CAST(NULL AS STRING), 'b')", "null"}}},
+		{Fn: FnURLEncode, Names: []string{"URL_ENCODE"}, Args: []Arg{ArgString}, Result: returns(TypeString),
+			Examples: []Example{{"URL_ENCODE('http://a.b/c?d=e f&g=ü')", "http%3A%2F%2Fa.b%2Fc%3Fd%3De+f%26g%3D%C3%BC"}}},
+		{Fn: FnURLDecode, Names: []string{"URL_DECODE"}, Args: []Arg{ArgString}, Result: returns(TypeString), Nulls: NullStrictNullable,
+			Examples: []Example{{"URL_DECODE('a%3Db+c%C3%BC')", "a=b cü"}, {"URL_DECODE('%zz')", "null"}}},
+		{Fn: FnParseURL, Names: []string{"PARSE_URL"}, Args: []Arg{ArgString, ArgString, ArgString}, Min: 2, Result: returns(TypeString), Nulls: NullStrictNullable,
+			Examples: []Example{{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'HOST')", "facebook.com"},
+				{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'QUERY', 'k1')", "v1"},
+				{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'PATH')", "/path1/p.php"},
+				{"PARSE_URL('http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1', 'REF')", "Ref1"},
+				{"PARSE_URL('http://user:pw@facebook.com:8080/p?q=1', 'AUTHORITY')", "user:pw@facebook.com:8080"},
+				{"PARSE_URL('http://facebook.com/p?q=1', 'FILE')", "/p?q=1"}, {"PARSE_URL('https://x.org', 'PROTOCOL')", "https"},
+				{"PARSE_URL('http://x.org', 'QUERY')", "null"}, {"PARSE_URL('not a url', 'HOST')", "null"}}},
 		hash1(FnMD5, "MD5", Example{"MD5('hello')", "5d41402abc4b2a76b9719d911017c592"}),
 		hash1(FnSHA1, "SHA1", Example{"SHA1('hello')", "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d"}),
 		hash1(FnSHA224, "SHA224", Example{"SHA224('hello')", "ea09ae9cc6768c50fcee903ed054556e5bfc8347907f12598aa24193"}),
@@ -318,6 +340,23 @@ func functionRows() []Function {
 				{"UNIX_TIMESTAMP('1970-01-01 08:00:01.001', 'yyyy-MM-dd HH:mm:ss.SSS')", "28801"}, {"UNIX_TIMESTAMP('garbage')", "-9223372036854775808"}}},
 		{Fn: FnToDate, Names: []string{"TO_DATE"}, Args: []Arg{ArgString, ArgString}, Min: 1, Result: returns(TypeDate), Nulls: NullStrictNullable,
 			Examples: []Example{{"TO_DATE('2024-05-06')", "2024-05-06"}, {"TO_DATE('06.05.2024', 'dd.MM.yyyy')", "2024-05-06"}, {"TO_DATE('May')", "null"}}},
+
+		{Fn: FnCurrentDate, Names: []string{"CURRENT_DATE"}, Niladic: true, Result: returns(Type{Kind: Date, NotNull: true}), Nulls: NullAware,
+			// The test's clock reads 2024-05-06 07:08:09 UTC.
+			Examples: []Example{{"CURRENT_DATE", "2024-05-06"}}},
+		{Fn: FnConvertTZ, Names: []string{"CONVERT_TZ"}, Args: []Arg{ArgString, ArgString, ArgString}, Result: returns(TypeString), Nulls: NullStrictNullable,
+			Bind: func(c *CallSite) (Expr, error) {
+				for i := 1; i <= 2; i++ {
+					if z, ok := c.constString(i); ok {
+						if _, err := LoadZone(z); err != nil {
+							return nil, c.Errorf(i, "CONVERT_TZ: %v", err)
+						}
+					}
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"CONVERT_TZ('1970-01-01 00:00:00', 'UTC', 'America/Los_Angeles')", "1969-12-31 16:00:00"},
+				{"CONVERT_TZ('2024-05-06 12:00:00', 'GMT+08:00', 'PST')", "2024-05-05 21:00:00"}, {"CONVERT_TZ('garbage', 'UTC', 'UTC')", "null"}}},
 
 		// Conditional.
 		{Fn: FnCoalesce, Names: []string{"COALESCE"}, Args: []Arg{ArgCommon}, Min: 1, Variadic: true, Nulls: NullAware,

@@ -195,6 +195,18 @@ func init() {
 		planner.FnToDate: {kernel: func(_ *compiler, _ *planner.Call, args []node, _ []planner.Type) (kernelFn, error) {
 			return toDateKernel(args)
 		}},
+		planner.FnIsAlpha: fixed(isAlphaKernel), planner.FnIsDigit: fixed(isDigitKernel), planner.FnIsDecimal: fixed(isDecimalKernel),
+		planner.FnLocate:    fixed(locateKernel),
+		planner.FnElt:       fixed(eltKernel),
+		planner.FnURLEncode: fixed(urlKernel(true)), planner.FnURLDecode: fixed(urlKernel(false)),
+		planner.FnParseURL: fixed(parseURLKernel),
+		planner.FnCurrentDate: {node: func(cp *compiler, e *planner.Call) (node, error) {
+			now := &planner.Call{Fn: planner.FnCurrentTS, T: planner.Type{Kind: planner.TimestampLTZ, Precision: 3, NotNull: true}}
+			return cp.compile(&planner.Cast{X: now, T: planner.TypeDate})
+		}, volatile: true},
+		planner.FnConvertTZ: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
+			return convertTZKernel(), nil
+		}},
 		planner.FnHex: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 			if argT[0].Kind == planner.String {
 				return hexStringKernel, nil
