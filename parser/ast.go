@@ -318,13 +318,15 @@ type InExpr struct {
 	Not  bool
 }
 
-// LikeExpr is x [NOT] LIKE pattern [ESCAPE 'c'].
+// LikeExpr is x [NOT] LIKE pattern [ESCAPE 'c'], or with Similar x [NOT] SIMILAR TO
+// pattern [ESCAPE 'c'].
 type LikeExpr struct {
 	Pos     Pos
 	X       Expr
 	Pattern Expr
 	Escape  string // "" when absent
 	Not     bool
+	Similar bool
 }
 
 // CaseExpr is CASE [operand] WHEN ... THEN ... [ELSE ...] END.
@@ -363,6 +365,7 @@ type FuncCall struct {
 	Distinct bool
 	Star     bool
 	Args     []Expr
+	TimeUnit string // FLOOR(x TO unit) and CEIL(x TO unit): the unit, upper case
 }
 
 // ExtractExpr is EXTRACT(unit FROM x); Unit upper case (YEAR, MONTH, DAY, HOUR, MINUTE,

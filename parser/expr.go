@@ -155,6 +155,10 @@ func (p *exprParser) infixPrec() int {
 	switch t.Type {
 	case tokPunct:
 		return binaryPrec[t.Value]
+	case tokIdent:
+		if isWord(t, "SIMILAR") && isWord(p.peekAt(1), "TO") {
+			return precCmp
+		}
 	case tokKeyword:
 		switch kw := strings.ToUpper(t.Value); kw {
 		case "OR", "AND":
@@ -167,7 +171,8 @@ func (p *exprParser) infixPrec() int {
 			}
 		case "NOT":
 			n := p.peekAt(1)
-			if isKeyword(n, "BETWEEN") || isKeyword(n, "LIKE") || (isKeyword(n, "IN") && !p.noIn) {
+			if isKeyword(n, "BETWEEN") || isKeyword(n, "LIKE") || (isKeyword(n, "IN") && !p.noIn) ||
+				(isWord(n, "SIMILAR") && isWord(p.peekAt(2), "TO")) {
 				return precCmp
 			}
 		}
@@ -214,6 +219,8 @@ func (p *exprParser) infix(left Expr, prec int) (Expr, error) {
 		return p.predicate(left, strings.ToUpper(t.Value), true)
 	case "BETWEEN", "IN", "LIKE":
 		return p.predicate(left, op, false)
+	case "SIMILAR":
+		return p.predicate(left, op, false)
 	}
 	if op == "!=" {
 		op = "<>"
@@ -255,12 +262,16 @@ func (p *exprParser) predicate(x Expr, kw string, not bool) (Expr, error) {
 			return nil, err
 		}
 		return &InExpr{Pos: x.Position(), X: x, List: list, Not: not}, nil
-	default: // LIKE
+	default: // LIKE, SIMILAR TO
+		similar := kw == "SIMILAR"
+		if similar {
+			p.next() // TO: infixPrec checked
+		}
 		pattern, err := p.expr(precConcat)
 		if err != nil {
 			return nil, err
 		}
-		like := &LikeExpr{Pos: x.Position(), X: x, Pattern: pattern, Not: not}
+		like := &LikeExpr{Pos: x.Position(), X: x, Pattern: pattern, Not: not, Similar: similar}
 		if isWord(p.peek(), "ESCAPE") && p.peekAt(1).Type == tokString {
 			p.next()
 			t := p.next()

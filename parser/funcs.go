@@ -63,6 +63,8 @@ func (p *exprParser) call() (Expr, error) {
 		e, err = p.args(f) // SUBSTRING(), TRIM(*), ...: only the generic syntax fits
 	case f.Name == "SUBSTRING":
 		e, err = p.substring(f)
+	case f.Name == "FLOOR" || f.Name == "CEIL" || f.Name == "CEILING":
+		e, err = p.floorCeil(f)
 	case f.Name == "POSITION":
 		e, err = p.position(f)
 	case f.Name == "TRIM":
@@ -226,6 +228,30 @@ func (p *exprParser) extract(name *lexer.Token) (Expr, error) {
 		return nil, err
 	}
 	return &ExtractExpr{Pos: name.Pos, Unit: unit, X: x}, p.expect(")")
+}
+
+// floorTimeUnits are the units FLOOR(x TO unit) and CEIL(x TO unit) take.
+var floorTimeUnits = []string{"MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "MONTH", "QUARTER", "YEAR"}
+
+// floorCeil parses the rest of FLOOR(x TO unit), CEIL(x TO unit) or FLOOR(x, ...).
+func (p *exprParser) floorCeil(f *FuncCall) (Expr, error) {
+	x, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	if !isWord(p.peek(), "TO") {
+		return p.moreArgs(f, x, "TO")
+	}
+	p.next()
+	t := p.peek()
+	for _, u := range floorTimeUnits {
+		if isWord(t, u) {
+			p.next()
+			f.Args, f.TimeUnit = []Expr{x}, u
+			return f, p.expect(")")
+		}
+	}
+	return nil, unexpectedOrNearMiss(t, []string{"time unit (" + oneOf(floorTimeUnits) + ")"})
 }
 
 // substring parses the rest of SUBSTRING(s FROM start [FOR length]) or SUBSTRING(s, ...).

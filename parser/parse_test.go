@@ -188,6 +188,9 @@ func TestParseExpr(t *testing.T) {
 		{`a NOT IN ('x')`, `(NOT-IN a 'x')`},
 		{`a LIKE 'x%' || b`, `(LIKE a (|| 'x%' b))`},
 		{`a NOT LIKE 'x!%' ESCAPE '!'`, `(NOT-LIKE a 'x!%' ESCAPE '!')`},
+		{`a SIMILAR TO '(x|y)%' || b AND c`, `(AND (SIMILAR a (|| '(x|y)%' b)) c)`},
+		{`a NOT SIMILAR TO 'x' ESCAPE '!'`, `(NOT-SIMILAR a 'x' ESCAPE '!')`},
+		{`similar + 1`, `(+ similar 1)`},
 		{`a = 1 IS NULL`, `(IS (= a 1) NULL)`},
 		{`a IS NOT UNKNOWN`, `(IS-NOT a UNKNOWN)`},
 		{`a IS DISTINCT FROM b + 1 AND c`, `(AND (IS a DISTINCT FROM (+ b 1)) c)`},
@@ -204,6 +207,8 @@ func TestParseExpr(t *testing.T) {
 		{`CASE x WHEN 1, 2 THEN 'a' WHEN 3 THEN 'b' END`, `(CASE x (WHEN 1 2 'a') (WHEN 3 'b'))`},
 		{`CAST(a + 1 AS BIGINT NOT NULL)`, `(CAST (+ a 1) BIGINT NOT NULL)`},
 		{`TRY_CAST(a AS STRING)`, `(TRY_CAST a STRING)`},
+		{`FLOOR(ts TO HOUR) + INTERVAL '1' HOUR`, `(+ (FLOOR ts TO HOUR) INTERVAL '1' HOUR)`},
+		{`CEIL(a + 1)`, `(CEIL (+ a 1))`},
 		{`EXTRACT(hour FROM ts)`, `(EXTRACT HOUR ts)`},
 		{`SUBSTRING(s FROM 1 + 1 FOR 2)`, `(SUBSTRING s (+ 1 1) 2)`},
 		{`POSITION('a' IN s)`, `(POSITION 'a' s)`},
@@ -283,7 +288,11 @@ func sexpr(e Expr) string {
 	case *InExpr:
 		return list(neg(e.Not, "IN"), append([]Expr{e.X}, e.List...)...)
 	case *LikeExpr:
-		s := list(neg(e.Not, "LIKE"), e.X, e.Pattern)
+		op := "LIKE"
+		if e.Similar {
+			op = "SIMILAR"
+		}
+		s := list(neg(e.Not, op), e.X, e.Pattern)
 		if e.Escape != "" {
 			s = strings.TrimSuffix(s, ")") + " ESCAPE " + quoteString(e.Escape) + ")"
 		}
@@ -332,6 +341,9 @@ func sexpr(e Expr) string {
 			head += " *"
 		case e.Distinct:
 			head += " DISTINCT"
+		}
+		if e.TimeUnit != "" {
+			return strings.TrimSuffix(list(head, e.Args...), ")") + " TO " + e.TimeUnit + ")"
 		}
 		return list(head, e.Args...)
 	}

@@ -305,7 +305,11 @@ func (n *InExpr) String() string {
 }
 
 func (n *LikeExpr) String() string {
-	s := sub(n.X, precCmp) + " " + not(n.Not) + "LIKE " + sub(n.Pattern, precConcat)
+	op := "LIKE "
+	if n.Similar {
+		op = "SIMILAR TO "
+	}
+	s := sub(n.X, precCmp) + " " + not(n.Not) + op + sub(n.Pattern, precConcat)
 	if n.Escape != "" {
 		s += " ESCAPE " + quoteString(n.Escape)
 	}
@@ -384,6 +388,9 @@ func (n *FuncCall) String() string {
 	plain := !n.Distinct && !n.Star
 	if plain && niladic[n.Name] && len(n.Args) == 0 {
 		return n.Name
+	}
+	if n.TimeUnit != "" && len(n.Args) == 1 {
+		return n.Name + "(" + n.Args[0].String() + " TO " + n.TimeUnit + ")"
 	}
 	if side := trimSideOf[n.Name]; plain && side != "" && len(n.Args) == 2 {
 		return "TRIM(" + side + " " + n.Args[1].String() + " FROM " + n.Args[0].String() + ")"

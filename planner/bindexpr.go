@@ -648,6 +648,11 @@ func (b *exprBinder) like(e *parser.LikeExpr) (Expr, error) {
 		args = append(args, &Literal{Value: e.Escape, T: TypeString})
 	}
 	var out Expr = &Call{Fn: FnLike, Args: args, T: Type{Kind: Boolean, NotNull: x.Type().NotNull && p.Type().NotNull}}
+	if e.Similar {
+		if out, err = b.operator(e, FnSimilar, args...); err != nil {
+			return nil, err
+		}
+	}
 	if e.Not {
 		out = &Call{Fn: FnNot, Args: []Expr{out}, T: out.Type()}
 	}

@@ -11,8 +11,8 @@ import (
 // Function is one row of the function table: a built-in scalar function or operator, its
 // SQL names, the kinds of its arguments, how its result type is derived, how it treats
 // NULL, and examples from Flink's reference (docs/data/sql_functions.yml) that a test in
-// exec/expr runs through the evaluator. Adding a function is a row here (with a Func id)
-// and its kernel in exec/expr's table.
+// exec/expr runs through the evaluator. Adding a function is a row in functions.go (with a
+// Func id) and its kernel in exec/expr's kernels.go.
 type Function struct {
 	Fn Func
 	// Names are the SQL names a call may use, canonical first. An operator with syntax of
@@ -33,7 +33,7 @@ type Function struct {
 	Result func(args []Expr) Type
 	Nulls  Nulls
 	// Bind, when set, finishes binding after the arguments were checked and coerced: it
-	// checks constant arguments or rewrites the call (YEAR(d) into EXTRACT).
+	// checks constant arguments or rewrites the call (MOD into %, LOCALTIMESTAMP into a CAST).
 	Bind     func(c *CallSite) (Expr, error)
 	Examples []Example
 }
@@ -54,7 +54,6 @@ const (
 	ArgBigInt               // any number, cast to BIGINT
 	ArgDouble               // any number, cast to DOUBLE
 	ArgNumeric              // any number, unchanged (a NULL literal becomes DOUBLE)
-	ArgInteger              // INT or BIGINT, unchanged (a NULL literal becomes BIGINT)
 	ArgTimestamp            // TIMESTAMP or TIMESTAMP_LTZ; DATE and STRING are cast to TIMESTAMP(3)
 	ArgTemporal             // TIMESTAMP, TIMESTAMP_LTZ or DATE
 	ArgCommon               // every ArgCommon argument is cast to their common type
@@ -64,8 +63,8 @@ const (
 type Nulls uint8
 
 const (
-	// NullStrict: NULL if any argument is NULL, else never NULL; the kernel never sees a
-	// NULL row.
+	// NullStrict: NULL if any argument is NULL, else never NULL; what the kernel computes
+	// on a NULL row is masked, and a NULL constant argument skips the kernel.
 	NullStrict Nulls = iota
 	// NullStrictNullable: NULL if any argument is NULL, and may be NULL otherwise (a string
 	// that does not parse, an index past the end).
@@ -190,6 +189,18 @@ func (b *exprBinder) call(e *parser.FuncCall) (Expr, error) {
 	if e.Distinct || e.Star {
 		return nil, errorf(e, "%s is not an aggregate function", e.Name)
 	}
+	if e.TimeUnit != "" { // FLOOR(x TO unit), CEIL(x TO unit)
+		fn := FnFloorTime
+		if e.Name != "FLOOR" {
+			fn = FnCeilTime
+		}
+		args, err := b.bindAll(e.Args)
+		if err != nil {
+			return nil, err
+		}
+		unit := &Literal{Value: e.TimeUnit, T: Type{Kind: String, NotNull: true}}
+		return b.apply(functionIndex().byFn[fn], e, e, append([]Expr{unit}, args...))
+	}
 	f, ok := functionIndex().byName[e.Name]
 	if !ok {
 		return nil, errorf(e, "unknown function %s%s", e.Name, suggest(e.Name, functionIndex().names))
@@ -269,12 +280,6 @@ func (b *exprBinder) apply(f *Function, e *parser.FuncCall, at positioned, args 
 				args[i] = castTo(a, TypeDouble)
 			} else if !t.IsNumeric() {
 				return nil, errorf(argAt(i), "%s needs a numeric argument, got %s", name, t.Nullable())
-			}
-		case ArgInteger:
-			if t.Kind == Null {
-				args[i] = castTo(a, TypeBigInt)
-			} else if t.Kind != Int && t.Kind != BigInt {
-				return nil, bad("an INT or BIGINT")
 			}
 		case ArgTimestamp:
 			switch t.Kind {

@@ -211,6 +211,12 @@ const (
 	FnParseURL      Func = "PARSE_URL"
 	FnCurrentDate   Func = "CURRENT_DATE"
 	FnConvertTZ     Func = "CONVERT_TZ"
+	FnFloorTime     Func = "FLOOR TO"
+	FnCeilTime      Func = "CEIL TO"
+	FnRegexpCount   Func = "REGEXP_COUNT"
+	FnRegexpInstr   Func = "REGEXP_INSTR"
+	FnRegexpSubstr  Func = "REGEXP_SUBSTR"
+	FnSimilar       Func = "SIMILAR TO"
 )
 
 func (e *ColumnRef) Type() Type { return e.T }

@@ -47,6 +47,27 @@ func functionRows() []Function {
 			Examples: []Example{{"1 IS NOT DISTINCT FROM NULL", "false"}, {"NULL IS NOT DISTINCT FROM NULL", "true"}, {"2.5 IS NOT DISTINCT FROM 2.50", "true"}}},
 		{Fn: FnIn, Args: []Arg{ArgCommon}, Min: 2, Variadic: true, Result: boolean, Nulls: NullAware,
 			Examples: []Example{{"4 IN (1, 2, 3)", "false"}, {"1 IN (1, 2, NULL)", "true"}, {"4 IN (1, 2, NULL)", "null"}, {"4 NOT IN (1, 2, 3)", "true"}}},
+		{Fn: FnSimilar, Args: []Arg{ArgString, ArgString, ArgString}, Min: 2, Result: boolean,
+			Bind: func(c *CallSite) (Expr, error) {
+				p, ok := c.constString(1)
+				esc, ok2 := "", true
+				if len(c.Args) == 3 {
+					esc, ok2 = c.constString(2)
+				}
+				if ok && ok2 {
+					re, err := SimilarToRegex(p, esc)
+					if err == nil {
+						_, err = regexp.Compile(re)
+					}
+					if err != nil {
+						return nil, c.Errorf(-1, "SIMILAR TO pattern '%s' is invalid: %v", p, err)
+					}
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"'abc' SIMILAR TO 'a%'", "true"}, {"'abc' SIMILAR TO '(a|x)b_'", "true"}, {"'abc' SIMILAR TO 'b%'", "false"},
+				{"'a.c' SIMILAR TO 'a.c'", "true"}, {"'abc' SIMILAR TO 'a.c'", "false"}, {"'ab' SIMILAR TO '[a-c]+'", "true"},
+				{"'a%' SIMILAR TO 'a!%' ESCAPE '!'", "true"}, {"'abc' NOT SIMILAR TO 'a{2}%'", "true"}}},
 		{Fn: FnLike, Args: []Arg{ArgString, ArgString, ArgString}, Min: 2, Result: boolean,
 			Examples: []Example{{"'abc' LIKE 'a%'", "true"}, {"'abc' LIKE '_b_'", "true"}, {"'a%c' LIKE 'a\\%c' ESCAPE '\\'", "true"}, {"'abc' NOT LIKE 'b%'", "true"}}},
 
@@ -215,6 +236,12 @@ func functionRows() []Function {
 				{"REGEXP_REPLACE('abc', '(?<x>b)', '[${x}]')", "a[b]c"}, {"REGEXP_REPLACE('abc', '(b)', '${x}')", "null"}}},
 		{Fn: FnRegexp, Names: []string{"REGEXP"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeBoolean), Bind: checkRegex,
 			Examples: []Example{{"REGEXP('flink sql', 's.l')", "true"}, {"REGEXP('flink', '^[a-z]+$')", "true"}, {"REGEXP('flink', 'x')", "false"}, {"REGEXP('flink', '')", "false"}}},
+		{Fn: FnRegexpCount, Names: []string{"REGEXP_COUNT"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeInt), Nulls: NullStrictNullable, Bind: checkRegex,
+			Examples: []Example{{"REGEXP_COUNT('ababab', 'ab')", "3"}, {"REGEXP_COUNT('abc', 'x')", "0"}}},
+		{Fn: FnRegexpInstr, Names: []string{"REGEXP_INSTR"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeInt), Nulls: NullStrictNullable, Bind: checkRegex,
+			Examples: []Example{{"REGEXP_INSTR('hello world', 'o w')", "5"}, {"REGEXP_INSTR('héllo', 'l+')", "3"}, {"REGEXP_INSTR('abc', 'x')", "0"}}},
+		{Fn: FnRegexpSubstr, Names: []string{"REGEXP_SUBSTR"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeString), Nulls: NullStrictNullable, Bind: checkRegex,
+			Examples: []Example{{"REGEXP_SUBSTR('abc123def', '[0-9]+')", "123"}, {"REGEXP_SUBSTR('abc', '[0-9]+')", "null"}}},
 		{Fn: FnSplitIndex, Names: []string{"SPLIT_INDEX"}, Args: []Arg{ArgString, ArgString, ArgInt},
 			Result: returns(TypeString), Nulls: NullStrictNullable,
 			Examples: []Example{{"SPLIT_INDEX('a,b,c', ',', 1)", "b"}, {"SPLIT_INDEX('a::b', '::', 0)", "a"}, {"SPLIT_INDEX('a,b', ',', 2)", "null"}, {"SPLIT_INDEX('a,b', ',', -1)", "null"}, {"SPLIT_INDEX('a,,b', ',', 1)", ""}}},
@@ -341,6 +368,13 @@ func functionRows() []Function {
 		{Fn: FnToDate, Names: []string{"TO_DATE"}, Args: []Arg{ArgString, ArgString}, Min: 1, Result: returns(TypeDate), Nulls: NullStrictNullable,
 			Examples: []Example{{"TO_DATE('2024-05-06')", "2024-05-06"}, {"TO_DATE('06.05.2024', 'dd.MM.yyyy')", "2024-05-06"}, {"TO_DATE('May')", "null"}}},
 
+		// FLOOR(x TO unit) and CEIL(x TO unit) have syntax of their own; the unit comes first.
+		{Fn: FnFloorTime, Args: []Arg{ArgString, ArgTemporal}, Result: sameAs(1),
+			Examples: []Example{{"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 07:00:00.000"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO QUARTER)", "2024-04-01 00:00:00.000"},
+				{"FLOOR(DATE '2024-05-06' TO YEAR)", "2024-01-01"}, {"FLOOR(TIMESTAMP '1969-12-31 23:59:59.5' TO SECOND)", "1969-12-31 23:59:59.000"}}},
+		{Fn: FnCeilTime, Args: []Arg{ArgString, ArgTemporal}, Result: sameAs(1),
+			Examples: []Example{{"CEIL(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 08:00:00.000"}, {"CEIL(TIMESTAMP '2024-05-06 00:00:00' TO DAY)", "2024-05-06 00:00:00.000"},
+				{"CEIL(DATE '2024-05-06' TO MONTH)", "2024-06-01"}, {"CEILING(TIMESTAMP '2024-12-31 10:00:00' TO YEAR)", "2025-01-01 00:00:00.000"}}},
 		{Fn: FnCurrentDate, Names: []string{"CURRENT_DATE"}, Niladic: true, Result: returns(Type{Kind: Date, NotNull: true}), Nulls: NullAware,
 			// The test's clock reads 2024-05-06 07:08:09 UTC.
 			Examples: []Example{{"CURRENT_DATE", "2024-05-06"}}},
@@ -445,3 +479,54 @@ func checkRegex(c *CallSite) (Expr, error) {
 
 // timeUnits are the units TIMESTAMPADD and TIMESTAMPDIFF take.
 var timeUnits = []string{"MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}
+
+// SimilarToRegex translates a SQL SIMILAR TO pattern into an anchored Go regular
+// expression, as Calcite does: % and _ are any string and any character, | * + ? {m,n} ( )
+// and [...] are regular-expression syntax, the escape character quotes the character after
+// it, and every other character matches itself.
+func SimilarToRegex(p, escape string) (string, error) {
+	var esc rune = -1
+	if escape != "" {
+		esc = []rune(escape)[0]
+	}
+	var b strings.Builder
+	b.WriteString("^(?s:")
+	rs := []rune(p)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == esc:
+			i++
+			if i >= len(rs) {
+				return "", &Error{Msg: "the pattern ends with its escape character"}
+			}
+			b.WriteString(regexp.QuoteMeta(string(rs[i])))
+		case r == '%':
+			b.WriteString(".*")
+		case r == '_':
+			b.WriteString(".")
+		case r == '[':
+			j := i + 1
+			if j < len(rs) && rs[j] == '^' {
+				j++
+			}
+			if j < len(rs) && rs[j] == ']' {
+				j++
+			}
+			for j < len(rs) && rs[j] != ']' {
+				j++
+			}
+			if j >= len(rs) {
+				return "", &Error{Msg: "missing ]"}
+			}
+			b.WriteString(string(rs[i : j+1]))
+			i = j
+		case strings.ContainsRune("|*+?{}()", r):
+			b.WriteRune(r)
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	b.WriteString(")$")
+	return b.String(), nil
+}

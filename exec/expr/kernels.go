@@ -113,6 +113,12 @@ func init() {
 				return len(e.Args) == 3 && !(isConstExpr(e.Args[1]) && isConstExpr(e.Args[2]))
 			},
 		},
+		planner.FnSimilar: {
+			kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) { return similarKernel(), nil },
+			mayFail: func(e *planner.Call) bool {
+				return !(isConstExpr(e.Args[1]) && (len(e.Args) < 3 || isConstExpr(e.Args[2])))
+			},
+		},
 		planner.FnCoalesce: {node: (*compiler).compileCoalesce},
 		planner.FnNullIf: {kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 			return nullIfKernel(argT[0], argT[1], e.T)
@@ -162,6 +168,7 @@ func init() {
 			return radixKernel(2), nil
 		}},
 		planner.FnRegexpExtract: rx, planner.FnRegexpReplace: rx, planner.FnRegexp: rx,
+		planner.FnRegexpCount: rx, planner.FnRegexpInstr: rx, planner.FnRegexpSubstr: rx,
 		planner.FnSplitIndex: fixed(splitIndexKernel),
 		planner.FnLPad:       fixed(padKernel(true)), planner.FnRPad: fixed(padKernel(false)),
 		planner.FnRepeat:  fixed(repeatKernel),
@@ -206,6 +213,12 @@ func init() {
 		}, volatile: true},
 		planner.FnConvertTZ: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
 			return convertTZKernel(), nil
+		}},
+		planner.FnFloorTime: {kernel: func(_ *compiler, _ *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
+			return floorTimeKernel(args, argT, false)
+		}},
+		planner.FnCeilTime: {kernel: func(_ *compiler, _ *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
+			return floorTimeKernel(args, argT, true)
 		}},
 		planner.FnHex: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 			if argT[0].Kind == planner.String {

@@ -42,7 +42,8 @@ func (rc regexCache) get(p string) *regexp.Regexp {
 	return re
 }
 
-// regexpKernel is REGEXP_EXTRACT, REGEXP_REPLACE and REGEXP. A pattern (or a Java
+// regexpKernel is REGEXP_EXTRACT, REGEXP_REPLACE, REGEXP, REGEXP_COUNT, REGEXP_INSTR and
+// REGEXP_SUBSTR. A pattern (or a Java
 // replacement) that does not work on a row gives NULL (REGEXP: FALSE), as Flink does; the
 // planner has refused constant patterns Go cannot run.
 func regexpKernel(fn planner.Func) kernelFn {
@@ -58,6 +59,35 @@ func regexpKernel(fn planner.Func) kernelFn {
 				}
 				re := rc.get(pat)
 				return re != nil && re.MatchString(s.at(i)), true, nil
+			})
+		case planner.FnRegexpCount, planner.FnRegexpInstr:
+			return fixedRows(c, n, args, arrow.PrimitiveTypes.Int32, func(i int) (int32, bool, error) {
+				re := rc.get(p.at(i))
+				if re == nil {
+					return 0, false, nil
+				}
+				v := s.at(i)
+				if fn == planner.FnRegexpCount {
+					return int32(len(re.FindAllStringIndex(v, -1))), true, nil
+				}
+				m := re.FindStringIndex(v)
+				if m == nil {
+					return 0, true, nil
+				}
+				return int32(runeCount(v[:m[0]]) + 1), true, nil
+			})
+		case planner.FnRegexpSubstr:
+			return strRows(c, n, args, dataLen(args[0], n), func(i int, dst []byte) ([]byte, bool, error) {
+				re := rc.get(p.at(i))
+				if re == nil {
+					return dst, false, nil
+				}
+				v := s.at(i)
+				m := re.FindStringIndex(v)
+				if m == nil {
+					return dst, false, nil
+				}
+				return append(dst, v[m[0]:m[1]]...), true, nil
 			})
 		case planner.FnRegexpExtract:
 			idx := intCol{s: 1, scalar: true}

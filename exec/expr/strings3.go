@@ -2,6 +2,7 @@ package expr
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -242,6 +243,40 @@ func convertTZKernel() kernelFn {
 				return dst, false, nil
 			}
 			return pattern.format(dst, toWall(tz, fromWall(fz, w))), true, nil
+		})
+	}
+}
+
+// similarKernel is x SIMILAR TO pattern [ESCAPE c]: the pattern translated to an anchored
+// regular expression (planner.SimilarToRegex) and cached; a pattern from a column that does
+// not translate fails the job, naming it.
+func similarKernel() kernelFn {
+	type key struct{ p, esc string }
+	cache := map[key]*regexp.Regexp{}
+	return func(c *ctx, n int, args []datum) (datum, error) {
+		s, p := strColOf(args[0]), strColOf(args[1])
+		esc := strCol{scalar: true}
+		if len(args) > 2 {
+			esc = strColOf(args[2])
+		}
+		return boolRows(c, n, args, func(i int) (bool, bool, error) {
+			k := key{p.at(i), esc.at(i)}
+			re, ok := cache[k]
+			if !ok {
+				text, err := planner.SimilarToRegex(k.p, k.esc)
+				if err == nil {
+					re, err = regexp.Compile(text)
+				}
+				if err != nil {
+					return false, false, newError(ErrInvalidArgument, "SIMILAR TO pattern %s is invalid: %v", quote(k.p), err)
+				}
+				if len(cache) > 256 {
+					clear(cache)
+				}
+				k.p, k.esc = strings.Clone(k.p), strings.Clone(k.esc)
+				cache[k] = re
+			}
+			return re.MatchString(s.at(i)), true, nil
 		})
 	}
 }

@@ -221,3 +221,46 @@ func toDateKernel(args []node) (kernelFn, error) {
 		})
 	}, nil
 }
+
+// floorTimeKernel is FLOOR(x TO unit) (or CEIL, ceil): x down (up) to a whole unit of its
+// wall clock, in the session zone for TIMESTAMP_LTZ; months, quarters and years start on the
+// first of January, April, July and October.
+func floorTimeKernel(args []node, argT []planner.Type, ceil bool) (kernelFn, error) {
+	d, ok := isConst(args[0])
+	ms, months := unitMillis[d.s], unitMonths[d.s]
+	if !ok || d.null || ms == 0 && months == 0 {
+		return nil, newError(ErrUnsupported, "FLOOR and CEIL take a literal time unit, got %v", d.s)
+	}
+	tx := argT[1]
+	round := func(w int64) int64 {
+		var f int64
+		if months == 0 {
+			f = floorDiv(w, ms) * ms
+		} else {
+			y, m, _ := civil(floorDiv(w, msPerDay))
+			f = daysFromCivil(y, int((int64(m)-1)/months*months)+1, 1) * msPerDay
+		}
+		if ceil && f != w {
+			if months == 0 {
+				return f + ms
+			}
+			return addMonths(f, months)
+		}
+		return f
+	}
+	dt := exec.ArrowType(tx)
+	return func(c *ctx, n int, a []datum) (datum, error) {
+		x := intColOf(a[1])
+		switch tx.Kind {
+		case planner.Date:
+			return fixedRows(c, n, a[1:], dt, func(i int) (int32, bool, error) {
+				return int32(floorDiv(round(x.at(i)*msPerDay), msPerDay)), true, nil
+			})
+		case planner.TimestampLTZ:
+			return fixedRows(c, n, a[1:], dt, func(i int) (int64, bool, error) {
+				return fromWall(c.loc, round(toWall(c.loc, x.at(i)))), true, nil
+			})
+		}
+		return fixedRows(c, n, a[1:], dt, func(i int) (int64, bool, error) { return round(x.at(i)), true, nil })
+	}, nil
+}
