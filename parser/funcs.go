@@ -63,6 +63,8 @@ func (p *exprParser) call() (Expr, error) {
 		e, err = p.args(f) // SUBSTRING(), TRIM(*), ...: only the generic syntax fits
 	case f.Name == "SUBSTRING":
 		e, err = p.substring(f)
+	case f.Name == "OVERLAY":
+		e, err = p.overlay(f)
 	case f.Name == "FLOOR" || f.Name == "CEIL" || f.Name == "CEILING":
 		e, err = p.floorCeil(f)
 	case f.Name == "POSITION":
@@ -298,6 +300,40 @@ func (p *exprParser) position(f *FuncCall) (Expr, error) {
 		return nil, err
 	}
 	f.Args = []Expr{a, b}
+	return f, p.expect(")")
+}
+
+// overlay parses the rest of OVERLAY(s PLACING r FROM start [FOR length]) into
+// OVERLAY(s, r, start[, length]), or OVERLAY(s, ...).
+func (p *exprParser) overlay(f *FuncCall) (Expr, error) {
+	s, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	if !isWord(p.peek(), "PLACING") {
+		return p.moreArgs(f, s, "PLACING")
+	}
+	p.next()
+	r, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect("FROM"); err != nil {
+		return nil, err
+	}
+	start, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	f.Args = []Expr{s, r, start}
+	if isKeyword(p.peek(), "FOR") {
+		p.next()
+		n, err := p.inner()
+		if err != nil {
+			return nil, err
+		}
+		f.Args = append(f.Args, n)
+	}
 	return f, p.expect(")")
 }
 

@@ -209,6 +209,8 @@ func TestParseExpr(t *testing.T) {
 		{`TRY_CAST(a AS STRING)`, `(TRY_CAST a STRING)`},
 		{`FLOOR(ts TO HOUR) + INTERVAL '1' HOUR`, `(+ (FLOOR ts TO HOUR) INTERVAL '1' HOUR)`},
 		{`CEIL(a + 1)`, `(CEIL (+ a 1))`},
+		{`OVERLAY(s PLACING 'ab' FROM 2 FOR n + 1)`, `(OVERLAY s 'ab' 2 (+ n 1))`},
+		{`OVERLAY(s PLACING 'ab' FROM 2)`, `(OVERLAY s 'ab' 2)`},
 		{`EXTRACT(hour FROM ts)`, `(EXTRACT HOUR ts)`},
 		{`SUBSTRING(s FROM 1 + 1 FOR 2)`, `(SUBSTRING s (+ 1 1) 2)`},
 		{`POSITION('a' IN s)`, `(POSITION 'a' s)`},

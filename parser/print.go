@@ -389,6 +389,13 @@ func (n *FuncCall) String() string {
 	if plain && niladic[n.Name] && len(n.Args) == 0 {
 		return n.Name
 	}
+	if n.Name == "OVERLAY" && plain && (len(n.Args) == 3 || len(n.Args) == 4) {
+		s := "OVERLAY(" + n.Args[0].String() + " PLACING " + n.Args[1].String() + " FROM " + n.Args[2].String()
+		if len(n.Args) == 4 {
+			s += " FOR " + n.Args[3].String()
+		}
+		return s + ")"
+	}
 	if n.TimeUnit != "" && len(n.Args) == 1 {
 		return n.Name + "(" + n.Args[0].String() + " TO " + n.TimeUnit + ")"
 	}

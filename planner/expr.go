@@ -217,6 +217,7 @@ const (
 	FnRegexpInstr   Func = "REGEXP_INSTR"
 	FnRegexpSubstr  Func = "REGEXP_SUBSTR"
 	FnSimilar       Func = "SIMILAR TO"
+	FnOverlay       Func = "OVERLAY"
 )
 
 func (e *ColumnRef) Type() Type { return e.T }

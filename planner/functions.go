@@ -222,6 +222,9 @@ func functionRows() []Function {
 		{Fn: FnSubstring, Names: []string{"SUBSTRING", "SUBSTR"}, Args: []Arg{ArgString, ArgInt, ArgInt}, Min: 2,
 			Result: returns(TypeString), Nulls: NullStrictNullable,
 			Examples: []Example{{"SUBSTRING('Hello World' FROM 7)", "World"}, {"SUBSTRING('Hello', 2, 3)", "ell"}, {"SUBSTR('Hello', -3)", "llo"}, {"SUBSTRING('Hello', 1, -1)", "null"}}},
+		{Fn: FnOverlay, Names: []string{"OVERLAY"}, Args: []Arg{ArgString, ArgString, ArgInt, ArgInt}, Min: 3, Result: returns(TypeString),
+			Examples: []Example{{"OVERLAY('xxxxxtest' PLACING 'xxxx' FROM 6)", "xxxxxxxxx"}, {"OVERLAY('xxxxxtest' PLACING 'xxxx' FROM 6 FOR 2)", "xxxxxxxxxst"},
+				{"OVERLAY('abc' PLACING 'Z' FROM 9)", "abcZ"}, {"OVERLAY('héllo' PLACING 'E' FROM 2 FOR 1)", "hEllo"}}},
 		{Fn: FnReplace, Names: []string{"REPLACE"}, Args: []Arg{ArgString, ArgString, ArgString}, Result: returns(TypeString),
 			Examples: []Example{{"REPLACE('hello world', 'world', 'flink')", "hello flink"}, {"REPLACE('ababab', 'abab', 'z')", "zab"}}},
 

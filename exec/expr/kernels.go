@@ -204,6 +204,7 @@ func init() {
 		}},
 		planner.FnIsAlpha: fixed(isAlphaKernel), planner.FnIsDigit: fixed(isDigitKernel), planner.FnIsDecimal: fixed(isDecimalKernel),
 		planner.FnLocate:    fixed(locateKernel),
+		planner.FnOverlay:   fixed(overlayKernel),
 		planner.FnElt:       fixed(eltKernel),
 		planner.FnURLEncode: fixed(urlKernel(true)), planner.FnURLDecode: fixed(urlKernel(false)),
 		planner.FnParseURL: fixed(parseURLKernel),

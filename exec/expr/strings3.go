@@ -280,3 +280,26 @@ func similarKernel() kernelFn {
 		})
 	}
 }
+
+// overlayKernel is OVERLAY(s PLACING r FROM start [FOR length]): s with length characters
+// (default r's length) from start replaced by r, in characters, as Flink.
+func overlayKernel(c *ctx, n int, args []datum) (datum, error) {
+	s, r, start := strColOf(args[0]), strColOf(args[1]), intColOf(args[2])
+	var length intCol
+	withLen := len(args) > 3
+	if withLen {
+		length = intColOf(args[3])
+	}
+	return strRows(c, n, args, dataLen(args[0], n)+dataLen(args[1], n), func(i int, dst []byte) ([]byte, bool, error) {
+		v, repl, from := s.at(i), r.at(i), start.at(i)
+		k := int64(runeCount(repl))
+		if withLen {
+			k = length.at(i)
+		}
+		head, _ := substring(v, 1, max(from-1, 0))
+		tail, _ := substring(v, max(from+k, 1), 1<<31-1)
+		dst = append(dst, head...)
+		dst = append(dst, repl...)
+		return append(dst, tail...), true, nil
+	})
+}
