@@ -152,7 +152,7 @@ func monthsBetween(a, b int64) int64 {
 // the session zone, in epoch seconds; text that does not parse gives Long.MIN_VALUE, as
 // Flink.
 func unixTimestampKernel(args []node) (kernelFn, error) {
-	pattern, err := constPattern(args, 1)
+	pattern, err := constPattern(planner.FnUnixTimestamp, args, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +199,7 @@ func (unixNowNode) eval(c *ctx, _ *batch) (datum, error) {
 // toDateKernel is TO_DATE(text[, format]): the date of the text (format default
 // 'yyyy-MM-dd'); NULL when it does not parse.
 func toDateKernel(args []node) (kernelFn, error) {
-	pattern, err := constPattern(args, 1)
+	pattern, err := constPattern(planner.FnToDate, args, 1)
 	if err != nil {
 		return nil, err
 	}
