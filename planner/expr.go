@@ -258,6 +258,16 @@ func (e *Call) String() string {
 		return "(" + args[0] + " IN (" + strings.Join(args[1:], ", ") + "))"
 	case FnLike:
 		return "(" + args[0] + " LIKE " + args[1] + ")"
+	case FnSimilar:
+		return "(" + args[0] + " SIMILAR TO " + args[1] + ")"
+	case FnFloorTime, FnCeilTime:
+		if u, ok := e.Args[0].(*Literal); ok && len(args) == 2 {
+			name := "FLOOR"
+			if e.Fn == FnCeilTime {
+				name = "CEIL"
+			}
+			return fmt.Sprintf("%s(%s TO %v)", name, args[1], u.Value)
+		}
 	}
 	return string(e.Fn) + "(" + strings.Join(args, ", ") + ")"
 }

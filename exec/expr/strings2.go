@@ -502,6 +502,10 @@ func hashKernel(fn planner.Func) kernelFn {
 	}
 	fixedBits := map[planner.Func]int64{planner.FnMD5: 1, planner.FnSHA1: 160, planner.FnSHA224: 224,
 		planner.FnSHA256: 256, planner.FnSHA384: 384, planner.FnSHA512: 512}[fn]
+	hexLen := map[int64]int{1: 32, 160: 40, 224: 56, 256: 64, 384: 96, 512: 128}[fixedBits]
+	if hexLen == 0 {
+		hexLen = 128 // SHA2: as long as its longest
+	}
 	return func(c *ctx, n int, args []datum) (datum, error) {
 		s := strColOf(args[0])
 		bits := intCol{s: fixedBits, scalar: true}
@@ -509,7 +513,7 @@ func hashKernel(fn planner.Func) kernelFn {
 			bits = intColOf(args[1])
 		}
 		var sum [64]byte
-		return strRows(c, n, args, 128*n, func(i int, dst []byte) ([]byte, bool, error) {
+		return strRows(c, n, args, hexLen*n, func(i int, dst []byte) ([]byte, bool, error) {
 			h := get(bits.at(i))
 			if h == nil {
 				return dst, false, nil
