@@ -290,8 +290,9 @@ type UnaryExpr struct {
 	X   Expr
 }
 
-// IsExpr is x IS [NOT] NULL|TRUE|FALSE|UNKNOWN, or x IS [NOT] DISTINCT FROM y; What is
-// "NULL", "TRUE", "FALSE", "UNKNOWN" or "DISTINCT FROM" (then From is y).
+// IsExpr is x IS [NOT] NULL|TRUE|FALSE|UNKNOWN, x IS [NOT] JSON [SCALAR|ARRAY|OBJECT], or
+// x IS [NOT] DISTINCT FROM y; What is "NULL", "TRUE", "FALSE", "UNKNOWN", "JSON",
+// "JSON SCALAR", "JSON ARRAY", "JSON OBJECT" or "DISTINCT FROM" (then From is y).
 type IsExpr struct {
 	Pos  Pos
 	X    Expr

@@ -205,11 +205,23 @@ func (p *exprParser) infix(left Expr, prec int) (Expr, error) {
 			}
 			is.What, is.From = "DISTINCT FROM", from
 			return is, nil
+		case isWord(w, "JSON"):
+			p.next()
+			is.What = "JSON"
+			for _, kind := range []string{"VALUE", "SCALAR", "ARRAY", "OBJECT"} {
+				if isWord(p.peek(), kind) {
+					p.next()
+					if kind != "VALUE" { // VALUE is the default: print it away
+						is.What += " " + kind
+					}
+				}
+			}
+			return is, nil
 		case !isKeyword(w, "NULL") && !isKeyword(w, "TRUE") && !isKeyword(w, "FALSE") && !isWord(w, "UNKNOWN"):
 			if is.Not {
-				return nil, unexpected(w, "NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT")
+				return nil, unexpected(w, "NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT", "JSON")
 			}
-			return nil, unexpected(w, "NULL", "NOT", "TRUE", "FALSE", "UNKNOWN", "DISTINCT")
+			return nil, unexpected(w, "NULL", "NOT", "TRUE", "FALSE", "UNKNOWN", "DISTINCT", "JSON")
 		}
 		p.next()
 		is.What = strings.ToUpper(w.Value)

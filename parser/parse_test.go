@@ -193,6 +193,7 @@ func TestParseExpr(t *testing.T) {
 		{`similar + 1`, `(+ similar 1)`},
 		{`a = 1 IS NULL`, `(IS (= a 1) NULL)`},
 		{`a IS NOT UNKNOWN`, `(IS-NOT a UNKNOWN)`},
+		{`a IS JSON VALUE OR a IS NOT JSON OBJECT`, `(OR (IS a JSON) (IS-NOT a JSON OBJECT))`},
 		{`a IS DISTINCT FROM b + 1 AND c`, `(AND (IS a DISTINCT FROM (+ b 1)) c)`},
 		{`a IS NOT DISTINCT FROM NULL`, `(IS-NOT a DISTINCT FROM NULL)`},
 		{`a BETWEEN SYMMETRIC 3 AND 1`, `(BETWEEN-SYMMETRIC a 3 1)`},

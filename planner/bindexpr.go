@@ -154,6 +154,17 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 			}
 			return b.operator(e, FnIsDistinct, x, y)
 		}
+		if kind, ok := strings.CutPrefix(e.What, "JSON"); ok {
+			kind = strings.TrimSpace(kind)
+			if kind == "" {
+				kind = "VALUE"
+			}
+			fn := FnIsJSON
+			if e.Not {
+				fn = FnIsNotJSON
+			}
+			return b.operator(e, fn, x, &Literal{Value: kind, T: Type{Kind: String, NotNull: true}})
+		}
 		// IS UNKNOWN is IS NULL of a BOOLEAN.
 		fn := map[string][2]Func{"NULL": {FnIsNull, FnIsNotNull}, "UNKNOWN": {FnIsNull, FnIsNotNull},
 			"TRUE": {FnIsTrue, FnIsNotTrue}, "FALSE": {FnIsFalse, FnIsNotFalse}}[e.What]

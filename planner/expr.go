@@ -218,6 +218,10 @@ const (
 	FnRegexpSubstr  Func = "REGEXP_SUBSTR"
 	FnSimilar       Func = "SIMILAR TO"
 	FnOverlay       Func = "OVERLAY"
+	FnJSONValue     Func = "JSON_VALUE"
+	FnJSONExists    Func = "JSON_EXISTS"
+	FnIsJSON        Func = "IS JSON"     // (STRING, STRING literal kind: VALUE, SCALAR, ARRAY, OBJECT)
+	FnIsNotJSON     Func = "IS NOT JSON" // FALSE for NULL, as IS JSON
 )
 
 func (e *ColumnRef) Type() Type { return e.T }

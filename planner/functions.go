@@ -297,6 +297,18 @@ func functionRows() []Function {
 				{"PARSE_URL('http://user:pw@facebook.com:8080/p?q=1', 'AUTHORITY')", "user:pw@facebook.com:8080"},
 				{"PARSE_URL('http://facebook.com/p?q=1', 'FILE')", "/p?q=1"}, {"PARSE_URL('https://x.org', 'PROTOCOL')", "https"},
 				{"PARSE_URL('http://x.org', 'QUERY')", "null"}, {"PARSE_URL('not a url', 'HOST')", "null"}}},
+		{Fn: FnJSONValue, Names: []string{"JSON_VALUE"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeString), Nulls: NullStrictNullable, Bind: checkJSONPath,
+			Examples: []Example{{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": {"b": [10, "x"]}}', 'lax $.a.b[1]')`, "x"},
+				{`JSON_VALUE('{"a.b": [0.998, 0.996]}', '$.["a.b"][0]')`, "0.998"}, {`JSON_VALUE('{"a b": "right"}', 'strict $.[''a b'']')`, "right"},
+				{`JSON_VALUE('{"a": 1.50, "n": 7}', '$.a')`, "1.5"}, {`JSON_VALUE('{"a": [1]}', '$.a')`, "null"}, {`JSON_VALUE('{"a": 1}', '$.b')`, "null"}, {`JSON_VALUE('not json', '$')`, "null"}}},
+		{Fn: FnJSONExists, Names: []string{"JSON_EXISTS"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeBoolean), Bind: checkJSONPath,
+			Examples: []Example{{`JSON_EXISTS('{"a": true}', '$.a')`, "true"}, {`JSON_EXISTS('{"a": true}', '$.b')`, "false"}, {`JSON_EXISTS('{"a": [{ "b": 1 }]}', '$.a[0].b')`, "true"},
+				{`JSON_EXISTS('{"a": null}', '$.a')`, "true"}, {`JSON_EXISTS('{', '$')`, "false"}}},
+		{Fn: FnIsJSON, Args: []Arg{ArgString, ArgString}, Result: returns(Type{Kind: Boolean, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"'1' IS JSON", "true"}, {"'[]' IS JSON", "true"}, {"'{}' IS JSON", "true"}, {`'"abc"' IS JSON`, "true"}, {"'abc' IS JSON", "false"},
+				{"CAST(NULL AS STRING) IS JSON", "false"}, {"'1' IS JSON SCALAR", "true"}, {"'1' IS JSON ARRAY", "false"}, {"'{}' IS JSON OBJECT", "true"}, {"'{}' IS JSON SCALAR", "false"}}},
+		{Fn: FnIsNotJSON, Args: []Arg{ArgString, ArgString}, Result: returns(Type{Kind: Boolean, NotNull: true}), Nulls: NullAware,
+			Examples: []Example{{"'abc' IS NOT JSON", "true"}, {"'[1]' IS NOT JSON ARRAY", "false"}, {"CAST(NULL AS STRING) IS NOT JSON", "false"}}},
 		hash1(FnMD5, "MD5", Example{"MD5('hello')", "5d41402abc4b2a76b9719d911017c592"}),
 		hash1(FnSHA1, "SHA1", Example{"SHA1('hello')", "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d"}),
 		hash1(FnSHA224, "SHA224", Example{"SHA224('hello')", "ea09ae9cc6768c50fcee903ed054556e5bfc8347907f12598aa24193"}),
@@ -532,4 +544,14 @@ func SimilarToRegex(p, escape string) (string, error) {
 	}
 	b.WriteString(")$")
 	return b.String(), nil
+}
+
+// checkJSONPath refuses a constant JSON path the evaluator cannot follow.
+func checkJSONPath(c *CallSite) (Expr, error) {
+	if p, ok := c.constString(1); ok {
+		if _, err := ParseJSONPath(p); err != nil {
+			return nil, c.Errorf(1, "%s: %v", c.Fn.name(), err)
+		}
+	}
+	return c.Default(), nil
 }

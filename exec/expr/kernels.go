@@ -221,6 +221,18 @@ func init() {
 		planner.FnCeilTime: {kernel: func(_ *compiler, _ *planner.Call, args []node, argT []planner.Type) (kernelFn, error) {
 			return floorTimeKernel(args, argT, true)
 		}},
+		planner.FnJSONValue: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
+			return jsonValueKernel(), nil
+		}},
+		planner.FnJSONExists: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
+			return jsonExistsKernel(), nil
+		}},
+		planner.FnIsJSON: {kernel: func(_ *compiler, e *planner.Call, args []node, _ []planner.Type) (kernelFn, error) {
+			return isJSONKernelFor(e, args, false)
+		}},
+		planner.FnIsNotJSON: {kernel: func(_ *compiler, e *planner.Call, args []node, _ []planner.Type) (kernelFn, error) {
+			return isJSONKernelFor(e, args, true)
+		}},
 		planner.FnHex: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 			if argT[0].Kind == planner.String {
 				return hexStringKernel, nil
