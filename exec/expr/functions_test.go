@@ -244,6 +244,13 @@ func TestFunctionEdgesDoNotPanic(t *testing.T) {
 		"SIGN(CAST(-0.0 AS DOUBLE))", "SIGN(99999999999999999999999999999999999999)", "SHA2('a', 0)",
 		"IF(CAST(NULL AS BOOLEAN), CAST(NULL AS INT), NULL)", "IFNULL(NULL, NULL)", "GREATEST(NULL, NULL)",
 		"NULL IS DISTINCT FROM NULL", "TYPEOF(NULL)", "CASE NULL WHEN NULL, 1 THEN 'x' END",
+		"JSON_VALUE('', '$')", "JSON_VALUE('[[[[[[[[[[]]]]]]]]]]', '$[0][0][0][0][0][0][0][0][0][0][0]')",
+		"JSON_VALUE('{\"a\": 1e999}', '$.a')", "JSON_EXISTS('1', '$[9223372036854775807]')", "'' IS JSON",
+		"JSON_VALUE('{}', '$[')", "OVERLAY('' PLACING '' FROM -2147483648 FOR 2147483647)",
+		"OVERLAY('abc' PLACING 'x' FROM 9223372036854775807)", "'' SIMILAR TO ''", "'a' SIMILAR TO '%%__%'",
+		"FLOOR(TIMESTAMP '0001-01-01 00:00:00' TO YEAR)", "CEIL(DATE '9999-12-31' TO YEAR)", "LOCATE('', '', 1)",
+		"ELT(-2147483648, 'a')", "PARSE_URL('http://[::1', 'HOST')", "CONVERT_TZ('2024-01-01 00:00:00', '', '')",
+		"REGEXP_INSTR('', '')", "REGEXP_COUNT('aaa', '')",
 	} {
 		func() {
 			defer func() {
