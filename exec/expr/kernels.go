@@ -66,6 +66,11 @@ func init() {
 	fixed := func(k kernelFn) kernelSpec {
 		return kernelSpec{kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) { return k, nil }}
 	}
+	// failing marks a kernel that fails on some arguments (a result too large).
+	failing := func(k kernelSpec) kernelSpec {
+		k.mayFail = func(*planner.Call) bool { return true }
+		return k
+	}
 	// Regular expressions and hashes keep caches: one kernel per compiled call.
 	rx := kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
 		return regexpKernel(e.Fn), nil
@@ -170,8 +175,8 @@ func init() {
 		planner.FnRegexpExtract: rx, planner.FnRegexpReplace: rx, planner.FnRegexp: rx,
 		planner.FnRegexpCount: rx, planner.FnRegexpInstr: rx, planner.FnRegexpSubstr: rx,
 		planner.FnSplitIndex: fixed(splitIndexKernel),
-		planner.FnLPad:       fixed(padKernel(true)), planner.FnRPad: fixed(padKernel(false)),
-		planner.FnRepeat:  fixed(repeatKernel),
+		planner.FnLPad:       failing(fixed(padKernel(true))), planner.FnRPad: failing(fixed(padKernel(false))),
+		planner.FnRepeat:  failing(fixed(repeatKernel)),
 		planner.FnReverse: fixed(mapStringKernel(reverseString)),
 		planner.FnInitCap: fixed(mapStringKernel(initCap)),
 		planner.FnTranslate: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
