@@ -304,21 +304,25 @@ type UnaryExpr struct {
 	X   Expr
 }
 
-// IsExpr is x IS [NOT] NULL|TRUE|FALSE; What is "NULL", "TRUE" or "FALSE".
+// IsExpr is x IS [NOT] NULL|TRUE|FALSE|UNKNOWN, x IS [NOT] JSON [SCALAR|ARRAY|OBJECT], or
+// x IS [NOT] DISTINCT FROM y; What is "NULL", "TRUE", "FALSE", "UNKNOWN", "JSON",
+// "JSON SCALAR", "JSON ARRAY", "JSON OBJECT" or "DISTINCT FROM" (then From is y).
 type IsExpr struct {
 	Pos  Pos
 	X    Expr
 	Not  bool
 	What string
+	From Expr
 }
 
-// BetweenExpr is x [NOT] BETWEEN low AND high.
+// BetweenExpr is x [NOT] BETWEEN [ASYMMETRIC | SYMMETRIC] low AND high.
 type BetweenExpr struct {
-	Pos  Pos
-	X    Expr
-	Low  Expr
-	High Expr
-	Not  bool
+	Pos       Pos
+	X         Expr
+	Low       Expr
+	High      Expr
+	Not       bool
+	Symmetric bool
 }
 
 // InExpr is x [NOT] IN (list).
@@ -329,13 +333,15 @@ type InExpr struct {
 	Not  bool
 }
 
-// LikeExpr is x [NOT] LIKE pattern [ESCAPE 'c'].
+// LikeExpr is x [NOT] LIKE pattern [ESCAPE 'c'], or with Similar x [NOT] SIMILAR TO
+// pattern [ESCAPE 'c'].
 type LikeExpr struct {
 	Pos     Pos
 	X       Expr
 	Pattern Expr
 	Escape  string // "" when absent
 	Not     bool
+	Similar bool
 }
 
 // CaseExpr is CASE [operand] WHEN ... THEN ... [ELSE ...] END.
@@ -346,10 +352,12 @@ type CaseExpr struct {
 	Else    Expr // nil when absent
 }
 
-// WhenClause is WHEN Cond THEN Result.
+// WhenClause is WHEN Cond THEN Result; in a simple CASE, WHEN v1, v2, ... THEN Result
+// has the values after the first in Also.
 type WhenClause struct {
 	Pos    Pos
 	Cond   Expr
+	Also   []Expr
 	Result Expr
 }
 
@@ -372,6 +380,7 @@ type FuncCall struct {
 	Distinct bool
 	Star     bool
 	Args     []Expr
+	TimeUnit string // FLOOR(x TO unit) and CEIL(x TO unit): the unit, upper case
 }
 
 // ExtractExpr is EXTRACT(unit FROM x); Unit upper case (YEAR, MONTH, DAY, HOUR, MINUTE,

@@ -57,7 +57,7 @@ var errorTests = []struct{ in, want string }{
 	{"SELECT CASE WHEN a THEN b FROM t", `1:27: unexpected "FROM", expected WHEN, ELSE or END`},
 	{"SELECT CASE END", `1:13: unexpected "END", expected expression`},
 	{"SELECT a IN 1", `1:13: unexpected "1", expected '('`},
-	{"SELECT a IS 1", `1:13: unexpected "1", expected NULL, NOT, TRUE or FALSE`},
+	{"SELECT a IS 1", `1:13: unexpected "1", expected NULL, NOT, TRUE, FALSE, UNKNOWN, DISTINCT or JSON`},
 	{"SELECT a BETWEEN 1 OR 2", `1:20: unexpected "OR", expected AND`},
 	{"SELECT EXTRACT(CENTURY FROM ts)", `1:16: unexpected "CENTURY", expected time unit (YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, MINUTE, SECOND, MILLISECOND or EPOCH)`},
 	{"SELECT INTERVAL '1' SECOND TO DAY", `1:31: invalid interval qualifier SECOND TO DAY`},

@@ -155,6 +155,10 @@ func (p *exprParser) infixPrec() int {
 	switch t.Type {
 	case tokPunct:
 		return binaryPrec[t.Value]
+	case tokIdent:
+		if isWord(t, "SIMILAR") && isWord(p.peekAt(1), "TO") {
+			return precCmp
+		}
 	case tokKeyword:
 		switch kw := strings.ToUpper(t.Value); kw {
 		case "OR", "AND":
@@ -167,7 +171,8 @@ func (p *exprParser) infixPrec() int {
 			}
 		case "NOT":
 			n := p.peekAt(1)
-			if isKeyword(n, "BETWEEN") || isKeyword(n, "LIKE") || (isKeyword(n, "IN") && !p.noIn) {
+			if isKeyword(n, "BETWEEN") || isKeyword(n, "LIKE") || (isKeyword(n, "IN") && !p.noIn) ||
+				(isWord(n, "SIMILAR") && isWord(p.peekAt(2), "TO")) {
 				return precCmp
 			}
 		}
@@ -188,11 +193,35 @@ func (p *exprParser) infix(left Expr, prec int) (Expr, error) {
 			is.Not = true
 		}
 		w := p.peek()
-		if !isKeyword(w, "NULL") && !isKeyword(w, "TRUE") && !isKeyword(w, "FALSE") {
-			if is.Not {
-				return nil, unexpected(w, "NULL", "TRUE", "FALSE")
+		switch {
+		case isKeyword(w, "DISTINCT"):
+			p.next()
+			if err := p.expect("FROM"); err != nil {
+				return nil, err
 			}
-			return nil, unexpected(w, "NULL", "NOT", "TRUE", "FALSE")
+			from, err := p.expr(precCmp + 1)
+			if err != nil {
+				return nil, err
+			}
+			is.What, is.From = "DISTINCT FROM", from
+			return is, nil
+		case isWord(w, "JSON"):
+			p.next()
+			is.What = "JSON"
+			for _, kind := range []string{"VALUE", "SCALAR", "ARRAY", "OBJECT"} {
+				if isWord(p.peek(), kind) {
+					p.next()
+					if kind != "VALUE" { // VALUE is the default: print it away
+						is.What += " " + kind
+					}
+				}
+			}
+			return is, nil
+		case !isKeyword(w, "NULL") && !isKeyword(w, "TRUE") && !isKeyword(w, "FALSE") && !isWord(w, "UNKNOWN"):
+			if is.Not {
+				return nil, unexpected(w, "NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT", "JSON")
+			}
+			return nil, unexpected(w, "NULL", "NOT", "TRUE", "FALSE", "UNKNOWN", "DISTINCT", "JSON")
 		}
 		p.next()
 		is.What = strings.ToUpper(w.Value)
@@ -201,6 +230,8 @@ func (p *exprParser) infix(left Expr, prec int) (Expr, error) {
 		t = p.next() // BETWEEN, IN or LIKE: infixPrec checked
 		return p.predicate(left, strings.ToUpper(t.Value), true)
 	case "BETWEEN", "IN", "LIKE":
+		return p.predicate(left, op, false)
+	case "SIMILAR":
 		return p.predicate(left, op, false)
 	}
 	if op == "!=" {
@@ -217,6 +248,11 @@ func (p *exprParser) infix(left Expr, prec int) (Expr, error) {
 func (p *exprParser) predicate(x Expr, kw string, not bool) (Expr, error) {
 	switch kw {
 	case "BETWEEN":
+		symmetric := false
+		if t := p.peek(); isWord(t, "SYMMETRIC") || isWord(t, "ASYMMETRIC") {
+			p.next()
+			symmetric = isWord(t, "SYMMETRIC")
+		}
 		low, err := p.expr(precConcat)
 		if err != nil {
 			return nil, err
@@ -228,7 +264,7 @@ func (p *exprParser) predicate(x Expr, kw string, not bool) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &BetweenExpr{Pos: x.Position(), X: x, Low: low, High: high, Not: not}, nil
+		return &BetweenExpr{Pos: x.Position(), X: x, Low: low, High: high, Not: not, Symmetric: symmetric}, nil
 	case "IN":
 		if err := p.expect("("); err != nil {
 			return nil, err
@@ -238,12 +274,16 @@ func (p *exprParser) predicate(x Expr, kw string, not bool) (Expr, error) {
 			return nil, err
 		}
 		return &InExpr{Pos: x.Position(), X: x, List: list, Not: not}, nil
-	default: // LIKE
+	default: // LIKE, SIMILAR TO
+		similar := kw == "SIMILAR"
+		if similar {
+			p.next() // TO: infixPrec checked
+		}
 		pattern, err := p.expr(precConcat)
 		if err != nil {
 			return nil, err
 		}
-		like := &LikeExpr{Pos: x.Position(), X: x, Pattern: pattern, Not: not}
+		like := &LikeExpr{Pos: x.Position(), X: x, Pattern: pattern, Not: not, Similar: similar}
 		if isWord(p.peek(), "ESCAPE") && p.peekAt(1).Type == tokString {
 			p.next()
 			t := p.next()
@@ -379,6 +419,14 @@ func (p *exprParser) caseExpr() (Expr, error) {
 		w := &WhenClause{Pos: p.next().Pos}
 		if w.Cond, err = p.inner(); err != nil {
 			return nil, err
+		}
+		for c.Operand != nil && isPunct(p.peek(), ",") {
+			p.next()
+			v, err := p.inner()
+			if err != nil {
+				return nil, err
+			}
+			w.Also = append(w.Also, v)
 		}
 		if err = p.expect("THEN"); err != nil {
 			return nil, err

@@ -63,6 +63,10 @@ func (p *exprParser) call() (Expr, error) {
 		e, err = p.args(f) // SUBSTRING(), TRIM(*), ...: only the generic syntax fits
 	case f.Name == "SUBSTRING":
 		e, err = p.substring(f)
+	case f.Name == "OVERLAY":
+		e, err = p.overlay(f)
+	case f.Name == "FLOOR" || f.Name == "CEIL" || f.Name == "CEILING":
+		e, err = p.floorCeil(f)
 	case f.Name == "POSITION":
 		e, err = p.position(f)
 	case f.Name == "TRIM":
@@ -228,6 +232,30 @@ func (p *exprParser) extract(name *lexer.Token) (Expr, error) {
 	return &ExtractExpr{Pos: name.Pos, Unit: unit, X: x}, p.expect(")")
 }
 
+// floorTimeUnits are the units FLOOR(x TO unit) and CEIL(x TO unit) take.
+var floorTimeUnits = []string{"MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "MONTH", "QUARTER", "YEAR"}
+
+// floorCeil parses the rest of FLOOR(x TO unit), CEIL(x TO unit) or FLOOR(x, ...).
+func (p *exprParser) floorCeil(f *FuncCall) (Expr, error) {
+	x, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	if !isWord(p.peek(), "TO") {
+		return p.moreArgs(f, x, "TO")
+	}
+	p.next()
+	t := p.peek()
+	for _, u := range floorTimeUnits {
+		if isWord(t, u) {
+			p.next()
+			f.Args, f.TimeUnit = []Expr{x}, u
+			return f, p.expect(")")
+		}
+	}
+	return nil, unexpectedOrNearMiss(t, []string{"time unit (" + oneOf(floorTimeUnits) + ")"})
+}
+
 // substring parses the rest of SUBSTRING(s FROM start [FOR length]) or SUBSTRING(s, ...).
 func (p *exprParser) substring(f *FuncCall) (Expr, error) {
 	s, err := p.inner()
@@ -272,6 +300,40 @@ func (p *exprParser) position(f *FuncCall) (Expr, error) {
 		return nil, err
 	}
 	f.Args = []Expr{a, b}
+	return f, p.expect(")")
+}
+
+// overlay parses the rest of OVERLAY(s PLACING r FROM start [FOR length]) into
+// OVERLAY(s, r, start[, length]), or OVERLAY(s, ...).
+func (p *exprParser) overlay(f *FuncCall) (Expr, error) {
+	s, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	if !isWord(p.peek(), "PLACING") {
+		return p.moreArgs(f, s, "PLACING")
+	}
+	p.next()
+	r, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect("FROM"); err != nil {
+		return nil, err
+	}
+	start, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	f.Args = []Expr{s, r, start}
+	if isKeyword(p.peek(), "FOR") {
+		p.next()
+		n, err := p.inner()
+		if err != nil {
+			return nil, err
+		}
+		f.Args = append(f.Args, n)
+	}
 	return f, p.expect(")")
 }
 

@@ -188,7 +188,16 @@ func TestParseExpr(t *testing.T) {
 		{`a NOT IN ('x')`, `(NOT-IN a 'x')`},
 		{`a LIKE 'x%' || b`, `(LIKE a (|| 'x%' b))`},
 		{`a NOT LIKE 'x!%' ESCAPE '!'`, `(NOT-LIKE a 'x!%' ESCAPE '!')`},
+		{`a SIMILAR TO '(x|y)%' || b AND c`, `(AND (SIMILAR a (|| '(x|y)%' b)) c)`},
+		{`a NOT SIMILAR TO 'x' ESCAPE '!'`, `(NOT-SIMILAR a 'x' ESCAPE '!')`},
+		{`similar + 1`, `(+ similar 1)`},
 		{`a = 1 IS NULL`, `(IS (= a 1) NULL)`},
+		{`a IS NOT UNKNOWN`, `(IS-NOT a UNKNOWN)`},
+		{`a IS JSON VALUE OR a IS NOT JSON OBJECT`, `(OR (IS a JSON) (IS-NOT a JSON OBJECT))`},
+		{`a IS DISTINCT FROM b + 1 AND c`, `(AND (IS a DISTINCT FROM (+ b 1)) c)`},
+		{`a IS NOT DISTINCT FROM NULL`, `(IS-NOT a DISTINCT FROM NULL)`},
+		{`a BETWEEN SYMMETRIC 3 AND 1`, `(BETWEEN-SYMMETRIC a 3 1)`},
+		{`a NOT BETWEEN ASYMMETRIC 1 AND 3`, `(NOT-BETWEEN a 1 3)`},
 		// primaries
 		{`t.a`, `t.a`},
 		{"`a b`.`c`", "`a b`.c"},
@@ -196,8 +205,13 @@ func TestParseExpr(t *testing.T) {
 		{`'it''s'`, `'it''s'`},
 		{`CASE WHEN a THEN b END`, `(CASE (WHEN a b))`},
 		{`CASE x WHEN 1 THEN 2 ELSE 3 END`, `(CASE x (WHEN 1 2) (ELSE 3))`},
+		{`CASE x WHEN 1, 2 THEN 'a' WHEN 3 THEN 'b' END`, `(CASE x (WHEN 1 2 'a') (WHEN 3 'b'))`},
 		{`CAST(a + 1 AS BIGINT NOT NULL)`, `(CAST (+ a 1) BIGINT NOT NULL)`},
 		{`TRY_CAST(a AS STRING)`, `(TRY_CAST a STRING)`},
+		{`FLOOR(ts TO HOUR) + INTERVAL '1' HOUR`, `(+ (FLOOR ts TO HOUR) INTERVAL '1' HOUR)`},
+		{`CEIL(a + 1)`, `(CEIL (+ a 1))`},
+		{`OVERLAY(s PLACING 'ab' FROM 2 FOR n + 1)`, `(OVERLAY s 'ab' 2 (+ n 1))`},
+		{`OVERLAY(s PLACING 'ab' FROM 2)`, `(OVERLAY s 'ab' 2)`},
 		{`EXTRACT(hour FROM ts)`, `(EXTRACT HOUR ts)`},
 		{`SUBSTRING(s FROM 1 + 1 FOR 2)`, `(SUBSTRING s (+ 1 1) 2)`},
 		{`POSITION('a' IN s)`, `(POSITION 'a' s)`},
@@ -260,16 +274,28 @@ func sexpr(e Expr) string {
 	case *UnaryExpr:
 		return list(e.Op, e.X)
 	case *IsExpr:
-		if e.Not {
-			return fmt.Sprintf("(IS-NOT %s %s)", sexpr(e.X), e.What)
+		what := e.What
+		if e.From != nil {
+			what += " " + sexpr(e.From)
 		}
-		return fmt.Sprintf("(IS %s %s)", sexpr(e.X), e.What)
+		if e.Not {
+			return fmt.Sprintf("(IS-NOT %s %s)", sexpr(e.X), what)
+		}
+		return fmt.Sprintf("(IS %s %s)", sexpr(e.X), what)
 	case *BetweenExpr:
-		return list(neg(e.Not, "BETWEEN"), e.X, e.Low, e.High)
+		op := "BETWEEN"
+		if e.Symmetric {
+			op = "BETWEEN-SYMMETRIC"
+		}
+		return list(neg(e.Not, op), e.X, e.Low, e.High)
 	case *InExpr:
 		return list(neg(e.Not, "IN"), append([]Expr{e.X}, e.List...)...)
 	case *LikeExpr:
-		s := list(neg(e.Not, "LIKE"), e.X, e.Pattern)
+		op := "LIKE"
+		if e.Similar {
+			op = "SIMILAR"
+		}
+		s := list(neg(e.Not, op), e.X, e.Pattern)
 		if e.Escape != "" {
 			s = strings.TrimSuffix(s, ")") + " ESCAPE " + quoteString(e.Escape) + ")"
 		}
@@ -280,7 +306,7 @@ func sexpr(e Expr) string {
 			parts = append(parts, sexpr(e.Operand))
 		}
 		for _, w := range e.Whens {
-			parts = append(parts, list("WHEN", w.Cond, w.Result))
+			parts = append(parts, list("WHEN", append(append([]Expr{w.Cond}, w.Also...), w.Result)...))
 		}
 		if e.Else != nil {
 			parts = append(parts, list("ELSE", e.Else))
@@ -318,6 +344,9 @@ func sexpr(e Expr) string {
 			head += " *"
 		case e.Distinct:
 			head += " DISTINCT"
+		}
+		if e.TimeUnit != "" {
+			return strings.TrimSuffix(list(head, e.Args...), ")") + " TO " + e.TimeUnit + ")"
 		}
 		return list(head, e.Args...)
 	}

@@ -295,11 +295,19 @@ func not(b bool) string {
 }
 
 func (n *IsExpr) String() string {
-	return sub(n.X, precCmp) + " IS " + not(n.Not) + n.What
+	s := sub(n.X, precCmp) + " IS " + not(n.Not) + n.What
+	if n.From != nil {
+		s += " " + sub(n.From, precCmp+1)
+	}
+	return s
 }
 
 func (n *BetweenExpr) String() string {
-	return sub(n.X, precCmp) + " " + not(n.Not) + "BETWEEN " + sub(n.Low, precConcat) +
+	kw := "BETWEEN "
+	if n.Symmetric {
+		kw = "BETWEEN SYMMETRIC "
+	}
+	return sub(n.X, precCmp) + " " + not(n.Not) + kw + sub(n.Low, precConcat) +
 		" AND " + sub(n.High, precConcat)
 }
 
@@ -308,7 +316,11 @@ func (n *InExpr) String() string {
 }
 
 func (n *LikeExpr) String() string {
-	s := sub(n.X, precCmp) + " " + not(n.Not) + "LIKE " + sub(n.Pattern, precConcat)
+	op := "LIKE "
+	if n.Similar {
+		op = "SIMILAR TO "
+	}
+	s := sub(n.X, precCmp) + " " + not(n.Not) + op + sub(n.Pattern, precConcat)
 	if n.Escape != "" {
 		s += " ESCAPE " + quoteString(n.Escape)
 	}
@@ -332,7 +344,11 @@ func (n *CaseExpr) String() string {
 }
 
 func (n *WhenClause) String() string {
-	return "WHEN " + n.Cond.String() + " THEN " + n.Result.String()
+	s := "WHEN " + n.Cond.String()
+	for _, v := range n.Also {
+		s += ", " + v.String()
+	}
+	return s + " THEN " + n.Result.String()
 }
 
 func (n *CastExpr) String() string {
@@ -383,6 +399,16 @@ func (n *FuncCall) String() string {
 	plain := !n.Distinct && !n.Star
 	if plain && niladic[n.Name] && len(n.Args) == 0 {
 		return n.Name
+	}
+	if n.Name == "OVERLAY" && plain && (len(n.Args) == 3 || len(n.Args) == 4) {
+		s := "OVERLAY(" + n.Args[0].String() + " PLACING " + n.Args[1].String() + " FROM " + n.Args[2].String()
+		if len(n.Args) == 4 {
+			s += " FOR " + n.Args[3].String()
+		}
+		return s + ")"
+	}
+	if n.TimeUnit != "" && len(n.Args) == 1 {
+		return n.Name + "(" + n.Args[0].String() + " TO " + n.TimeUnit + ")"
 	}
 	if side := trimSideOf[n.Name]; plain && side != "" && len(n.Args) == 2 {
 		return "TRIM(" + side + " " + n.Args[1].String() + " FROM " + n.Args[0].String() + ")"

@@ -134,6 +134,7 @@ func walkExpr(e parser.Expr, fn func(parser.Expr)) {
 		walkExpr(e.X, fn)
 	case *parser.IsExpr:
 		walkExpr(e.X, fn)
+		walkExpr(e.From, fn)
 	case *parser.BetweenExpr:
 		walkExpr(e.X, fn)
 		walkExpr(e.Low, fn)
@@ -150,6 +151,9 @@ func walkExpr(e parser.Expr, fn func(parser.Expr)) {
 		walkExpr(e.Operand, fn)
 		for _, w := range e.Whens {
 			walkExpr(w.Cond, fn)
+			for _, v := range w.Also {
+				walkExpr(v, fn)
+			}
 			walkExpr(w.Result, fn)
 		}
 		walkExpr(e.Else, fn)

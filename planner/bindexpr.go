@@ -93,6 +93,13 @@ func isAggCall(e parser.Expr) bool {
 	return ok
 }
 
+// BindExpr resolves and type-checks a scalar expression over the columns of s (named
+// without a table qualifier), as a select item is bound.
+func BindExpr(e parser.Expr, s Schema) (Expr, error) {
+	b := &exprBinder{sc: newScope("", s)}
+	return b.bind(e)
+}
+
 func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 	if col, ok := windowColumn(e); ok {
 		if b.agg == nil {
@@ -137,7 +144,30 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		fn := map[string][2]Func{"NULL": {FnIsNull, FnIsNotNull}, "TRUE": {FnIsTrue, FnIsNotTrue}, "FALSE": {FnIsFalse, FnIsNotFalse}}[e.What]
+		if e.From != nil {
+			y, err := b.bind(e.From)
+			if err != nil {
+				return nil, err
+			}
+			if e.Not {
+				return b.operator(e, FnIsNotDistinct, x, y)
+			}
+			return b.operator(e, FnIsDistinct, x, y)
+		}
+		if kind, ok := strings.CutPrefix(e.What, "JSON"); ok {
+			kind = strings.TrimSpace(kind)
+			if kind == "" {
+				kind = "VALUE"
+			}
+			fn := FnIsJSON
+			if e.Not {
+				fn = FnIsNotJSON
+			}
+			return b.operator(e, fn, x, &Literal{Value: kind, T: Type{Kind: String, NotNull: true}})
+		}
+		// IS UNKNOWN is IS NULL of a BOOLEAN.
+		fn := map[string][2]Func{"NULL": {FnIsNull, FnIsNotNull}, "UNKNOWN": {FnIsNull, FnIsNotNull},
+			"TRUE": {FnIsTrue, FnIsNotTrue}, "FALSE": {FnIsFalse, FnIsNotFalse}}[e.What]
 		if e.What != "NULL" {
 			if x, err = b.expect(e.X, x, TypeBoolean); err != nil {
 				return nil, err
@@ -562,15 +592,30 @@ func (b *exprBinder) between(e *parser.BetweenExpr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	ge, err := compare(e, FnGe, x, lo)
+	within := func(lo, hi Expr) (Expr, error) {
+		ge, err := compare(e, FnGe, x, lo)
+		if err != nil {
+			return nil, err
+		}
+		le, err := compare(e, FnLe, x, hi)
+		if err != nil {
+			return nil, err
+		}
+		return &Call{Fn: FnAnd, Args: []Expr{ge, le}, T: Type{Kind: Boolean, NotNull: ge.Type().NotNull && le.Type().NotNull}}, nil
+	}
+	out, err := within(lo, hi)
 	if err != nil {
 		return nil, err
 	}
-	le, err := compare(e, FnLe, x, hi)
-	if err != nil {
-		return nil, err
+	if e.Symmetric {
+		// SYMMETRIC: between the two bounds in either order, with AND/OR's NULL semantics
+		// (12 BETWEEN SYMMETRIC NULL AND 12 is UNKNOWN), as Flink.
+		rev, err := within(hi, lo)
+		if err != nil {
+			return nil, err
+		}
+		out = &Call{Fn: FnOr, Args: []Expr{out, rev}, T: Type{Kind: Boolean, NotNull: out.Type().NotNull && rev.Type().NotNull}}
 	}
-	var out Expr = &Call{Fn: FnAnd, Args: []Expr{ge, le}, T: Type{Kind: Boolean, NotNull: ge.Type().NotNull && le.Type().NotNull}}
 	if e.Not {
 		out = &Call{Fn: FnNot, Args: []Expr{out}, T: out.Type()}
 	}
@@ -628,6 +673,11 @@ func (b *exprBinder) like(e *parser.LikeExpr) (Expr, error) {
 		args = append(args, &Literal{Value: e.Escape, T: TypeString})
 	}
 	var out Expr = &Call{Fn: FnLike, Args: args, T: Type{Kind: Boolean, NotNull: x.Type().NotNull && p.Type().NotNull}}
+	if e.Similar {
+		if out, err = b.operator(e, FnSimilar, args...); err != nil {
+			return nil, err
+		}
+	}
 	if e.Not {
 		out = &Call{Fn: FnNot, Args: []Expr{out}, T: out.Type()}
 	}
@@ -650,8 +700,20 @@ func (b *exprBinder) caseExpr(e *parser.CaseExpr) (Expr, error) {
 			return nil, err
 		}
 		if operand != nil {
+			// CASE x WHEN a, b THEN: x = a OR x = b.
 			if cond, err = compare(w, FnEq, operand, cond); err != nil {
 				return nil, err
+			}
+			for _, v := range w.Also {
+				y, err := b.bind(v)
+				if err != nil {
+					return nil, err
+				}
+				eq, err := compare(v, FnEq, operand, y)
+				if err != nil {
+					return nil, err
+				}
+				cond = &Call{Fn: FnOr, Args: []Expr{cond, eq}, T: Type{Kind: Boolean, NotNull: cond.Type().NotNull && eq.Type().NotNull}}
 			}
 		} else if cond, err = b.expect(w.Cond, cond, TypeBoolean); err != nil {
 			return nil, err

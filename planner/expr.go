@@ -92,39 +92,136 @@ const (
 	FnNot Func = "NOT"
 
 	// Predicates on one argument of any type; never NULL.
-	FnIsNull      Func = "IS NULL"
-	FnIsNotNull   Func = "IS NOT NULL"
-	FnIsTrue      Func = "IS TRUE"
-	FnIsNotTrue   Func = "IS NOT TRUE"
-	FnIsFalse     Func = "IS FALSE"
-	FnIsNotFalse  Func = "IS NOT FALSE"
-	FnIn          Func = "IN"   // Args[0] IN (Args[1:]...), all of identical type; SQL NULL semantics
-	FnLike        Func = "LIKE" // (STRING value, STRING pattern[, STRING escape literal])
-	FnCoalesce    Func = "COALESCE"
-	FnNullIf      Func = "NULLIF" // two args of identical type
-	FnConcat      Func = "CONCAT" // STRING args (|| and CONCAT); NULL if any is NULL
-	FnUpper       Func = "UPPER"
-	FnLower       Func = "LOWER"
-	FnSubstring   Func = "SUBSTRING"   // (STRING, INT start 1-based[, INT length])
-	FnCharLength  Func = "CHAR_LENGTH" // (STRING) INT, in characters
-	FnTrim        Func = "TRIM"        // (STRING[, STRING chars]); default chars: space
-	FnLTrim       Func = "LTRIM"
-	FnRTrim       Func = "RTRIM"
-	FnReplace     Func = "REPLACE"  // (STRING, STRING search, STRING replacement)
-	FnPosition    Func = "POSITION" // (STRING needle, STRING haystack) INT, 1-based, 0 if absent
-	FnAbs         Func = "ABS"      // numeric, same type
-	FnRound       Func = "ROUND"    // (numeric[, INT digits]) same type (DECIMAL: T's scale)
-	FnFloor       Func = "FLOOR"    // numeric, same type (DECIMAL: scale 0)
-	FnCeil        Func = "CEIL"
-	FnPower       Func = "POWER" // (DOUBLE, DOUBLE) DOUBLE
-	FnSqrt        Func = "SQRT"  // (DOUBLE) DOUBLE
-	FnToTimestamp Func = "TO_TIMESTAMP"
+	FnIsNull        Func = "IS NULL"
+	FnIsNotNull     Func = "IS NOT NULL"
+	FnIsTrue        Func = "IS TRUE"
+	FnIsNotTrue     Func = "IS NOT TRUE"
+	FnIsFalse       Func = "IS FALSE"
+	FnIsNotFalse    Func = "IS NOT FALSE"
+	FnIsDistinct    Func = "IS DISTINCT FROM"     // two args of identical type; NULL equals NULL
+	FnIsNotDistinct Func = "IS NOT DISTINCT FROM" // two args of identical type; NULL equals NULL
+	FnIn            Func = "IN"                   // Args[0] IN (Args[1:]...), all of identical type; SQL NULL semantics
+	FnLike          Func = "LIKE"                 // (STRING value, STRING pattern[, STRING escape literal])
+	FnCoalesce      Func = "COALESCE"
+	FnNullIf        Func = "NULLIF" // two args of identical type
+	FnConcat        Func = "CONCAT" // STRING args (|| and CONCAT); NULL if any is NULL
+	FnUpper         Func = "UPPER"
+	FnLower         Func = "LOWER"
+	FnSubstring     Func = "SUBSTRING"   // (STRING, INT start 1-based[, INT length])
+	FnCharLength    Func = "CHAR_LENGTH" // (STRING) INT, in characters
+	FnTrim          Func = "TRIM"        // (STRING[, STRING chars]); default chars: space
+	FnLTrim         Func = "LTRIM"
+	FnRTrim         Func = "RTRIM"
+	FnReplace       Func = "REPLACE"  // (STRING, STRING search, STRING replacement)
+	FnPosition      Func = "POSITION" // (STRING needle, STRING haystack) INT, 1-based, 0 if absent
+	FnAbs           Func = "ABS"      // numeric, same type
+	FnRound         Func = "ROUND"    // (numeric[, INT digits]) same type (DECIMAL: T's scale)
+	FnFloor         Func = "FLOOR"    // numeric, same type (DECIMAL: scale 0)
+	FnCeil          Func = "CEIL"
+	FnPower         Func = "POWER" // (DOUBLE, DOUBLE) DOUBLE
+	FnSqrt          Func = "SQRT"  // (DOUBLE) DOUBLE
+	FnToTimestamp   Func = "TO_TIMESTAMP"
 	// TO_TIMESTAMP(STRING[, STRING format]) TIMESTAMP(3); format in Java SimpleDateFormat
 	// letters, default 'yyyy-MM-dd HH:mm:ss'; unparsable text gives NULL, as in Flink.
 	FnToTimestampLTZ Func = "TO_TIMESTAMP_LTZ"  // (BIGINT epoch, INT literal precision 0 or 3) TIMESTAMP_LTZ(3)
 	FnDateFormat     Func = "DATE_FORMAT"       // (TIMESTAMP|TIMESTAMP_LTZ, STRING format) STRING
 	FnExtract        Func = "EXTRACT"           // (STRING literal unit, TIMESTAMP|TIMESTAMP_LTZ|DATE) BIGINT
 	FnCurrentTS      Func = "CURRENT_TIMESTAMP" // () TIMESTAMP_LTZ(3), the same instant for a whole batch
+
+	// Functions whose signatures are only in the function table (functions.go).
+	FnIf            Func = "IF"
+	FnIfNull        Func = "IFNULL"
+	FnGreatest      Func = "GREATEST"
+	FnLeast         Func = "LEAST"
+	FnTypeOf        Func = "TYPEOF"
+	FnLn            Func = "LN"
+	FnLog           Func = "LOG"
+	FnLog10         Func = "LOG10"
+	FnLog2          Func = "LOG2"
+	FnExp           Func = "EXP"
+	FnSin           Func = "SIN"
+	FnCos           Func = "COS"
+	FnTan           Func = "TAN"
+	FnCot           Func = "COT"
+	FnAsin          Func = "ASIN"
+	FnAcos          Func = "ACOS"
+	FnAtan          Func = "ATAN"
+	FnAtan2         Func = "ATAN2"
+	FnSinh          Func = "SINH"
+	FnCosh          Func = "COSH"
+	FnTanh          Func = "TANH"
+	FnDegrees       Func = "DEGREES"
+	FnRadians       Func = "RADIANS"
+	FnSign          Func = "SIGN"
+	FnPi            Func = "PI"
+	FnE             Func = "E"
+	FnRand          Func = "RAND"
+	FnRandInteger   Func = "RAND_INTEGER"
+	FnUUID          Func = "UUID"
+	FnBin           Func = "BIN"
+	FnHex           Func = "HEX"
+	FnTruncate      Func = "TRUNCATE"
+	FnRegexpExtract Func = "REGEXP_EXTRACT"
+	FnRegexpReplace Func = "REGEXP_REPLACE"
+	FnRegexp        Func = "REGEXP"
+	FnSplitIndex    Func = "SPLIT_INDEX"
+	FnLPad          Func = "LPAD"
+	FnRPad          Func = "RPAD"
+	FnRepeat        Func = "REPEAT"
+	FnReverse       Func = "REVERSE"
+	FnInitCap       Func = "INITCAP"
+	FnTranslate     Func = "TRANSLATE"
+	FnConcatWS      Func = "CONCAT_WS"
+	FnLeft          Func = "LEFT"
+	FnRight         Func = "RIGHT"
+	FnInstr         Func = "INSTR"
+	FnASCII         Func = "ASCII"
+	FnChr           Func = "CHR"
+	FnFromBase64    Func = "FROM_BASE64"
+	FnToBase64      Func = "TO_BASE64"
+	FnMD5           Func = "MD5"
+	FnSHA1          Func = "SHA1"
+	FnSHA2          Func = "SHA2"
+	FnSHA224        Func = "SHA224"
+	FnSHA256        Func = "SHA256"
+	FnSHA384        Func = "SHA384"
+	FnSHA512        Func = "SHA512"
+	FnYear          Func = "YEAR"
+	FnQuarter       Func = "QUARTER"
+	FnMonth         Func = "MONTH"
+	FnWeek          Func = "WEEK"
+	FnDayOfYear     Func = "DAYOFYEAR"
+	FnDayOfMonth    Func = "DAYOFMONTH"
+	FnDayOfWeek     Func = "DAYOFWEEK"
+	FnHour          Func = "HOUR"
+	FnMinute        Func = "MINUTE"
+	FnSecond        Func = "SECOND"
+	FnTimestampAdd  Func = "TIMESTAMPADD"
+	FnTimestampDiff Func = "TIMESTAMPDIFF"
+	FnFromUnixtime  Func = "FROM_UNIXTIME"
+	FnUnixTimestamp Func = "UNIX_TIMESTAMP"
+	FnToDate        Func = "TO_DATE"
+	FnIsAlpha       Func = "IS_ALPHA"
+	FnIsDigit       Func = "IS_DIGIT"
+	FnIsDecimal     Func = "IS_DECIMAL"
+	FnLocate        Func = "LOCATE"
+	FnElt           Func = "ELT"
+	FnURLEncode     Func = "URL_ENCODE"
+	FnURLDecode     Func = "URL_DECODE"
+	FnParseURL      Func = "PARSE_URL"
+	FnCurrentDate   Func = "CURRENT_DATE"
+	FnConvertTZ     Func = "CONVERT_TZ"
+	FnFloorTime     Func = "FLOOR TO"
+	FnCeilTime      Func = "CEIL TO"
+	FnRegexpCount   Func = "REGEXP_COUNT"
+	FnRegexpInstr   Func = "REGEXP_INSTR"
+	FnRegexpSubstr  Func = "REGEXP_SUBSTR"
+	FnSimilar       Func = "SIMILAR TO"
+	FnOverlay       Func = "OVERLAY"
+	FnJSONValue     Func = "JSON_VALUE"
+	FnJSONExists    Func = "JSON_EXISTS"
+	FnIsJSON        Func = "IS JSON"     // (STRING, STRING literal kind: VALUE, SCALAR, ARRAY, OBJECT)
+	FnIsNotJSON     Func = "IS NOT JSON" // FALSE for NULL, as IS JSON
 )
 
 func (e *ColumnRef) Type() Type { return e.T }
@@ -155,7 +252,7 @@ func (e *Call) String() string {
 		args[i] = a.String()
 	}
 	switch e.Fn {
-	case FnAdd, FnSub, FnMul, FnDiv, FnEq, FnNe, FnLt, FnLe, FnGt, FnGe:
+	case FnAdd, FnSub, FnMul, FnDiv, FnEq, FnNe, FnLt, FnLe, FnGt, FnGe, FnIsDistinct, FnIsNotDistinct:
 		return "(" + args[0] + " " + string(e.Fn) + " " + args[1] + ")"
 	case FnAnd, FnOr:
 		return "(" + strings.Join(args, " "+string(e.Fn)+" ") + ")"
@@ -165,6 +262,16 @@ func (e *Call) String() string {
 		return "(" + args[0] + " IN (" + strings.Join(args[1:], ", ") + "))"
 	case FnLike:
 		return "(" + args[0] + " LIKE " + args[1] + ")"
+	case FnSimilar:
+		return "(" + args[0] + " SIMILAR TO " + args[1] + ")"
+	case FnFloorTime, FnCeilTime:
+		if u, ok := e.Args[0].(*Literal); ok && len(args) == 2 {
+			name := "FLOOR"
+			if e.Fn == FnCeilTime {
+				name = "CEIL"
+			}
+			return fmt.Sprintf("%s(%s TO %v)", name, args[1], u.Value)
+		}
 	}
 	return string(e.Fn) + "(" + strings.Join(args, ", ") + ")"
 }

@@ -237,7 +237,7 @@ func isConstExpr(e planner.Expr) bool {
 		}
 		return e.Else == nil || isConstExpr(e.Else)
 	case *planner.Call:
-		if e.Fn == planner.FnCurrentTS {
+		if kernels[e.Fn].volatile {
 			return false
 		}
 		for _, a := range e.Args {
@@ -330,11 +330,27 @@ func isConst(nd node) (datum, bool) {
 	return datum{}, false
 }
 
-func arity(e *planner.Call, min, max int) error {
-	if len(e.Args) < min || len(e.Args) > max {
-		return newError(ErrUnsupported, "%s takes %s arguments, got %d", e.Fn, arityText(min, max), len(e.Args))
+func (cp *compiler) compileCall(e *planner.Call) (node, error) {
+	f, ok := planner.FunctionOf(e.Fn)
+	spec, ok2 := kernels[e.Fn]
+	if !ok || !ok2 {
+		return nil, newError(ErrUnsupported, "unsupported function %s", e.Fn)
 	}
-	return nil
+	if lo, hi := f.MinArgs(), f.MaxArgs(); len(e.Args) < lo || len(e.Args) > hi {
+		return nil, newError(ErrUnsupported, "%s takes %s arguments, got %d", e.Fn, arityText(lo, hi), len(e.Args))
+	}
+	if spec.node != nil {
+		return spec.node(cp, e)
+	}
+	args, argT, err := cp.compileArgs(e.Args)
+	if err != nil {
+		return nil, err
+	}
+	fn, err := spec.kernel(cp, e, args, argT)
+	if err != nil {
+		return nil, err
+	}
+	return cp.call(string(e.Fn), args, argT, e.T, f.Nulls != planner.NullAware, fn)
 }
 
 func arityText(min, max int) string {
@@ -345,97 +361,6 @@ func arityText(min, max int) string {
 		return fmt.Sprintf("at least %d", min)
 	}
 	return fmt.Sprintf("%d to %d", min, max)
-}
-
-func (cp *compiler) compileCall(e *planner.Call) (node, error) {
-	const many = 1 << 20
-	var err error
-	switch e.Fn {
-	case planner.FnAnd, planner.FnOr:
-		err = arity(e, 1, many)
-	case planner.FnCoalesce, planner.FnConcat:
-		err = arity(e, 1, many)
-	case planner.FnIn:
-		err = arity(e, 2, many)
-	case planner.FnCurrentTS:
-		err = arity(e, 0, 0)
-	case planner.FnNeg, planner.FnNot, planner.FnIsNull, planner.FnIsNotNull, planner.FnIsTrue,
-		planner.FnIsNotTrue, planner.FnIsFalse, planner.FnIsNotFalse, planner.FnUpper,
-		planner.FnLower, planner.FnCharLength, planner.FnAbs, planner.FnFloor, planner.FnCeil,
-		planner.FnSqrt:
-		err = arity(e, 1, 1)
-	case planner.FnSubstring, planner.FnReplace, planner.FnLike:
-		err = arity(e, 2, 3)
-	case planner.FnTrim, planner.FnLTrim, planner.FnRTrim, planner.FnRound, planner.FnToTimestamp,
-		planner.FnToTimestampLTZ:
-		err = arity(e, 1, 2)
-	default:
-		err = arity(e, 2, 2)
-	}
-	if err != nil {
-		return nil, err
-	}
-	switch e.Fn {
-	case planner.FnAnd, planner.FnOr:
-		return cp.compileLogic(e)
-	case planner.FnCoalesce:
-		return cp.compileCoalesce(e)
-	case planner.FnIn:
-		return cp.compileIn(e)
-	case planner.FnCurrentTS:
-		return nowNode{}, nil
-	}
-	args, argT, err := cp.compileArgs(e.Args)
-	if err != nil {
-		return nil, err
-	}
-	fn, strict, err := cp.kernelFor(e, args, argT)
-	if err != nil {
-		return nil, err
-	}
-	return cp.call(string(e.Fn), args, argT, e.T, strict, fn)
-}
-
-// kernelFor picks the kernel of a call whose arguments are evaluated eagerly.
-func (cp *compiler) kernelFor(e *planner.Call, args []node, argT []planner.Type) (kernelFn, bool, error) {
-	switch e.Fn {
-	case planner.FnAdd, planner.FnSub, planner.FnMul, planner.FnDiv, planner.FnMod:
-		fn, err := arithKernel(e.Fn, argT[0], argT[1], e.T)
-		return fn, true, err
-	case planner.FnNeg:
-		fn, err := negKernel(argT[0], e.T)
-		return fn, true, err
-	case planner.FnEq, planner.FnNe, planner.FnLt, planner.FnLe, planner.FnGt, planner.FnGe:
-		fn, err := cmpKernel(e.Fn, argT[0], argT[1])
-		return fn, true, err
-	case planner.FnNot:
-		if argT[0].Kind != planner.Boolean && argT[0].Kind != planner.Null {
-			return nil, false, newError(ErrUnsupported, "NOT takes a BOOLEAN, got %s", argT[0])
-		}
-		return notKernel, true, nil
-	case planner.FnIsNull, planner.FnIsNotNull, planner.FnIsTrue, planner.FnIsNotTrue,
-		planner.FnIsFalse, planner.FnIsNotFalse:
-		fn, err := isKernel(e.Fn, argT[0])
-		return fn, false, err
-	case planner.FnNullIf:
-		fn, err := nullIfKernel(argT[0], argT[1], e.T)
-		return fn, false, err
-	case planner.FnLike:
-		fn, err := likeKernel(args, argT)
-		return fn, true, err
-	case planner.FnConcat, planner.FnUpper, planner.FnLower, planner.FnSubstring,
-		planner.FnCharLength, planner.FnTrim, planner.FnLTrim, planner.FnRTrim,
-		planner.FnReplace, planner.FnPosition:
-		fn, err := stringKernel(e.Fn, argT)
-		return fn, true, err
-	case planner.FnAbs, planner.FnRound, planner.FnFloor, planner.FnCeil, planner.FnPower,
-		planner.FnSqrt:
-		fn, err := mathKernel(e.Fn, argT, e.T)
-		return fn, true, err
-	case planner.FnToTimestamp, planner.FnToTimestampLTZ, planner.FnDateFormat, planner.FnExtract:
-		return timeKernel(e.Fn, args, argT, e.T)
-	}
-	return nil, false, newError(ErrUnsupported, "unsupported function %s", e.Fn)
 }
 
 // mayFail reports whether evaluating e can return an error for some row; such
@@ -457,18 +382,8 @@ func mayFail(e planner.Expr) bool {
 				return true
 			}
 		}
-		if len(e.Args) == 0 {
-			return false
-		}
-		k := e.Args[0].Type().Kind
-		switch e.Fn {
-		case planner.FnDiv, planner.FnMod:
-			return k != planner.Double
-		case planner.FnAdd, planner.FnSub, planner.FnMul, planner.FnNeg, planner.FnAbs,
-			planner.FnRound, planner.FnFloor, planner.FnCeil:
-			return k == planner.Decimal
-		case planner.FnLike: // an escape makes some patterns invalid
-			return len(e.Args) == 3 && !(isConstExpr(e.Args[1]) && isConstExpr(e.Args[2]))
+		if spec := kernels[e.Fn]; spec.mayFail != nil && len(e.Args) > 0 {
+			return spec.mayFail(e)
 		}
 	}
 	return false

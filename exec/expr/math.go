@@ -131,6 +131,10 @@ func roundKernel(ta, t planner.Type, dt arrow.DataType) (kernelFn, error) {
 			digits = intColOf(args[1])
 		}
 		x := args[0]
+		if x.arr == nil { // a constant rounded to the digits of a column
+			x = arrDatum(broadcast(c.mem, ta, exec.ArrowType(ta), x, n), true)
+			defer x.release()
+		}
 		switch ta.Kind {
 		case planner.Int:
 			v := arrowbuf.Values[int32](x.arr)

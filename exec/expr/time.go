@@ -68,7 +68,7 @@ func timeKernel(fn planner.Func, args []node, argT []planner.Type, t planner.Typ
 				return nil, false, newError(ErrUnsupported, "TO_TIMESTAMP takes STRING arguments, got %s", a)
 			}
 		}
-		pattern, err := constPattern(args, 1)
+		pattern, err := constPattern(fn, args, 1)
 		if err != nil {
 			return nil, false, err
 		}
@@ -79,7 +79,7 @@ func timeKernel(fn planner.Func, args []node, argT []planner.Type, t planner.Typ
 		if !argT[0].IsTemporal() && argT[0].Kind != planner.String || argT[1].Kind != planner.String {
 			return nil, false, newError(ErrUnsupported, "DATE_FORMAT takes a timestamp and a STRING, got %s, %s", argT[0], argT[1])
 		}
-		pattern, err := constPattern(args, 1)
+		pattern, err := constPattern(fn, args, 1)
 		if err != nil {
 			return nil, false, err
 		}
@@ -90,7 +90,7 @@ func timeKernel(fn planner.Func, args []node, argT []planner.Type, t planner.Typ
 
 // constPattern compiles argument i when it is a constant pattern (nil otherwise: compiled
 // per row, and a bad one gives NULL).
-func constPattern(args []node, i int) (datePattern, error) {
+func constPattern(fn planner.Func, args []node, i int) (datePattern, error) {
 	if i >= len(args) {
 		return nil, nil
 	}
@@ -98,7 +98,11 @@ func constPattern(args []node, i int) (datePattern, error) {
 	if !ok || d.null {
 		return nil, nil
 	}
-	return compileDatePattern(d.s)
+	dp, err := compileDatePattern(d.s)
+	if err != nil {
+		return nil, newError(ErrInvalidArgument, "%s: %v", fn, err)
+	}
+	return dp, nil
 }
 
 // patternCache compiles per-row patterns, reusing the last one.

@@ -167,4 +167,14 @@ SELECT
 FROM orders
 WHERE customer IS NOT NULL AND customer <> '' AND ts >= CURRENT_TIMESTAMP - INTERVAL '1' DAY
 GROUP BY customer
-HAVING SUM(amount) > 1000
+HAVING SUM(amount) > 1000;
+
+-- predicates added with the function table
+SELECT a IS DISTINCT FROM b + 1, a IS NOT DISTINCT FROM NULL, a NOT BETWEEN SYMMETRIC 3 AND 1,
+  f IS NOT UNKNOWN, CASE a WHEN 1, 2 THEN 'low' WHEN 3 THEN 'mid' ELSE 'high' END FROM t;
+
+SELECT FLOOR(ts TO HOUR) AS h, CEIL(ts TO DAY), CEILING(price), FLOOR(DATE '2024-05-06' TO MONTH) FROM t;
+
+SELECT OVERLAY(name PLACING 'xx' FROM 2 FOR 3), OVERLAY(name PLACING 'y' FROM 1), name SIMILAR TO '(a|b)%' FROM t;
+
+SELECT doc IS JSON, doc IS NOT JSON OBJECT, JSON_VALUE(doc, '$.a[0]'), JSON_EXISTS(doc, 'strict $.b') FROM t;
