@@ -272,7 +272,7 @@ func TestREPLJobs(t *testing.T) {
 	io.WriteString(stdin, "INSERT INTO hole SELECT n FROM g;\n")
 	waitFor(t, lines, "Job ID: insert-hole")
 	io.WriteString(stdin, "SHOW JOBS;\n")
-	waitFor(t, lines, "| insert-hole | RUNNING")
+	waitFor(t, lines, "| insert-hole |") // CREATED or RUNNING, as the job's start goes
 	io.WriteString(stdin, "STOP JOB 'insert-hole';\n")
 	waitFor(t, lines, "[INFO] Job insert-hole stopped.")
 	io.WriteString(stdin, "INSERT INTO g SELECT n FROM g;\n")

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/decimal128"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/connector"
 	"github.com/streamsql/streamsql/exec/format"
 	"github.com/streamsql/streamsql/planner"
 )
@@ -560,8 +561,9 @@ func (b *buffer) encode(dst []byte) []byte {
 	return dst
 }
 
-// errCorrupt: a spool chunk does not decode.
-var errCorrupt = errors.New("corrupt spool chunk")
+// errCorrupt: a spool chunk does not decode, or fails its checksum; no restart cures
+// it, so it fails the job at once.
+var errCorrupt = fmt.Errorf("spool chunk is %w", connector.ErrDamaged)
 
 // decode replaces the buffer's rows with those of an encoded chunk. Rows are not
 // folded: a chunk came from a folded buffer.
