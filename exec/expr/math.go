@@ -120,10 +120,24 @@ func absLoop[T int32 | int64](a, out []T, _ []byte) error {
 
 // roundKernel is ROUND(x[, d]): half away from zero, as Flink.
 func roundKernel(ta, t planner.Type, dt arrow.DataType) (kernelFn, error) {
+	return placesKernel(placeOps{"ROUND", roundInt, roundFloat, roundDec}, ta, t, dt)
+}
+
+// placeOps is a function of a number and a count of decimal places, by the number's
+// type: ROUND and TRUNCATE.
+type placeOps struct {
+	name   string
+	int    func(x, d int64) int64
+	double func(x float64, d int64) float64
+	dec    func(x dec, s int, d int64, t planner.Type) (dec, bool)
+}
+
+// placesKernel applies ops to x (of type ta) and d decimal places (default 0), in T.
+func placesKernel(ops placeOps, ta, t planner.Type, dt arrow.DataType) (kernelFn, error) {
 	switch ta.Kind {
 	case planner.Int, planner.BigInt, planner.Double, planner.Decimal:
 	default:
-		return nil, newError(ErrUnsupported, "ROUND does not take %s", ta)
+		return nil, newError(ErrUnsupported, "%s does not take %s", ops.name, ta)
 	}
 	return func(c *ctx, n int, args []datum) (datum, error) {
 		digits := intCol{scalar: true}
@@ -131,7 +145,7 @@ func roundKernel(ta, t planner.Type, dt arrow.DataType) (kernelFn, error) {
 			digits = intColOf(args[1])
 		}
 		x := args[0]
-		if x.arr == nil { // a constant rounded to the digits of a column
+		if x.arr == nil { // a constant taken to the places of a column
 			x = arrDatum(broadcast(c.mem, ta, exec.ArrowType(ta), x, n), true)
 			defer x.release()
 		}
@@ -139,22 +153,22 @@ func roundKernel(ta, t planner.Type, dt arrow.DataType) (kernelFn, error) {
 		case planner.Int:
 			v := arrowbuf.Values[int32](x.arr)
 			return fixedRows(c, n, args, dt, func(i int) (int32, bool, error) {
-				return int32(roundInt(int64(v[i]), digits.at(i))), true, nil
+				return int32(ops.int(int64(v[i]), digits.at(i))), true, nil
 			})
 		case planner.BigInt:
 			v := arrowbuf.Values[int64](x.arr)
 			return fixedRows(c, n, args, dt, func(i int) (int64, bool, error) {
-				return roundInt(v[i], digits.at(i)), true, nil
+				return ops.int(v[i], digits.at(i)), true, nil
 			})
 		case planner.Double:
 			v := arrowbuf.Values[float64](x.arr)
 			return fixedRows(c, n, args, dt, func(i int) (float64, bool, error) {
-				return roundFloat(v[i], digits.at(i)), true, nil
+				return ops.double(v[i], digits.at(i)), true, nil
 			})
 		}
 		v := arrowbuf.Values[dec](x.arr)
 		return fixedRows(c, n, args, dt, func(i int) (dec, bool, error) {
-			r, ok := roundDec(v[i], ta.Scale, digits.at(i), t)
+			r, ok := ops.dec(v[i], ta.Scale, digits.at(i), t)
 			if !ok {
 				return r, false, newError(ErrOverflow, "%s overflow", t.Nullable())
 			}

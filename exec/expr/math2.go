@@ -126,45 +126,7 @@ func signKernel(t planner.Type) (kernelFn, error) {
 // truncateKernel is TRUNCATE(x[, d]): x cut toward zero to d decimal places (d < 0 zeroes
 // digits left of the point), in T.
 func truncateKernel(ta, t planner.Type) (kernelFn, error) {
-	dt := exec.ArrowType(t)
-	return func(c *ctx, n int, args []datum) (datum, error) {
-		digits := intCol{scalar: true}
-		if len(args) > 1 {
-			digits = intColOf(args[1])
-		}
-		x := args[0]
-		if x.arr == nil { // a constant cut to the digits of a column
-			x = arrDatum(broadcast(c.mem, ta, exec.ArrowType(ta), x, n), true)
-			defer x.release()
-		}
-		switch ta.Kind {
-		case planner.Int:
-			v := arrowbuf.Values[int32](x.arr)
-			return fixedRows(c, n, args, dt, func(i int) (int32, bool, error) {
-				return int32(truncInt(int64(v[i]), digits.at(i))), true, nil
-			})
-		case planner.BigInt:
-			v := arrowbuf.Values[int64](x.arr)
-			return fixedRows(c, n, args, dt, func(i int) (int64, bool, error) {
-				return truncInt(v[i], digits.at(i)), true, nil
-			})
-		case planner.Double:
-			v := arrowbuf.Values[float64](x.arr)
-			return fixedRows(c, n, args, dt, func(i int) (float64, bool, error) {
-				return truncFloat(v[i], digits.at(i)), true, nil
-			})
-		case planner.Decimal:
-			v := arrowbuf.Values[dec](x.arr)
-			return fixedRows(c, n, args, dt, func(i int) (dec, bool, error) {
-				r, ok := truncDec(v[i], ta.Scale, digits.at(i), t)
-				if !ok {
-					return r, false, newError(ErrOverflow, "%s overflow", t.Nullable())
-				}
-				return r, true, nil
-			})
-		}
-		return datum{}, newError(ErrUnsupported, "TRUNCATE does not take %s", ta)
-	}, nil
+	return placesKernel(placeOps{"TRUNCATE", truncInt, truncFloat, truncDec}, ta, t, exec.ArrowType(t))
 }
 
 func truncInt(x, d int64) int64 {
