@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -35,14 +36,17 @@ type JobInfo struct {
 }
 
 type controlRequest struct {
-	Op    string `json:"op"` // list or stop
-	Job   string `json:"job,omitempty"`
-	Drain bool   `json:"drain,omitempty"`
+	Op        string `json:"op"` // list, stop or savepoint
+	Job       string `json:"job,omitempty"`
+	Drain     bool   `json:"drain,omitempty"`
+	Savepoint bool   `json:"savepoint,omitempty"` // stop with a savepoint
+	Target    string `json:"target,omitempty"`    // the savepoint's parent directory
 }
 
 type controlReply struct {
 	Jobs           []JobInfo `json:"jobs,omitempty"`
 	LastCheckpoint int64     `json:"last_checkpoint,omitempty"`
+	Path           string    `json:"path,omitempty"` // the savepoint's
 	Error          string    `json:"error,omitempty"`
 }
 
@@ -106,13 +110,22 @@ func (s *Session) answer(ctx context.Context, conn net.Conn) {
 		for _, st := range s.Jobs() {
 			reply.Jobs = append(reply.Jobs, jobInfo(st))
 		}
-	case "stop":
+	case "stop", "savepoint":
 		j := s.Job(req.Job)
 		if j == nil {
 			reply.Error = "no such job"
 			break
 		}
-		if err := s.StopJob(ctx, j, req.Drain); err != nil {
+		var err error
+		switch {
+		case req.Op == "savepoint":
+			reply.Path, err = j.Savepoint(ctx, req.Target)
+		case req.Savepoint:
+			reply.Path, err = s.StopJobWithSavepoint(ctx, j, req.Drain, req.Target)
+		default:
+			err = s.StopJob(ctx, j, req.Drain)
+		}
+		if err != nil {
 			reply.Error = err.Error()
 		}
 		reply.LastCheckpoint = j.Status().LastCheckpoint
@@ -169,11 +182,43 @@ func ListJobs(stateDir string) ([]JobInfo, error) {
 // StopJob stops the job of that name in whichever streamsql process of stateDir runs
 // it, gracefully, and returns once it stopped, with its last completed checkpoint.
 func StopJob(stateDir, name string, drain bool) (lastCheckpoint int64, err error) {
+	r, err := askJob(stateDir, controlRequest{Op: "stop", Job: name, Drain: drain})
+	return r.LastCheckpoint, err
+}
+
+// StopJobWithSavepoint stops the job of that name, as StopJob does, with a savepoint
+// under target (the job's 'state.savepoints.dir' when empty), and returns its path.
+func StopJobWithSavepoint(stateDir, name string, drain bool, target string) (string, error) {
+	r, err := askJob(stateDir, controlRequest{Op: "stop", Job: name, Drain: drain, Savepoint: true, Target: absPath(target)})
+	return r.Path, err
+}
+
+// TakeSavepoint has the running job of that name take a savepoint under target (the
+// job's 'state.savepoints.dir' when empty), and returns its path; the job goes on.
+func TakeSavepoint(stateDir, name, target string) (string, error) {
+	r, err := askJob(stateDir, controlRequest{Op: "savepoint", Job: name, Target: absPath(target)})
+	return r.Path, err
+}
+
+// absPath makes a path given on one process's command line mean the same to another.
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// askJob sends req to the process of stateDir that runs the job req names.
+func askJob(stateDir string, req controlRequest) (controlReply, error) {
 	found := false
+	var reply controlReply
 	var runErr error
-	err = ask(stateDir, controlRequest{Op: "list"}, func(pid int, r controlReply) bool {
+	err := ask(stateDir, controlRequest{Op: "list"}, func(pid int, r controlReply) bool {
 		for _, j := range r.Jobs {
-			if j.Name == name && (j.State == string(job.Running) || j.State == string(job.Restarting) || j.State == string(job.Created)) {
+			if j.Name == req.Job && (j.State == string(job.Running) || j.State == string(job.Restarting) || j.State == string(job.Created)) {
 				found = true
 			}
 		}
@@ -181,34 +226,36 @@ func StopJob(stateDir, name string, drain bool) (lastCheckpoint int64, err error
 			return true
 		}
 		sock := filepath.Join(controlDir(stateDir), strconv.Itoa(pid)+".sock")
-		runErr = stopAt(sock, name, drain, &lastCheckpoint)
+		reply, runErr = askAt(sock, req)
 		return false
 	})
 	if err != nil {
-		return 0, err
+		return reply, err
 	}
 	if !found {
-		return 0, fmt.Errorf("no running job named '%s' uses the state directory %s", name, stateDir)
+		return reply, fmt.Errorf("no running job named '%s' uses the state directory %s", req.Job, stateDir)
 	}
-	return lastCheckpoint, runErr
+	return reply, runErr
 }
 
-func stopAt(sock, name string, drain bool, last *int64) error {
+func askAt(sock string, req controlRequest) (controlReply, error) {
+	var r controlReply
 	conn, err := net.Dial("unix", sock)
 	if err != nil {
-		return err
+		return r, err
 	}
 	defer conn.Close()
-	if err := json.NewEncoder(conn).Encode(controlRequest{Op: "stop", Job: name, Drain: drain}); err != nil {
-		return err
+	if err := json.NewEncoder(conn).Encode(req); err != nil {
+		return r, err
 	}
-	var r controlReply
 	if err := json.NewDecoder(conn).Decode(&r); err != nil {
-		return fmt.Errorf("job %s: %w", name, err)
+		return r, fmt.Errorf("job %s: %w", req.Job, err)
 	}
-	*last = r.LastCheckpoint
 	if r.Error != "" {
-		return fmt.Errorf("job %s: %s", name, r.Error)
+		if strings.HasPrefix(r.Error, "job ") {
+			return r, errors.New(r.Error)
+		}
+		return r, fmt.Errorf("job %s: %s", req.Job, r.Error)
 	}
-	return nil
+	return r, nil
 }

@@ -36,6 +36,12 @@ type Config struct {
 	// Control serves `streamsql list` and `streamsql stop` on a socket in StateDir
 	// from the first job on, until Close.
 	Control bool
+	// Settings are SET options the session starts with (the command line's -s sets
+	// 'execution.savepoint.path').
+	Settings map[string]string
+	// DryRun builds each job and reports what it would restore of its savepoint,
+	// without running it; a job that would not restore fails.
+	DryRun bool
 }
 
 // Session executes statements against its own catalog and settings.
@@ -84,6 +90,12 @@ func NewSession(cfg Config) (*Session, error) {
 		cfg.StateDir = "streamsql-state"
 	}
 	s := &Session{cfg: cfg, catalog: planner.NewCatalog(), settings: map[string]string{}, connectors: connectors}
+	for k, v := range cfg.Settings {
+		if err := job.Check(k, v); err != nil {
+			return nil, err
+		}
+		s.settings[k] = v
+	}
 	s.jobCtx, s.cancelJobs = context.WithCancel(context.Background())
 	return s, s.SetFormat(cfg.Format)
 }
@@ -294,6 +306,13 @@ func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt, settings j
 	fmt.Fprintf(s.cfg.Out, "== Physical Plan ==\n%s", planner.Explain(plan, func(n planner.Node) int { return job.TasksOf(s.connectors, n, par) }))
 	g := s.guarantee(plan, isQuery, settings.Checkpoint)
 	fmt.Fprintf(s.cfg.Out, "\n== Guarantee ==\n%s\n", g)
+	if settings.SavepointPath != "" {
+		report, err := s.restoreReport(plan, settings)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(s.cfg.Out, "\n== Savepoint ==\n%s", report)
+	}
 	return nil
 }
 

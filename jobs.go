@@ -69,8 +69,47 @@ func (s *Session) newJob(plan planner.Node, settings job.Settings, result job.Op
 	return j, nil
 }
 
+// restoreReport builds the job of plan, without running it, and says what it would
+// restore of the savepoint its settings name.
+func (s *Session) restoreReport(plan planner.Node, settings job.Settings) (*job.RestoreReport, error) {
+	ctx, cancel := context.WithCancel(s.jobCtx)
+	defer cancel()
+	var result job.OpFactory
+	if _, ok := plan.(*planner.Sink); !ok {
+		result = func(context.Context, int, exec.Output) (exec.Operator, error) {
+			return newResultSink(s.cfg, plan.Schema()), nil
+		}
+	}
+	name := settings.Name
+	if name == "" {
+		name = job.DeriveName(plan, s.selects+1)
+	}
+	j, err := job.New(ctx, s.env(), job.Spec{Name: name, Plan: plan, Settings: settings, Result: result})
+	if err != nil {
+		return nil, err
+	}
+	return j.ReadSavepoint()
+}
+
+// dryRun prints what the job of plan would restore of its savepoint, and fails when the
+// restore would.
+func (s *Session) dryRun(plan planner.Node, settings job.Settings) error {
+	if settings.SavepointPath == "" {
+		return errors.New("--dry-run reports what a job restores of a savepoint: give one with -s PATH or 'execution.savepoint.path'")
+	}
+	report, err := s.restoreReport(plan, settings)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(s.cfg.Out, report)
+	return report.Err()
+}
+
 // startJob starts an INSERT INTO's job in the background and prints its name.
 func (s *Session) startJob(plan planner.Node, settings job.Settings) error {
+	if s.cfg.DryRun {
+		return s.dryRun(plan, settings)
+	}
 	j, err := s.newJob(plan, settings, nil)
 	if err != nil {
 		return err
@@ -102,6 +141,9 @@ func (s *Session) startJob(plan planner.Node, settings job.Settings) error {
 // runQuery runs a SELECT in the foreground and prints its result. Cancelling ctx (Ctrl-C)
 // stops the query gracefully: what it computed so far prints.
 func (s *Session) runQuery(ctx context.Context, plan planner.Node, settings job.Settings) error {
+	if s.cfg.DryRun {
+		return s.dryRun(plan, settings)
+	}
 	var res *resultSink
 	j, err := s.newJob(plan, settings, func(context.Context, int, exec.Output) (exec.Operator, error) {
 		res = newResultSink(s.cfg, plan.Schema())
@@ -145,12 +187,16 @@ func (s *Session) showJobs() error {
 
 // stopJob stops a running job gracefully and waits until it stopped.
 func (s *Session) stopJob(ctx context.Context, st *parser.StopJobStmt) error {
-	if st.Savepoint {
-		return &planner.Error{Pos: st.Pos, Msg: "STOP JOB ... WITH SAVEPOINT is not supported yet: savepoints are not built; STOP JOB without it keeps a final checkpoint the job resumes from"}
-	}
 	j := s.Job(st.Name)
 	if j == nil {
 		return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("no job named '%s' (SHOW JOBS lists them)", st.Name)}
+	}
+	if st.Savepoint {
+		path, err := s.StopJobWithSavepoint(ctx, j, st.Drain, "")
+		if err != nil {
+			return err
+		}
+		return s.printTable([]string{"savepoint path"}, [][]string{{path}})
 	}
 	if err := s.StopJob(ctx, j, st.Drain); err != nil {
 		return err
@@ -200,6 +246,16 @@ func (s *Session) StopJob(ctx context.Context, j *job.Job, drain bool) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// StopJobWithSavepoint stops j gracefully with a savepoint under target (the
+// session's 'state.savepoints.dir' when empty) and returns its path.
+func (s *Session) StopJobWithSavepoint(ctx context.Context, j *job.Job, drain bool, target string) (string, error) {
+	switch j.Status().State {
+	case job.Finished, job.Failed, job.Canceled:
+		return "", fmt.Errorf("job %s is not running (%s)", j.Name(), j.Status().State)
+	}
+	return j.StopWithSavepoint(ctx, drain, target)
 }
 
 func (s *Session) recordCheckpoint(r job.CheckpointRecord) {

@@ -112,6 +112,12 @@ func (c *Coordinator) Tick(now time.Time) []Action {
 // whatever the interval, pause and concurrency limits.
 func (c *Coordinator) TriggerFinal(now time.Time) Trigger {
 	c.final = true
+	return c.TriggerNow(now)
+}
+
+// TriggerNow starts a checkpoint at once, whatever the interval, pause and concurrency
+// limits: the checkpoint of a savepoint the user asked for.
+func (c *Coordinator) TriggerNow(now time.Time) Trigger {
 	id := c.nextID
 	c.nextID++
 	c.pending[id] = &pendingCheckpoint{started: now, acks: map[int]Ack{}}

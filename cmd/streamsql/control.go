@@ -10,18 +10,41 @@ import (
 	"github.com/streamsql/streamsql/exec/format"
 )
 
-// control runs `streamsql list` and `streamsql stop`: job control of the streamsql
+// control runs `streamsql list`, `stop` and `savepoint`: job control of the streamsql
 // processes that use a state directory, through their control sockets.
 func control(cmd string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("streamsql "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	stateDir := fs.String("state-dir", "streamsql-state", "the state directory of the jobs")
 	drain := fs.Bool("drain", false, "stop: advance event time to the end first, so every window fires")
-	savepoint := fs.String("savepoint-path", "", "stop: take a savepoint into this directory (not supported yet)")
+	savepoint := fs.String("savepoint-path", "", "stop: take a savepoint into this directory first")
+	if cmd == "savepoint" && len(args) > 0 && args[0] == "inspect" {
+		if len(args) != 2 {
+			fmt.Fprintln(stderr, "usage: streamsql savepoint inspect PATH")
+			return 2
+		}
+		if err := streamsql.InspectSavepoint(args[1], stdout); err != nil {
+			fmt.Fprintf(stderr, "streamsql savepoint inspect: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	switch cmd {
+	case "savepoint":
+		if fs.NArg() < 1 || fs.NArg() > 2 {
+			fmt.Fprintln(stderr, "usage: streamsql savepoint --state-dir DIR JOB [TARGET_DIR]\n       streamsql savepoint inspect PATH")
+			return 2
+		}
+		path, err := streamsql.TakeSavepoint(*stateDir, fs.Arg(0), fs.Arg(1))
+		if err != nil {
+			fmt.Fprintf(stderr, "streamsql savepoint: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "Savepoint completed. Path: %s\n", path)
+		return 0
 	case "list":
 		if fs.NArg() > 0 {
 			fmt.Fprintf(stderr, "streamsql list: unexpected argument %q\n", fs.Arg(0))
@@ -49,12 +72,17 @@ func control(cmd string, args []string, stdout, stderr io.Writer) int {
 		return 0
 	default: // stop
 		if fs.NArg() != 1 {
-			fmt.Fprintln(stderr, "usage: streamsql stop --state-dir DIR [--drain] JOB")
+			fmt.Fprintln(stderr, "usage: streamsql stop --state-dir DIR [--savepoint-path TARGET_DIR] [--drain] JOB")
 			return 2
 		}
 		if *savepoint != "" {
-			fmt.Fprintln(stderr, "streamsql stop: --savepoint-path is not supported yet: savepoints are not built; without it, the job stops with a final checkpoint it resumes from")
-			return 1
+			path, err := streamsql.StopJobWithSavepoint(*stateDir, fs.Arg(0), *drain, *savepoint)
+			if err != nil {
+				fmt.Fprintf(stderr, "streamsql stop: %v\n", err)
+				return 1
+			}
+			fmt.Fprintf(stdout, "Savepoint completed. Path: %s\n", path)
+			return 0
 		}
 		last, err := streamsql.StopJob(*stateDir, fs.Arg(0), *drain)
 		if err != nil {

@@ -30,7 +30,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "bench":
 			return bench(args[1:], stdout, stderr)
-		case "list", "stop":
+		case "list", "stop", "savepoint":
 			return control(args[0], args[1:], stdout, stderr)
 		}
 	}
@@ -41,8 +41,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	stateDir := fs.String("state-dir", "streamsql-state", "where jobs keep checkpoints; a job started again resumes from its latest")
 	fresh := fs.Bool("fresh", false, "discard earlier checkpoints and start jobs from nothing")
 	format := fs.String("format", "", "how SELECT results print: table, csv, json or changelog (default: table in the shell or on a terminal, csv otherwise)")
+	savepoint := fs.String("s", "", "start the jobs from the savepoint at `PATH` (or a retained checkpoint)")
+	allowDrop := fs.Bool("allow-non-restored-state", false, "with -s: drop the savepoint's state that no operator of the new query claims")
+	dryRun := fs.Bool("dry-run", false, "with -s: report what each job would restore of the savepoint, and run nothing")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog] [--state-dir DIR] [--fresh]\n       streamsql bench [-rows N]\n       streamsql list --state-dir DIR\n       streamsql stop --state-dir DIR [--drain] JOB\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
+		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog] [--state-dir DIR] [--fresh] [-s PATH [--allow-non-restored-state] [--dry-run]]\n"+
+			"       streamsql bench [-rows N]\n       streamsql list --state-dir DIR\n       streamsql stop --state-dir DIR [--savepoint-path TARGET_DIR] [--drain] JOB\n"+
+			"       streamsql savepoint --state-dir DIR JOB [TARGET_DIR]\n       streamsql savepoint inspect PATH\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -66,8 +71,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 			*format = "table"
 		}
 	}
+	if *dryRun && *savepoint == "" {
+		fmt.Fprintln(stderr, "streamsql: --dry-run reports what jobs restore of a savepoint: give one with -s PATH")
+		return 2
+	}
+	settings := map[string]string{}
+	if *savepoint != "" {
+		settings["execution.savepoint.path"] = *savepoint
+	}
+	if *allowDrop {
+		settings["execution.savepoint.ignore-unclaimed-state"] = "true"
+	}
 	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Format: *format, Verbose: interactive,
-		StateDir: *stateDir, Fresh: *fresh, Control: true})
+		StateDir: *stateDir, Fresh: *fresh, Control: !*dryRun, Settings: settings, DryRun: *dryRun})
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
 		return 2
@@ -110,7 +126,9 @@ const help = `Statements end with ';' and may span lines.
   SHOW TABLES;  DESCRIBE t;  SHOW JOBS;  SHOW CHECKPOINTS;
   SELECT ...;                          runs the query and prints its result; Ctrl-C stops it
   INSERT INTO t SELECT ...;            starts a job that writes into t, in the background
-  STOP JOB 'name' [WITH DRAIN];        stops a job gracefully, with a final checkpoint
+  STOP JOB 'name' [WITH SAVEPOINT] [WITH DRAIN];
+                                       stops a job gracefully, with a final checkpoint
+                                       (and a savepoint of it, whose path it prints)
   EXPLAIN SELECT ...;                  shows the operator pipeline
 Commands: help, quit (or exit, or Ctrl-D).
 `

@@ -85,3 +85,35 @@ func readHandle(handle []byte, st *KeyedState, operator string) (stateHandle, er
 	}
 	return h, nil
 }
+
+// RescaleHandles returns the handles of a keyed operator's tasks restored at another
+// parallelism, tasks, from those its old tasks snapshotted. Every task reads its own
+// key groups from the same namespace and checkpoint; a window's watermark is the
+// least of the old tasks', so no window that one of them had yet to fire is lost, and
+// none fires twice (a fired window's state is gone).
+func RescaleHandles(old [][]byte, tasks int) ([][]byte, error) {
+	var merged stateHandle
+	for i, data := range old {
+		var h stateHandle
+		if err := json.Unmarshal(data, &h); err != nil {
+			return nil, fmt.Errorf("state handle of task %d: %w", i, err)
+		}
+		if i == 0 {
+			merged = h
+			continue
+		}
+		if h.Namespace != merged.Namespace || h.Checkpoint != merged.Checkpoint {
+			return nil, fmt.Errorf("the tasks' state handles name different state (%s@%d, %s@%d)", merged.Namespace, merged.Checkpoint, h.Namespace, h.Checkpoint)
+		}
+		merged.Watermark = min(merged.Watermark, h.Watermark)
+	}
+	data, err := json.Marshal(merged)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, tasks)
+	for i := range out {
+		out[i] = data
+	}
+	return out, nil
+}

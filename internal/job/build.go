@@ -2,6 +2,8 @@ package job
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -28,7 +30,7 @@ type OpFactory func(ctx context.Context, task int, out exec.Output) (exec.Operat
 func (j *Job) build(ctx context.Context) error {
 	env, s := j.env, j.settings
 	b := &builder{j: j, ctx: ctx, env: &expr.Env{Location: env.Location, Now: env.Now}, mem: env.Mem,
-		slices: map[*planner.WindowTVF]bool{}}
+		slices: map[*planner.WindowTVF]bool{}, uids: map[string]bool{}}
 	j.graph = &exec.Graph{Mem: env.Mem, IdleTimeout: s.IdleTimeout}
 	if err := b.windows(j.plan, nil); err != nil {
 		return fatal(err)
@@ -42,7 +44,7 @@ func (j *Job) build(ctx context.Context) error {
 			last = b.startStage(exec.Stage{Name: "Collect", Parallelism: 1, Inputs: []exec.Input{{Stage: last, Partition: exec.Gather}}})
 		}
 		b.addOp(last, j.countOut)
-		b.addOp(last, j.result)
+		b.addStateful(last, b.slot("result", "query", nil), j.result)
 	}
 	for i := range b.stages {
 		chain, side := b.chains[i], b.side[i]
@@ -52,6 +54,7 @@ func (j *Job) build(ctx context.Context) error {
 		}
 	}
 	j.graph.Stages = b.stages
+	j.slots = b.slots
 	return nil
 }
 
@@ -63,7 +66,9 @@ type builder struct {
 	mem    memory.Allocator
 	stages []exec.Stage
 	chains [][]OpFactory
-	side   [][]bool                    // by stage and operator: see exec.Chain
+	side   [][]bool // by stage and operator: see exec.Chain
+	slots  [][]Slot // by stage: what each entry of a task's state is
+	uids   map[string]bool
 	slices map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
 }
 
@@ -71,17 +76,56 @@ func (b *builder) startStage(st exec.Stage) int {
 	b.stages = append(b.stages, st)
 	b.chains = append(b.chains, nil)
 	b.side = append(b.side, nil)
+	b.slots = append(b.slots, nil)
 	return len(b.stages) - 1
+}
+
+// startSource starts a source stage, whose reader's state (its read positions) is
+// the first entry of its tasks' state.
+func (b *builder) startSource(st exec.Stage, reader Slot) int {
+	stage := b.startStage(st)
+	b.slots[stage] = append(b.slots[stage], reader)
+	return stage
 }
 
 func (b *builder) addOp(stage int, f OpFactory) {
 	b.chains[stage] = append(b.chains[stage], f)
 	b.side[stage] = append(b.side[stage], false)
+	b.slots[stage] = append(b.slots[stage], Slot{})
+}
+
+// addStateful adds an operator whose state belongs in checkpoints, as slot.
+func (b *builder) addStateful(stage int, slot Slot, f OpFactory) {
+	b.addOp(stage, f)
+	b.slots[stage][len(b.slots[stage])-1] = slot
+}
+
+// slot names the state of a stateful operator: kind-<digest of what its state means>,
+// so that it is found again in an edited query (see planner.MeaningOf), or
+// kind-<name> for a source or sink table. A second operator of the same name in the
+// job gets -2, and so on.
+func (b *builder) slot(kind, name string, meaning []string) Slot {
+	if name == "" {
+		sum := sha256.Sum256([]byte(strings.Join(meaning, "\n")))
+		name = hex.EncodeToString(sum[:6])
+	}
+	uid := kind + "-" + name
+	for n := 2; b.uids[uid]; n++ {
+		uid = fmt.Sprintf("%s-%s-%d", kind, name, n)
+	}
+	b.uids[uid] = true
+	return Slot{UID: uid, Kind: kind, Meaning: meaning}
+}
+
+// meaningSlot is the slot of a stateful plan node.
+func (b *builder) meaningSlot(n planner.Node) Slot {
+	m, _ := planner.MeaningOf(n)
+	return b.slot(m.Kind, "", m.Lines)
 }
 
 // addSideOp adds a side operator, which only the operator before it emits into.
-func (b *builder) addSideOp(stage int, f OpFactory) {
-	b.addOp(stage, f)
+func (b *builder) addSideOp(stage int, slot Slot, f OpFactory) {
+	b.addStateful(stage, slot, f)
 	b.side[stage][len(b.side[stage])-1] = true
 }
 
@@ -124,7 +168,8 @@ func (b *builder) node(n planner.Node) (int, error) {
 			j.unreplayable = append(j.unreplayable, table.Name)
 		}
 		tasks := TasksOf(j.env.Connectors, n, j.settings.Parallelism)
-		stage := b.startStage(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
+		reader := b.slot("source", strings.ToLower(table.Name), []string{fmt.Sprintf("%s %s", n.Describe(), table.Schema())})
+		stage := b.startSource(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
 			spec := connector.SourceSpec{Table: table, Mem: mem, Location: j.env.Location, Task: task, Tasks: tasks, TablesDir: j.env.tablesDir()}
 			if j.settings.Checkpointed() {
 				spec.StateDir = filepath.Join(j.dir, "sources")
@@ -134,14 +179,14 @@ func (b *builder) node(n planner.Node) (int, error) {
 				j.addReader(table.Name, r)
 			}
 			return r, err
-		}})
+		}}, reader)
 		b.addOp(stage, j.countIn)
 		return stage, nil
 	case *planner.Values:
 		rows := n.Rows
-		return b.startStage(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
+		return b.startSource(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
 			return &valuesReader{rows: rows}, nil
-		}}), nil
+		}}, b.slot("values", "", []string{n.Describe()})), nil
 	case *planner.Filter:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewFilter(mem, env, n.Cond, out)
@@ -151,7 +196,7 @@ func (b *builder) node(n planner.Node) (int, error) {
 			return ops.NewProject(mem, env, n.Exprs, n.Schema(), out)
 		})
 	case *planner.WatermarkAssigner:
-		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+		b.addStateful(in, b.meaningSlot(n), func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewWatermarkAssigner(mem, env, n, out)
 		})
 	case *planner.WindowTVF:
@@ -171,10 +216,11 @@ func (b *builder) node(n planner.Node) (int, error) {
 		}
 		stage := b.startStage(exec.Stage{Name: "GroupAggregate", Parallelism: TasksOf(j.env.Connectors, n, j.settings.Parallelism), Inputs: []exec.Input{input}})
 		maxGroups := j.settings.CacheMaxKeys
-		uid := fmt.Sprintf("aggregate-%d", stage)
+		slot := b.meaningSlot(n)
+		uid := slot.UID
 		keyed := b.keyedState(uid, stage)
 		lateSinks := map[int]exec.Operator{} // by task: the sink of its late rows
-		b.addOp(stage, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
+		b.addStateful(stage, slot, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
 			cache := ops.Cache{MaxGroups: maxGroups, SpillPath: filepath.Join(j.spillDir(), fmt.Sprintf("spill-%s-%d.db", uid, task))}
 			op := ops.NewAggregate(mem, n, out, keyed(task), cache)
 			if lc, ok := op.(exec.LateCounter); ok && n.Window != nil && n.Late == nil {
@@ -194,7 +240,7 @@ func (b *builder) node(n planner.Node) (int, error) {
 				return 0, err
 			}
 			// Built before the aggregate, which the chain builds after the operators it feeds.
-			b.addSideOp(stage, func(ctx context.Context, task int, out exec.Output) (exec.Operator, error) {
+			b.addSideOp(stage, b.slot("sink", strings.ToLower(n.Late.Table), nil), func(ctx context.Context, task int, out exec.Output) (exec.Operator, error) {
 				op, err := sink(ctx, task, out)
 				lateSinks[task] = op
 				return op, err
@@ -209,8 +255,9 @@ func (b *builder) node(n planner.Node) (int, error) {
 			input.Partition = exec.Gather
 		}
 		stage := b.startStage(exec.Stage{Name: "Rank", Parallelism: TasksOf(j.env.Connectors, n, j.settings.Parallelism), Inputs: []exec.Input{input}})
-		keyed := b.keyedState(fmt.Sprintf("rank-%d", stage), stage)
-		b.addOp(stage, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
+		slot := b.meaningSlot(n)
+		keyed := b.keyedState(slot.UID, stage)
+		b.addStateful(stage, slot, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
 			op := ops.NewRank(mem, n, out, keyed(task))
 			if n.Window != nil || n.Dedup() == planner.KeepFirstRow {
 				j.addLate(op.(exec.LateCounter), "")
@@ -220,7 +267,7 @@ func (b *builder) node(n planner.Node) (int, error) {
 		return stage, nil
 	case *planner.Sink:
 		b.addOp(in, j.countOut)
-		b.addOp(in, b.sink(n.Table, n.Schema(), b.stages[in].Parallelism))
+		b.addStateful(in, b.slot("sink", strings.ToLower(n.Table.Name), nil), b.sink(n.Table, n.Schema(), b.stages[in].Parallelism))
 	default:
 		return 0, fmt.Errorf("cannot run plan node %T", n)
 	}
@@ -288,8 +335,9 @@ func (b *builder) join(n *planner.Join) (int, error) {
 	}
 	ttl := b.j.settings.StateTTL
 	stage := b.startStage(exec.Stage{Name: "Join", Parallelism: TasksOf(b.j.env.Connectors, n, b.j.settings.Parallelism), Inputs: inputs})
-	keyed := b.keyedState(fmt.Sprintf("join-%d", stage), stage)
-	b.addOp(stage, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
+	slot := b.meaningSlot(n)
+	keyed := b.keyedState(slot.UID, stage)
+	b.addStateful(stage, slot, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
 		op, err := ops.NewJoin(b.mem, b.env, n, out, ops.JoinOptions{State: keyed(task), TTL: ttl})
 		if lc, ok := op.(exec.LateCounter); ok && n.Window != nil {
 			b.j.addLate(lc, "")

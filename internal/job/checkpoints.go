@@ -41,8 +41,9 @@ type checkpointer struct {
 
 // openCheckpointer takes the job's directory: its lock first, then (with --fresh) it
 // clears what earlier runs left, checks that the checkpoints there are this job's, and
-// opens the state store.
-func openCheckpointer(j *Job) (ck *checkpointer, err error) {
+// opens the state store. Given a savepoint (sp), the job starts from it, unless its
+// directory holds checkpoints taken since it last started from that savepoint.
+func openCheckpointer(j *Job, sp *RestoreReport) (ck *checkpointer, err error) {
 	if err := os.MkdirAll(j.dir, 0o700); err != nil {
 		return nil, fatal(fmt.Errorf("job %s: state directory: %w", j.name, err))
 	}
@@ -66,6 +67,13 @@ func openCheckpointer(j *Job) (ck *checkpointer, err error) {
 		return nil, fatal(fmt.Errorf("job %s: %w", j.name, err))
 	}
 	ids, _ := ck.storage.IDs()
+	if sp != nil {
+		if id != nil && id.RestoredFrom == sp.Savepoint.Checksum && (len(ids) > 0 || id.Finished) && id.Fingerprint == j.fingerprint {
+			j.logf("resuming from its checkpoints taken since it started from savepoint %s (--fresh starts from the savepoint again)", sp.Path)
+		} else {
+			return ck, ck.startFrom(sp)
+		}
+	}
 	if id != nil && id.Fingerprint != j.fingerprint && (len(ids) > 0 || id.Finished) {
 		return nil, fatal(fmt.Errorf("job %s: the checkpoints in %s are of a different query or table options (%s); "+
 			"start it with --fresh to discard them, or give it another 'pipeline.name'", j.name, j.dir, changed(id.Describe, j.describe)))
@@ -84,11 +92,37 @@ func openCheckpointer(j *Job) (ck *checkpointer, err error) {
 			return nil, fatal(fmt.Errorf("job %s: %w", j.name, err))
 		}
 	}
-	if ck.store, err = state.Open(filepath.Join(j.dir, "state.db")); err != nil {
-		return nil, ck.damaged(err)
+	if err := ck.openStore(); err != nil {
+		return nil, err
 	}
-	j.store = ck.store
 	return ck, nil
+}
+
+func (c *checkpointer) openStore() (err error) {
+	if c.store, err = state.Open(filepath.Join(c.j.dir, "state.db")); err != nil {
+		return c.damaged(err)
+	}
+	c.j.store = c.store
+	return nil
+}
+
+// startFrom clears the job's directory and makes savepoint sp its latest checkpoint.
+func (c *checkpointer) startFrom(sp *RestoreReport) error {
+	j := c.j
+	if err := clearDir(j.dir); err != nil {
+		return fatal(fmt.Errorf("job %s: %w", j.name, err))
+	}
+	if err := writeIdentity(j.dir, &identity{Name: j.name, Fingerprint: j.fingerprint, Describe: j.describe, Layout: j.layout(), RestoredFrom: sp.Savepoint.Checksum}); err != nil {
+		return fatal(fmt.Errorf("job %s: %w", j.name, err))
+	}
+	if err := c.openStore(); err != nil {
+		return err
+	}
+	if err := c.restoreSavepoint(sp); err != nil {
+		return fatal(fmt.Errorf("job %s: starting from savepoint %s: %w", j.name, sp.Path, err))
+	}
+	j.logf("starting from savepoint %s (checkpoint %d of job %s)", sp.Path, sp.Savepoint.Checkpoint, sp.Savepoint.Job)
+	return nil
 }
 
 // layout is the parallelism of each of the job's stages, as "2,2,1".
@@ -139,7 +173,7 @@ func (c *checkpointer) record(r CheckpointRecord) {
 // state: a later run of the script skips it until the session forgets it (Forget). A
 // query's result went to the terminal, so a later run computes it again.
 func (c *checkpointer) finish() error {
-	finished := &identity{Name: c.j.name, Fingerprint: c.j.fingerprint, Describe: c.j.describe, Layout: c.j.layout(), Finished: c.j.result == nil}
+	finished := &identity{Name: c.j.name, Fingerprint: c.j.fingerprint, Describe: c.j.describe, Layout: c.j.layout(), Finished: c.j.result == nil, RestoredFrom: c.restoredFrom()}
 	if err := writeIdentity(c.j.dir, finished); err != nil {
 		return err
 	}
@@ -148,6 +182,13 @@ func (c *checkpointer) finish() error {
 	}
 	return errors.Join(os.RemoveAll(c.storage.Dir), os.RemoveAll(filepath.Join(c.j.dir, "sinks")),
 		os.RemoveAll(filepath.Join(c.j.dir, "sources")))
+}
+
+func (c *checkpointer) restoredFrom() string {
+	if id, _ := readIdentity(c.j.dir); id != nil {
+		return id.RestoredFrom
+	}
+	return ""
 }
 
 // Forget clears a finished job's record, once every job of its script finished, so

@@ -95,6 +95,9 @@ type identity struct {
 	// Finished is set when the job ran to its end: a later run of the same script
 	// skips it until every job of the script finished.
 	Finished bool `json:",omitempty"`
+	// RestoredFrom is the checksum of the savepoint the job last started from: with
+	// the same savepoint given again, it resumes from its own later checkpoints.
+	RestoredFrom string `json:",omitempty"`
 }
 
 const identityFile = "job.json"

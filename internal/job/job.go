@@ -90,6 +90,10 @@ type Job struct {
 	readers   []tableReader // the readers of the latest attempt, for their skip counts
 	late      []lateCounter // its operators that drop or route late rows
 	positions map[exec.TaskID][][]byte
+	runner    *coordinatorRunner // of the running attempt, for savepoints
+	stopSP    *stopSavepoint     // a stop's savepoint, when asked for one
+
+	slots [][]Slot // by stage: what each entry of a task's state is
 
 	rowsIn, rowsOut atomic.Int64
 	done            chan struct{} // closed when Run returns

@@ -45,10 +45,23 @@ func (j *Job) run(ctx context.Context) error {
 			j.logf("table %s cannot replay what it delivered: after a failure, what it sent since the last checkpoint is lost (at-most-once; 'source.wal' = 'true' keeps a socket's input)", table)
 		}
 	}
+	var sp *RestoreReport
+	if s.SavepointPath != "" {
+		if !s.Checkpointed() {
+			return fatal(fmt.Errorf("job %s: starting from a savepoint ('execution.savepoint.path') needs checkpoints: set 'execution.checkpointing.interval'", j.name))
+		}
+		var err error
+		if sp, err = j.ReadSavepoint(); err != nil {
+			return err
+		}
+		if err := sp.Err(); err != nil {
+			return fatal(err)
+		}
+	}
 	var ck *checkpointer
 	if s.Checkpointed() {
 		var err error
-		if ck, err = openCheckpointer(j); err != nil {
+		if ck, err = openCheckpointer(j, sp); err != nil {
 			return err
 		}
 		defer ck.close()
@@ -62,6 +75,7 @@ func (j *Job) run(ctx context.Context) error {
 		err := j.attempt(ctx, ck)
 		j.reportSkipped()
 		if errors.Is(err, exec.ErrStopped) {
+			j.stoppedWithSavepoint(ck)
 			return err
 		}
 		if err == nil {
@@ -74,6 +88,7 @@ func (j *Job) run(ctx context.Context) error {
 			return err
 		}
 		if j.stopping.Load() {
+			j.stoppedWithSavepoint(ck)
 			return exec.ErrStopped // asked to stop: it resumes from its latest checkpoint
 		}
 		delay, ok := s.Restart.Restart(time.Now())
@@ -90,8 +105,19 @@ func (j *Job) run(ctx context.Context) error {
 		case <-ctx.Done():
 			return err
 		case <-j.stops: // stopped while waiting to restart: the latest checkpoint holds it
+			j.stoppedWithSavepoint(ck)
 			return exec.ErrStopped
 		}
+	}
+}
+
+// stoppedWithSavepoint takes the savepoint a stop asked for, of the final checkpoint.
+func (j *Job) stoppedWithSavepoint(ck *checkpointer) {
+	j.mu.Lock()
+	sp := j.stopSP
+	j.mu.Unlock()
+	if sp != nil && ck != nil {
+		sp.path, sp.err = ck.savepointOfLatest(sp.target)
 	}
 }
 
@@ -169,6 +195,14 @@ func (j *Job) attempt(ctx context.Context, ck *checkpointer) error {
 	}
 	r := newCoordinatorRunner(ctx, ck.cfg, ck, len(tasks), nextID)
 	r.log = j.logf
+	j.mu.Lock()
+	j.runner = r
+	j.mu.Unlock()
+	defer func() {
+		j.mu.Lock()
+		j.runner = nil
+		j.mu.Unlock()
+	}()
 	r.completed = func(id int64) {
 		j.mu.Lock()
 		j.status.LastCheckpoint = id

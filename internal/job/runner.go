@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/streamsql/streamsql/checkpoint"
@@ -16,6 +17,8 @@ import (
 type durable interface {
 	complete(checkpoint.Complete) error
 	record(CheckpointRecord)
+	// savepoint writes a savepoint of completed checkpoint id under target.
+	savepoint(id int64, target string) (string, error)
 }
 
 // coordinatorRunner drives a checkpoint.Coordinator for one attempt of a job: it feeds
@@ -37,6 +40,20 @@ type coordinatorRunner struct {
 	completions chan int64
 	finals      chan *finalRequest
 	final       *finalRequest // the final checkpoint, once the input ended
+	savepoints  chan *savepointRequest
+	pendingSPs  []*savepointRequest // triggered, waiting for their checkpoint
+}
+
+// savepointRequest asks for a savepoint under target; its checkpoint is id.
+type savepointRequest struct {
+	target string
+	id     int64
+	reply  chan savepointReply
+}
+
+type savepointReply struct {
+	path string
+	err  error
 }
 
 type declined struct {
@@ -53,7 +70,7 @@ func newCoordinatorRunner(ctx context.Context, cfg checkpoint.Config, d durable,
 	return &coordinatorRunner{ctx: ctx, coord: checkpoint.NewCoordinator(cfg, tasks, nextID, time.Now()), cfg: cfg, durable: d,
 		now: time.Now, log: func(string, ...any) {}, completed: func(int64) {},
 		triggers: make(chan int64, 16), acks: make(chan checkpoint.Ack, 64), declines: make(chan declined, 64),
-		completions: make(chan int64, 16), finals: make(chan *finalRequest)}
+		completions: make(chan int64, 16), finals: make(chan *finalRequest), savepoints: make(chan *savepointRequest)}
 }
 
 // connect returns the graph's side of the runner.
@@ -101,11 +118,21 @@ func (r *coordinatorRunner) connect(tasks []exec.TaskID, restored map[exec.TaskI
 
 // run serves the coordinator until the attempt ends; fail cancels the attempt.
 func (r *coordinatorRunner) run(ticks <-chan time.Time, fail context.CancelCauseFunc) {
+	defer func() {
+		for _, req := range r.pendingSPs {
+			req.reply <- savepointReply{err: errors.New("the job stopped before the savepoint's checkpoint completed")}
+		}
+	}()
 	for {
 		var actions []checkpoint.Action
 		select {
 		case <-r.ctx.Done():
 			return
+		case req := <-r.savepoints:
+			t := r.coord.TriggerNow(r.now())
+			req.id = t.ID
+			r.pendingSPs = append(r.pendingSPs, req)
+			actions = []checkpoint.Action{t}
 		case now := <-ticks:
 			actions = r.coord.Tick(now)
 		case ack := <-r.acks:
@@ -145,6 +172,7 @@ func (r *coordinatorRunner) act(a checkpoint.Action, fail context.CancelCauseFun
 			}
 		} else {
 			r.completed(a.ID)
+			r.takeSavepoints(a.ID)
 			select {
 			case r.completions <- a.ID:
 			default: // a later notice covers this one
@@ -154,6 +182,13 @@ func (r *coordinatorRunner) act(a checkpoint.Action, fail context.CancelCauseFun
 			r.answer(err)
 		}
 	case checkpoint.Abort:
+		r.pendingSPs = slices.DeleteFunc(r.pendingSPs, func(req *savepointRequest) bool {
+			if req.id != a.ID {
+				return false
+			}
+			req.reply <- savepointReply{err: fmt.Errorf("its checkpoint %d was aborted: %s", a.ID, a.Reason)}
+			return true
+		})
 		if r.final != nil && a.ID == r.final.id {
 			r.answer(fmt.Errorf("checkpoint %d aborted: %s", a.ID, a.Reason))
 		}
@@ -163,6 +198,34 @@ func (r *coordinatorRunner) act(a checkpoint.Action, fail context.CancelCauseFun
 		fail(errors.New(a.Reason))
 	}
 	return true
+}
+
+// takeSavepoints writes the savepoints waiting for checkpoint id or an earlier one
+// (which id subsumed), before the tasks hear it completed: until then, no later
+// checkpoint can complete and merge its state away.
+func (r *coordinatorRunner) takeSavepoints(id int64) {
+	r.pendingSPs = slices.DeleteFunc(r.pendingSPs, func(req *savepointRequest) bool {
+		if req.id > id {
+			return false
+		}
+		path, err := r.durable.savepoint(id, req.target)
+		req.reply <- savepointReply{path, err}
+		return true
+	})
+}
+
+// savepoint asks the runner for a savepoint under target and waits for it.
+func (r *coordinatorRunner) savepoint(ctx context.Context, target string) (string, error) {
+	req := &savepointRequest{target: target, reply: make(chan savepointReply, 1)}
+	select {
+	case r.savepoints <- req:
+	case <-r.ctx.Done():
+		return "", errors.New("the job stopped")
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	rep := <-req.reply
+	return rep.path, rep.err
 }
 
 func (r *coordinatorRunner) answer(err error) {

@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +14,10 @@ import (
 
 // fakeDurable records what the runner makes durable; the ids in fail fail to.
 type fakeDurable struct {
-	fail      map[int64]bool
-	completed []int64
-	aborted   []int64
+	fail       map[int64]bool
+	completed  []int64
+	aborted    []int64
+	savepoints []int64 // checkpoints written as savepoints
 }
 
 func (d *fakeDurable) complete(a checkpoint.Complete) error {
@@ -28,6 +30,11 @@ func (d *fakeDurable) complete(a checkpoint.Complete) error {
 
 func (d *fakeDurable) record(r CheckpointRecord) { d.aborted = append(d.aborted, r.ID) }
 
+func (d *fakeDurable) savepoint(id int64, target string) (string, error) {
+	d.savepoints = append(d.savepoints, id)
+	return fmt.Sprintf("%s/savepoint-%d", target, id), nil
+}
+
 // runnerTest is a runner of two tasks driven by hand: ticks, acknowledgements.
 type runnerTest struct {
 	t      *testing.T
@@ -38,6 +45,7 @@ type runnerTest struct {
 	t0     time.Time
 	done   chan struct{}
 	tasks  []exec.TaskID
+	runner *coordinatorRunner
 }
 
 func newRunnerTest(t *testing.T, cfg checkpoint.Config, d durable) *runnerTest {
@@ -45,6 +53,7 @@ func newRunnerTest(t *testing.T, cfg checkpoint.Config, d durable) *runnerTest {
 	rt := &runnerTest{t: t, ctx: ctx, cancel: cancel, ticks: make(chan time.Time), done: make(chan struct{}),
 		tasks: []exec.TaskID{{Stage: 0, Task: 0}, {Stage: 1, Task: 0}}}
 	r := newCoordinatorRunner(ctx, cfg, d, len(rt.tasks), 1)
+	rt.runner = r
 	rt.t0 = time.Now()
 	rt.cp = r.connect(rt.tasks, nil)
 	go func() {
@@ -123,5 +132,39 @@ func TestCoordinatorRunnerFinal(t *testing.T) {
 	rt.ackAll(id)
 	if final := <-got; final != id || len(d.completed) != 1 || d.completed[0] != id {
 		t.Errorf("final %d, triggered %d, durable %v", final, id, d.completed)
+	}
+}
+
+// TestCoordinatorRunnerSavepoint: a savepoint starts its checkpoint at once, whatever
+// the interval, and is written once that checkpoint is durable, before the tasks hear
+// of it; one whose checkpoint is aborted fails with the reason.
+func TestCoordinatorRunnerSavepoint(t *testing.T) {
+	d := &fakeDurable{}
+	rt := newRunnerTest(t, checkpoint.Config{Interval: time.Hour, Timeout: time.Minute, MaxConcurrent: 1}, d)
+	type result struct {
+		path string
+		err  error
+	}
+	got := make(chan result)
+	take := func() {
+		go func() {
+			path, err := rt.runner.savepoint(context.Background(), "/sp")
+			got <- result{path, err}
+		}()
+	}
+	take()
+	id := rt.triggered()
+	rt.ackAll(id)
+	if r := <-got; r.err != nil || r.path != fmt.Sprintf("/sp/savepoint-%d", id) || len(d.savepoints) != 1 {
+		t.Fatalf("savepoint %q, %v; written %v", r.path, r.err, d.savepoints)
+	}
+	if done := <-rt.cp.Completed; done != id {
+		t.Errorf("the tasks heard of checkpoint %d, not %d", done, id)
+	}
+	take()
+	id = rt.triggered()
+	rt.cp.Decline(rt.tasks[0], id, errors.New("disk gone"))
+	if r := <-got; r.err == nil || !strings.Contains(r.err.Error(), "disk gone") {
+		t.Errorf("an aborted savepoint returned %q, %v", r.path, r.err)
 	}
 }

@@ -22,6 +22,12 @@ type Settings struct {
 	StateTTL     time.Duration // 'table.exec.state.ttl'
 	CacheMaxKeys int           // groups an aggregate task keeps in memory
 	Emit         planner.EmitControl
+	// SavepointPath is the savepoint the job starts from ('execution.savepoint.path'),
+	// and IgnoreUnclaimed lets its state that no operator claims go
+	// ('execution.savepoint.ignore-unclaimed-state').
+	SavepointPath   string
+	IgnoreUnclaimed bool
+	SavepointsDir   string // 'state.savepoints.dir': where savepoints go unless told
 }
 
 // Checkpointed says whether the job takes checkpoints.
@@ -52,6 +58,9 @@ func ParseSettings(options map[string]string) (Settings, error) {
 	if v, ok := options["state.cache.max-keys"]; ok {
 		s.CacheMaxKeys, _ = strconv.Atoi(strings.TrimSpace(v))
 	}
+	s.SavepointPath = strings.TrimSpace(options["execution.savepoint.path"])
+	s.IgnoreUnclaimed, _ = strconv.ParseBool(options["execution.savepoint.ignore-unclaimed-state"])
+	s.SavepointsDir = strings.TrimSpace(options["state.savepoints.dir"])
 	s.IdleTimeout, _ = duration(options, "table.exec.source.idle-timeout")
 	s.StateTTL, _ = duration(options, "table.exec.state.ttl")
 	lateness, _ := duration(options, "table.exec.emit.allow-lateness")
@@ -77,7 +86,7 @@ func Check(key, value string) error {
 	switch key {
 	case "table.exec.source.idle-timeout", "table.exec.state.ttl", "table.exec.emit.allow-lateness", "table.exec.emit.early-fire.delay":
 		_, err = checkpoint.ParseDuration(value)
-	case "table.exec.emit.early-fire.enabled":
+	case "table.exec.emit.early-fire.enabled", "execution.savepoint.ignore-unclaimed-state":
 		if _, perr := strconv.ParseBool(value); perr != nil {
 			err = fmt.Errorf("must be true or false")
 		}
@@ -109,6 +118,7 @@ func Check(key, value string) error {
 // EngineKeys are the SET keys the engine reads.
 var EngineKeys = append([]string{
 	"pipeline.name", "parallelism.default", "table.local-time-zone",
+	"execution.savepoint.path", "execution.savepoint.ignore-unclaimed-state", "state.savepoints.dir",
 	"table.exec.source.idle-timeout", "table.exec.state.ttl", "table.exec.emit.allow-lateness",
 	"table.exec.emit.early-fire.enabled", "table.exec.emit.early-fire.delay", "state.cache.max-keys",
 	"restart-strategy.type", "restart-strategy.fixed-delay.attempts", "restart-strategy.fixed-delay.delay",
@@ -129,7 +139,7 @@ var IgnoredKeys = []string{
 	"table.exec.mini-batch.allow-latency", "table.exec.mini-batch.size", "table.exec.resource.default-parallelism",
 	"table.exec.sink.not-null-enforcer", "table.exec.sink.upsert-materialize", "table.optimizer.agg-phase-strategy",
 	"table.optimizer.distinct-agg.split.enabled", "state.backend.type", "state.backend.incremental",
-	"state.checkpoints.dir", "state.savepoints.dir", "taskmanager.numberOfTaskSlots",
+	"state.checkpoints.dir", "taskmanager.numberOfTaskSlots",
 	"taskmanager.memory.process.size", "jobmanager.memory.process.size",
 }
 

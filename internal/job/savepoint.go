@@ -1,0 +1,516 @@
+package job
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/checkpoint"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/ops"
+	"github.com/streamsql/streamsql/state"
+)
+
+// Slot names what one entry of a task's state is: the state of a source stage's
+// reader (first), or of a stateful operator of the task's chain. The zero Slot is an
+// operator that keeps no state.
+type Slot struct {
+	UID     string
+	Kind    string   // source, sink, aggregate, join, rank, watermark, values, result
+	Meaning []string // what decides its state (see planner.MeaningOf)
+}
+
+// keyed reports whether the slot's operator keeps keyed state in the store, in the
+// namespace of its UID.
+func (s Slot) keyed() bool { return s.Kind == "aggregate" || s.Kind == "join" || s.Kind == "rank" }
+
+// Savepoint takes a savepoint of the running job under target (the settings'
+// 'state.savepoints.dir', or <state-dir>/savepoints, when empty) and returns its path;
+// the job goes on running.
+func (j *Job) Savepoint(ctx context.Context, target string) (string, error) {
+	if !j.settings.Checkpointed() {
+		return "", j.noSavepoints()
+	}
+	j.mu.Lock()
+	r, st := j.runner, j.status.State
+	j.mu.Unlock()
+	if r == nil || st != Running {
+		return "", fmt.Errorf("job %s is %s, not running: it cannot take a savepoint now", j.name, strings.ToLower(string(st)))
+	}
+	path, err := r.savepoint(ctx, j.savepointsDir(target))
+	if err != nil {
+		return "", fmt.Errorf("job %s: savepoint: %w", j.name, err)
+	}
+	return path, nil
+}
+
+// stopSavepoint is a stop's request for a savepoint, and its outcome once Run returned.
+type stopSavepoint struct {
+	target string
+	path   string
+	err    error
+}
+
+// StopWithSavepoint stops the job gracefully (see Stop), takes a savepoint of its
+// final checkpoint under target and returns its path, once Run returned. Its sinks have
+// committed everything before it.
+func (j *Job) StopWithSavepoint(ctx context.Context, drain bool, target string) (string, error) {
+	if !j.settings.Checkpointed() {
+		return "", j.noSavepoints()
+	}
+	sp := &stopSavepoint{target: j.savepointsDir(target)}
+	j.mu.Lock()
+	j.stopSP = sp
+	j.mu.Unlock()
+	j.Stop(drain)
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	if sp.path == "" && sp.err == nil {
+		sp.err = fmt.Errorf("job %s ended (%s) before it could stop with a savepoint", j.name, strings.ToLower(string(j.Status().State)))
+	}
+	return sp.path, sp.err
+}
+
+func (j *Job) noSavepoints() error {
+	return fmt.Errorf("job %s takes no checkpoints, and a savepoint is one: set 'execution.checkpointing.interval'", j.name)
+}
+
+func (j *Job) savepointsDir(target string) string {
+	switch {
+	case target != "":
+		return target
+	case j.settings.SavepointsDir != "":
+		return j.settings.SavepointsDir
+	}
+	return filepath.Join(j.env.StateDir, "savepoints")
+}
+
+// savepoint writes a savepoint of completed checkpoint id under target.
+func (c *checkpointer) savepoint(id int64, target string) (string, error) {
+	meta, err := c.storage.Read(id)
+	if err != nil {
+		return "", err
+	}
+	return c.takeSavepoint(meta, target)
+}
+
+// savepointOfLatest writes a savepoint of the latest completed checkpoint: a stopped
+// job's final one.
+func (c *checkpointer) savepointOfLatest(target string) (string, error) {
+	meta, _, err := c.storage.Latest()
+	if err != nil {
+		return "", fmt.Errorf("job %s: savepoint: %w", c.j.name, err)
+	}
+	path, err := c.takeSavepoint(meta, target)
+	if err != nil {
+		return "", fmt.Errorf("job %s: %w", c.j.name, err)
+	}
+	return path, nil
+}
+
+// The job's directories a savepoint copies: what its sources and sinks keep on disk.
+var savedDirs = []string{"sources", "sinks"}
+
+// takeSavepoint writes a savepoint of completed checkpoint meta into a new directory
+// under target and returns its path. It reads the checkpoint's keyed state from the
+// store, so it runs before a later checkpoint merges it away.
+func (c *checkpointer) takeSavepoint(meta *checkpoint.Metadata, target string) (string, error) {
+	j := c.j
+	var suffix [3]byte
+	rand.Read(suffix[:])
+	dir := filepath.Join(target, fmt.Sprintf("savepoint-%s-%d-%s", j.name, meta.ID, hex.EncodeToString(suffix[:])))
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	w, err := checkpoint.CreateSavepoint(dir)
+	if err != nil {
+		return "", fmt.Errorf("savepoint: %w", err)
+	}
+	sp := &checkpoint.Savepoint{Job: j.name, Checkpoint: meta.ID, Taken: time.Now().UTC(), Parallelism: j.layout()}
+	saved, err := j.savedOperators(meta)
+	if err != nil {
+		return "", fmt.Errorf("savepoint: %w", err)
+	}
+	for _, op := range saved {
+		for _, h := range op.Handles {
+			op.Bytes += int64(len(h))
+		}
+		if op.Kind == "aggregate" || op.Kind == "join" || op.Kind == "rank" {
+			op.Keyed = "keyed/" + op.UID
+			if err := c.exportKeyed(w, op, meta.ID); err != nil {
+				return "", fmt.Errorf("savepoint: %s: %w", op.UID, err)
+			}
+		}
+		sp.Operators = append(sp.Operators, *op)
+	}
+	for _, sub := range savedDirs {
+		root := filepath.Join(j.dir, sub)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil || d.IsDir() || !d.Type().IsRegular() {
+				return err
+			}
+			rel, _ := filepath.Rel(j.dir, path)
+			err = w.Copy("files/"+filepath.ToSlash(rel), path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed since: a later checkpoint's commit dropped it
+			}
+			return err
+		})
+		if err != nil {
+			return "", fmt.Errorf("savepoint: copying %s: %w", sub, err)
+		}
+	}
+	if err := w.Finish(sp); err != nil {
+		return "", fmt.Errorf("savepoint: %w", err)
+	}
+	return dir, nil
+}
+
+// savedOperators sorts the task states of checkpoint meta by operator.
+func (j *Job) savedOperators(meta *checkpoint.Metadata) ([]*checkpoint.SavedOperator, error) {
+	tasks := j.graph.Tasks()
+	byUID := map[string]*checkpoint.SavedOperator{}
+	var order []*checkpoint.SavedOperator
+	for _, ack := range meta.Tasks {
+		var states [][]byte
+		if err := json.Unmarshal(ack.State, &states); err != nil {
+			return nil, fmt.Errorf("checkpoint %d: task %d state: %w", meta.ID, ack.Task, err)
+		}
+		if ack.Task >= len(tasks) {
+			return nil, fmt.Errorf("checkpoint %d has state for task %d of a job with %d tasks", meta.ID, ack.Task, len(tasks))
+		}
+		id := tasks[ack.Task]
+		slots := j.slots[id.Stage]
+		for p, st := range states {
+			if p >= len(slots) || slots[p].UID == "" {
+				if st != nil {
+					return nil, fmt.Errorf("checkpoint %d: task %s holds state for an operator without an id", meta.ID, id)
+				}
+				continue
+			}
+			slot := slots[p]
+			op := byUID[slot.UID]
+			if op == nil {
+				op = &checkpoint.SavedOperator{UID: slot.UID, Kind: slot.Kind, Meaning: slot.Meaning,
+					Handles: make([][]byte, j.graph.Stages[id.Stage].Parallelism)}
+				byUID[slot.UID] = op
+				order = append(order, op)
+			}
+			op.Handles[id.Task] = st
+		}
+	}
+	slices.SortFunc(order, func(a, b *checkpoint.SavedOperator) int { return strings.Compare(a.UID, b.UID) })
+	return order, nil
+}
+
+// exportKeyed writes an operator's keyed state as of checkpoint id, key group by key
+// group and in key order within each, so the same state always makes the same file.
+func (c *checkpointer) exportKeyed(w *checkpoint.SavepointWriter, op *checkpoint.SavedOperator, id int64) error {
+	f, err := w.Create(op.Keyed)
+	if err != nil {
+		return err
+	}
+	var group []state.KV
+	for kg := 0; kg < exec.MaxParallelism; kg++ {
+		group = group[:0]
+		err := c.store.Read(op.UID, id, kg, kg, func(k, v []byte) error {
+			group = append(group, state.KV{Key: bytes.Clone(k), Value: bytes.Clone(v)})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(group, func(a, b state.KV) int { return bytes.Compare(a.Key, b.Key) })
+		for _, kv := range group {
+			if err := checkpoint.WriteKV(f, kv.Key, kv.Value); err != nil {
+				return err
+			}
+			op.Keys++
+			op.Bytes += int64(len(kv.Key) + len(kv.Value))
+		}
+	}
+	return f.Close()
+}
+
+// RestoreReport says, for each stateful operator of a job, what of a savepoint it
+// would restore, and which operators of the savepoint nothing claims.
+type RestoreReport struct {
+	Job       string
+	Path      string
+	Savepoint *checkpoint.Savepoint
+	Operators []RestoredOperator
+	Unclaimed []checkpoint.SavedOperator // dropped only when unclaimed state may go
+	AllowDrop bool                       // 'execution.savepoint.ignore-unclaimed-state'
+	dir       string                     // the savepoint's directory
+}
+
+// RestoredOperator is one stateful operator of the new plan and where its state comes
+// from: From (restored), nothing (new: it starts empty), or Problem (incompatible).
+type RestoredOperator struct {
+	Slot
+	Tasks   int
+	From    *checkpoint.SavedOperator
+	Problem string
+}
+
+// Err is why the restore would fail, or nil.
+func (r *RestoreReport) Err() error {
+	for _, op := range r.Operators {
+		if op.Problem != "" {
+			return fmt.Errorf("job %s cannot start from savepoint %s: %s %s", r.Job, r.Path, op.UID, op.Problem)
+		}
+	}
+	if len(r.Unclaimed) > 0 && !r.AllowDrop {
+		op := r.Unclaimed[0]
+		why := "is not in the new query"
+		if m := r.nearest(op); m != nil {
+			why = fmt.Sprintf("does not match the new query's %s: %s", m.UID, changed(op.Meaning, m.Meaning))
+		}
+		return fmt.Errorf("job %s cannot start from savepoint %s: its %s state %s %s; "+
+			"start it with --allow-non-restored-state ('execution.savepoint.ignore-unclaimed-state' = 'true') to drop that state",
+			r.Job, r.Path, op.Kind, op.UID, why)
+	}
+	return nil
+}
+
+// nearest is the new operator of op's kind that restores nothing, which an edit most
+// likely made of op.
+func (r *RestoreReport) nearest(op checkpoint.SavedOperator) *RestoredOperator {
+	for i := range r.Operators {
+		if n := &r.Operators[i]; n.From == nil && n.Kind == op.Kind {
+			return n
+		}
+	}
+	return nil
+}
+
+// String is the report as --dry-run prints it.
+func (r *RestoreReport) String() string {
+	var b strings.Builder
+	sp := r.Savepoint
+	fmt.Fprintf(&b, "Job %s from savepoint %s (job %s, checkpoint %d, tasks per stage %s):\n", r.Job, r.Path, sp.Job, sp.Checkpoint, sp.Parallelism)
+	for _, op := range r.Operators {
+		switch {
+		case op.Problem != "":
+			fmt.Fprintf(&b, "  %-28s incompatible: %s\n", op.UID, op.Problem)
+		case op.From == nil:
+			fmt.Fprintf(&b, "  %-28s new: starts empty\n", op.UID)
+		default:
+			fmt.Fprintf(&b, "  %-28s restored from %s (%s)\n", op.UID, op.From.UID, sizeOf(*op.From, op.Tasks))
+		}
+	}
+	for _, op := range r.Unclaimed {
+		fate := "not claimed: the restore fails unless --allow-non-restored-state"
+		if r.AllowDrop || op.Kind == "sink" {
+			fate = "not claimed: dropped"
+		}
+		fmt.Fprintf(&b, "  %-28s %s (%s)\n", op.UID, fate, sizeOf(op, 0))
+	}
+	if err := r.Err(); err != nil {
+		b.WriteString("The restore would fail.\n")
+	} else {
+		b.WriteString("The restore would succeed.\n")
+	}
+	return b.String()
+}
+
+func sizeOf(op checkpoint.SavedOperator, tasks int) string {
+	s := fmt.Sprintf("%d tasks", len(op.Handles))
+	if tasks != 0 && tasks != len(op.Handles) {
+		s = fmt.Sprintf("%d tasks into %d", len(op.Handles), tasks)
+	}
+	if op.Keyed != "" {
+		s += fmt.Sprintf(", %d keys", op.Keys)
+	}
+	return s + fmt.Sprintf(", %d bytes", op.Bytes)
+}
+
+// ReadSavepoint reads and checks the savepoint of the job's settings and maps it onto
+// the job's operators.
+func (j *Job) ReadSavepoint() (*RestoreReport, error) {
+	path := j.settings.SavepointPath
+	sp, dir, err := checkpoint.ReadSavepoint(path)
+	if err != nil {
+		return nil, fatal(err)
+	}
+	r := j.mapSavepoint(sp, path)
+	r.dir = dir
+	return r, nil
+}
+
+// mapSavepoint matches the savepoint's operators to the job's by UID. An operator
+// whose parallelism changed restores only if its state is keyed (it moves by key
+// group); a source's positions and a sink's transactions stay with their tasks.
+func (j *Job) mapSavepoint(sp *checkpoint.Savepoint, path string) *RestoreReport {
+	r := &RestoreReport{Job: j.name, Path: path, Savepoint: sp, AllowDrop: j.settings.IgnoreUnclaimed}
+	saved := map[string]*checkpoint.SavedOperator{}
+	for i := range sp.Operators {
+		saved[sp.Operators[i].UID] = &sp.Operators[i]
+	}
+	claimed := map[string]bool{}
+	for s, slots := range j.slots {
+		tasks := j.graph.Stages[s].Parallelism
+		for _, slot := range slots {
+			if slot.UID == "" {
+				continue
+			}
+			op := RestoredOperator{Slot: slot, Tasks: tasks}
+			if from := saved[slot.UID]; from != nil {
+				op.From, claimed[slot.UID] = from, true
+				if len(from.Handles) != tasks && !slot.keyed() && slot.Kind != "result" {
+					op.Problem = fmt.Sprintf("ran in %d tasks and now runs in %d: a %s's state cannot be redistributed yet (only keyed state moves by key group); "+
+						"run it with 'parallelism.default' = '%d'", len(from.Handles), tasks, slot.Kind, len(from.Handles))
+				}
+			}
+			r.Operators = append(r.Operators, op)
+		}
+	}
+	for _, op := range sp.Operators {
+		if !claimed[op.UID] {
+			r.Unclaimed = append(r.Unclaimed, op)
+		}
+	}
+	return r
+}
+
+// restoreSavepoint makes the savepoint the job's latest completed checkpoint: its keyed
+// state goes into the (emptied) store as the savepoint's checkpoint, its source and
+// sink files into the job's directory, and the checkpoint's metadata holds each new
+// task's state. The job then restores it as it restores any checkpoint, and numbers its
+// own checkpoints after it, so sinks see their epochs go on.
+func (c *checkpointer) restoreSavepoint(r *RestoreReport) error {
+	j, sp, dir := c.j, r.Savepoint, r.dir
+	if err := c.store.Reset(); err != nil {
+		return err
+	}
+	tasks := j.graph.Tasks()
+	states := make([][][]byte, len(tasks))
+	for i, t := range tasks {
+		states[i] = make([][]byte, len(j.slots[t.Stage]))
+	}
+	first := map[int]int{} // a stage's first task's index in tasks
+	for i := len(tasks) - 1; i >= 0; i-- {
+		first[tasks[i].Stage] = i
+	}
+	for s, slots := range j.slots {
+		for p, slot := range slots {
+			if slot.UID == "" {
+				continue
+			}
+			var from *checkpoint.SavedOperator
+			for _, op := range r.Operators {
+				if op.UID == slot.UID {
+					from = op.From
+				}
+			}
+			if from == nil {
+				continue
+			}
+			handles := from.Handles
+			n := j.graph.Stages[s].Parallelism
+			if len(handles) != n {
+				var err error
+				if slot.Kind == "result" {
+					handles = make([][]byte, n)
+				} else if handles, err = ops.RescaleHandles(handles, n); err != nil {
+					return fmt.Errorf("%s: %w", slot.UID, err)
+				}
+			}
+			for t := 0; t < n; t++ {
+				states[first[s]+t][p] = handles[t]
+			}
+			if from.Keyed != "" {
+				if err := c.importKeyed(filepath.Join(dir, filepath.FromSlash(from.Keyed)), slot.UID, sp.Checkpoint); err != nil {
+					return fmt.Errorf("%s: %w", slot.UID, err)
+				}
+			}
+		}
+	}
+	for _, f := range sp.Under("files") {
+		if err := copyFile(filepath.Join(dir, "files", filepath.FromSlash(f.Path)), filepath.Join(j.dir, filepath.FromSlash(f.Path))); err != nil {
+			return err
+		}
+	}
+	if err := c.store.Seal(sp.Checkpoint); err != nil {
+		return err
+	}
+	meta := &checkpoint.Metadata{ID: sp.Checkpoint, Job: j.name, Savepoint: true, StateFile: c.store.ID(), Started: sp.Taken, Completed: time.Now()}
+	for i, st := range states {
+		data, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		meta.Tasks = append(meta.Tasks, checkpoint.Ack{Checkpoint: sp.Checkpoint, Task: i, State: data})
+	}
+	return c.storage.Write(meta)
+}
+
+// importKeyed writes a keyed state file into the store as namespace ns's state at
+// checkpoint id, a key group at a time.
+func (c *checkpointer) importKeyed(path, ns string, id int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var d state.Delta
+	kg := -1
+	flush := func() error {
+		if len(d.Puts) == 0 {
+			return nil
+		}
+		_, err := c.store.WriteDelta(ns, id, d)
+		d.Puts = d.Puts[:0]
+		return err
+	}
+	err = checkpoint.ReadKV(f, func(k, v []byte) error {
+		if len(k) < 2 {
+			return fmt.Errorf("%w: a keyed state key without its key group", checkpoint.ErrDamaged)
+		}
+		if g := int(k[0])<<8 | int(k[1]); g != kg {
+			if g < kg {
+				return fmt.Errorf("%w: keyed state out of key group order", checkpoint.ErrDamaged)
+			}
+			// A key group is written by one WriteDelta: a second would replace it.
+			if len(d.Puts) >= 1<<16 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			kg = g
+		}
+		d.Puts = append(d.Puts, state.KV{Key: bytes.Clone(k), Value: bytes.Clone(v)})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
+}
+
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o600)
+}
