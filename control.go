@@ -98,12 +98,15 @@ func (s *Session) ServeControl(ctx context.Context) (wait func(), err error) {
 
 func (s *Session) answer(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
+	// A client that sends nothing is cut off when the session ends; the answer to one
+	// that asked is written even then (a stop ends the session's last job).
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
 	var req controlRequest
-	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&req); err != nil {
+	err := json.NewDecoder(bufio.NewReader(conn)).Decode(&req)
+	if !stop() || err != nil {
 		return
 	}
+	conn.SetWriteDeadline(time.Now().Add(10 * time.Minute))
 	var reply controlReply
 	switch req.Op {
 	case "list":

@@ -311,6 +311,7 @@ func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt, settings j
 		if err != nil {
 			return err
 		}
+		report.Close()
 		fmt.Fprintf(s.cfg.Out, "\n== Savepoint ==\n%s", report)
 	}
 	return nil

@@ -101,6 +101,7 @@ func (s *Session) dryRun(plan planner.Node, settings job.Settings) error {
 	if err != nil {
 		return err
 	}
+	defer report.Close()
 	fmt.Fprint(s.cfg.Out, report)
 	return report.Err()
 }
@@ -244,7 +245,12 @@ func (s *Session) StopJob(ctx context.Context, j *job.Job, drain bool) error {
 	case <-j.Done():
 		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		select {
+		case <-j.Done(): // it ended as the session did
+			return nil
+		default:
+			return ctx.Err()
+		}
 	}
 }
 

@@ -36,6 +36,25 @@ type Config struct {
 	MinPause          time.Duration
 	TolerableFailures int // consecutive failed checkpoints tolerated before the job fails
 	Retained          int // completed checkpoints kept on disk
+	Retention         Retention
+}
+
+// Retention says what becomes of a job's checkpoints when it stops or fails for good
+// (Flink's execution.checkpointing.externalized-checkpoint-retention).
+type Retention int
+
+const (
+	// RetainOnCancellation keeps them: the job resumes from them when started again.
+	RetainOnCancellation Retention = iota
+	// DeleteOnCancellation deletes them when the job is stopped (after a stop's
+	// savepoint), and keeps them when it fails.
+	DeleteOnCancellation
+	// NoExternalizedCheckpoints deletes them when the job stops or fails for good.
+	NoExternalizedCheckpoints
+)
+
+func (r Retention) String() string {
+	return [...]string{"RETAIN_ON_CANCELLATION", "DELETE_ON_CANCELLATION", "NO_EXTERNALIZED_CHECKPOINTS"}[r]
 }
 
 // DefaultConfig is Flink's defaults, with checkpointing off.
@@ -52,6 +71,7 @@ var Keys = []string{
 	"execution.checkpointing.min-pause",
 	"execution.checkpointing.tolerable-failed-checkpoints",
 	"state.checkpoints.num-retained",
+	"execution.checkpointing.externalized-checkpoint-retention",
 }
 
 // ParseConfig reads the checkpointing keys of settings.
@@ -85,6 +105,17 @@ func ParseConfig(settings map[string]string) (Config, error) {
 			c.TolerableFailures, err = positive(v, 0)
 		case "state.checkpoints.num-retained":
 			c.Retained, err = positive(v, 1)
+		case "execution.checkpointing.externalized-checkpoint-retention":
+			switch strings.ToUpper(strings.TrimSpace(v)) {
+			case "RETAIN_ON_CANCELLATION":
+				c.Retention = RetainOnCancellation
+			case "DELETE_ON_CANCELLATION":
+				c.Retention = DeleteOnCancellation
+			case "NO_EXTERNALIZED_CHECKPOINTS":
+				c.Retention = NoExternalizedCheckpoints
+			default:
+				err = fmt.Errorf("must be RETAIN_ON_CANCELLATION, DELETE_ON_CANCELLATION or NO_EXTERNALIZED_CHECKPOINTS")
+			}
 		}
 		if err != nil {
 			return c, fmt.Errorf("'%s' = '%s': %v", key, v, err)

@@ -25,6 +25,12 @@ type Metadata struct {
 	Started   time.Time
 	Completed time.Time
 	Tasks     []Ack
+	// Slots names, for each task (by Ack.Task), the operator each entry of its state
+	// belongs to ("" for none), so a savepoint can be made of the checkpoint by itself;
+	// Meanings says what each operator's state means, and Layout is the tasks per stage.
+	Slots    [][]string          `json:",omitempty"`
+	Meanings map[string][]string `json:",omitempty"`
+	Layout   string              `json:",omitempty"`
 }
 
 // Storage keeps a job's completed checkpoints in a directory, one subdirectory

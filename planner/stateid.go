@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -32,33 +33,73 @@ func MeaningOf(n Node) (m StateMeaning, ok bool) {
 	default:
 		return m, false
 	}
-	m.Lines = append([]string{head}, lineage(n)...)
+	var from Node = n
+	if a, ok := n.(*Aggregate); ok {
+		if p, ok := a.Input.(*Project); ok {
+			from = p // its expressions are in head: the lineage starts below it
+		}
+	}
+	m.Lines = append([]string{head}, lineage(from)...)
 	return m, true
 }
 
-// aggregateMeaning is an aggregate's Describe without its output names.
+// aggregateMeaning is an aggregate's Describe without its output names, its keys and
+// arguments written as the expressions its input projection computes, and its calls in
+// canonical order (AggStateOrder), so reordered or renamed calls mean the same.
 func aggregateMeaning(n *Aggregate) string {
-	in := n.Input.Schema()
+	col := columnSQL(n.Input)
 	keys := make([]string, len(n.Keys))
 	for i, k := range n.Keys {
-		keys[i] = in[k].Name
+		keys[i] = col(k)
 	}
+	calls := aggCallTexts(n, col)
+	var sorted []string
+	for _, i := range AggStateOrder(n) {
+		sorted = append(sorted, calls[i])
+	}
+	s := fmt.Sprintf("Aggregate(groupBy=[%s], calls=[%s]", strings.Join(keys, ", "), strings.Join(sorted, ", "))
+	if n.Window != nil {
+		s += fmt.Sprintf(", window=[%s], sliced=[%v], emit=[%+v]", n.Window.Describe(), n.Sliced(), n.Emit)
+	}
+	return s + ")"
+}
+
+// AggStateOrder is the order in which an aggregate keeps its calls' state: sorted by
+// what each call computes, so the same calls in another order keep the same state.
+func AggStateOrder(n *Aggregate) []int {
+	calls := aggCallTexts(n, columnSQL(n.Input))
+	order := make([]int, len(calls))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return calls[order[a]] < calls[order[b]] })
+	return order
+}
+
+func aggCallTexts(n *Aggregate, col func(int) string) []string {
 	calls := make([]string, len(n.Aggs))
 	for i, a := range n.Aggs {
 		arg := "*"
 		if a.Arg >= 0 {
-			arg = in[a.Arg].Name
+			arg = col(a.Arg)
 		}
 		if a.Distinct {
 			arg = "DISTINCT " + arg
 		}
 		calls[i] = fmt.Sprintf("%s(%s) %s", a.Fn, arg, a.T)
 	}
-	s := fmt.Sprintf("Aggregate(groupBy=[%s], calls=[%s]", strings.Join(keys, ", "), strings.Join(calls, ", "))
-	if n.Window != nil {
-		s += fmt.Sprintf(", window=[%s], sliced=[%v], emit=[%+v]", n.Window.Describe(), n.Sliced(), n.Emit)
+	return calls
+}
+
+// columnSQL describes the columns of in: for a projection, the expression that computes
+// each, over the projection's input; otherwise the column's name.
+func columnSQL(in Node) func(int) string {
+	if p, ok := in.(*Project); ok {
+		below := p.Input.Schema()
+		return func(c int) string { return exprSQL(p.Exprs[c], below) }
 	}
-	return s + ")"
+	schema := in.Schema()
+	return func(c int) string { return schema[c].Name }
 }
 
 // rankMeaning is a rank's Describe without its output names.

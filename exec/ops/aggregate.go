@@ -19,7 +19,10 @@ type aggregate struct {
 	hashCols  []int // the key columns that decide a group's key group
 	argCols   []int // per aggregate; -1 for COUNT(*)
 	accs      []accumulator
-	out       exec.Output
+	// stateOrder is the order the accumulators' state is stored in (see
+	// planner.AggStateOrder): reordered calls find their state again.
+	stateOrder []int
+	out        exec.Output
 	builder   *array.RecordBuilder
 	appenders []func(value) // per output column
 
@@ -99,6 +102,7 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 			a.emitCtl = newEmitControl(n.Emit)
 		}
 	}
+	a.stateOrder = planner.AggStateOrder(n)
 	for _, call := range n.Aggs {
 		var argType planner.Type
 		if call.Arg >= 0 {

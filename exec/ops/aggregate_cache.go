@@ -169,11 +169,11 @@ func (a *aggregate) loadGroup(k, v []byte) (int32, error) {
 	a.stored[g] = true
 	dec := &decoder{buf: v}
 	a.rows[g] = dec.varint()
-	for _, acc := range a.accs {
-		acc.load(dec, g)
+	for _, i := range a.stateOrder {
+		a.accs[i].load(dec, g)
 	}
 	if a.emitCtl != nil {
-		a.emitCtl.loadShown(dec, g, len(a.accs))
+		a.emitCtl.loadShown(dec, g, a.stateOrder)
 	}
 	if _, ok := a.spill.dirty[string(k)]; ok {
 		delete(a.spill.dirty, string(k))

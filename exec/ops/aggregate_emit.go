@@ -121,24 +121,24 @@ func (a *aggregate) emitChanged(ctx context.Context, due func(g int32) bool) err
 }
 
 // appendShown appends the row group g last emitted to its state.
-func (e *emitControl) appendShown(buf []byte, g int32) []byte {
+func (e *emitControl) appendShown(buf []byte, g int32, order []int) []byte {
 	old, ok := e.shown[g]
 	if !ok {
 		return append(buf, 0)
 	}
 	buf = append(buf, 1)
-	for _, v := range old {
-		buf = appendValueBytes(buf, v)
+	for _, i := range order {
+		buf = appendValueBytes(buf, old[i])
 	}
 	return buf
 }
 
 // loadShown reads what appendShown wrote; a restored group counts as changed, so it
 // emits when its results differ from those it last emitted.
-func (e *emitControl) loadShown(d *decoder, g int32, n int) {
+func (e *emitControl) loadShown(d *decoder, g int32, order []int) {
 	if d.byte() == 1 {
-		old := make([]value, n)
-		for i := range old {
+		old := make([]value, len(order))
+		for _, i := range order {
 			old[i] = d.value()
 		}
 		e.shown[g] = old

@@ -115,11 +115,11 @@ func (a *aggregate) stateKey(g int32) []byte {
 // appendGroup appends a group's state: its row count, then each accumulator's.
 func (a *aggregate) appendGroup(buf []byte, g int32) []byte {
 	buf = binary.AppendVarint(buf, a.rows[g])
-	for _, acc := range a.accs {
-		buf = acc.save(buf, g)
+	for _, i := range a.stateOrder {
+		buf = a.accs[i].save(buf, g)
 	}
 	if a.emitCtl != nil {
-		buf = a.emitCtl.appendShown(buf, g)
+		buf = a.emitCtl.appendShown(buf, g, a.stateOrder)
 	}
 	return buf
 }

@@ -191,6 +191,17 @@ func (c *checkpointer) restoredFrom() string {
 	return ""
 }
 
+// discard deletes the job's checkpoints and their state, as their retention asks when
+// the job stopped or failed for good: it starts from nothing when started again.
+func (c *checkpointer) discard() {
+	err := errors.Join(c.store.Reset(), os.RemoveAll(c.storage.Dir))
+	if err != nil {
+		c.j.logf("deleting its checkpoints ('execution.checkpointing.externalized-checkpoint-retention' = '%s'): %v", c.cfg.Retention, err)
+		return
+	}
+	c.j.logf("deleted its checkpoints ('execution.checkpointing.externalized-checkpoint-retention' = '%s')", c.cfg.Retention)
+}
+
 // Forget clears a finished job's record, once every job of its script finished, so
 // that running the script again starts over.
 func (j *Job) Forget() error {
@@ -283,6 +294,7 @@ func (c *checkpointer) complete(a checkpoint.Complete) error {
 		return err
 	}
 	meta := &checkpoint.Metadata{ID: a.ID, Job: c.j.name, StateFile: c.store.ID(), Started: a.Started, Completed: time.Now(), Tasks: a.Acks}
+	c.j.describeSlots(meta)
 	if err := c.storage.Write(meta); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/exec"
 )
 
@@ -54,6 +55,7 @@ func (j *Job) run(ctx context.Context) error {
 		if sp, err = j.ReadSavepoint(); err != nil {
 			return err
 		}
+		defer sp.Close()
 		if err := sp.Err(); err != nil {
 			return fatal(err)
 		}
@@ -85,6 +87,9 @@ func (j *Job) run(ctx context.Context) error {
 			return nil
 		}
 		if ctx.Err() != nil || Unrecoverable(err) {
+			if ctx.Err() == nil && ck != nil && ck.cfg.Retention == checkpoint.NoExternalizedCheckpoints {
+				ck.discard()
+			}
 			return err
 		}
 		if j.stopping.Load() {
@@ -93,6 +98,9 @@ func (j *Job) run(ctx context.Context) error {
 		}
 		delay, ok := s.Restart.Restart(time.Now())
 		if !ok {
+			if ck != nil && ck.cfg.Retention == checkpoint.NoExternalizedCheckpoints {
+				ck.discard()
+			}
 			return err
 		}
 		j.mu.Lock()
@@ -111,13 +119,20 @@ func (j *Job) run(ctx context.Context) error {
 	}
 }
 
-// stoppedWithSavepoint takes the savepoint a stop asked for, of the final checkpoint.
+// stoppedWithSavepoint takes the savepoint a stop asked for, of the final checkpoint,
+// then deletes the job's checkpoints if their retention says so.
 func (j *Job) stoppedWithSavepoint(ck *checkpointer) {
+	if ck == nil {
+		return
+	}
 	j.mu.Lock()
 	sp := j.stopSP
 	j.mu.Unlock()
-	if sp != nil && ck != nil {
+	if sp != nil {
 		sp.path, sp.err = ck.savepointOfLatest(sp.target)
+	}
+	if ck.cfg.Retention != checkpoint.RetainOnCancellation {
+		ck.discard()
 	}
 }
 

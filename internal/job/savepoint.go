@@ -76,7 +76,11 @@ func (j *Job) StopWithSavepoint(ctx context.Context, drain bool, target string) 
 	select {
 	case <-j.done:
 	case <-ctx.Done():
-		return "", ctx.Err()
+		select {
+		case <-j.done: // it ended as the session did
+		default:
+			return "", ctx.Err()
+		}
 	}
 	if sp.path == "" && sp.err == nil {
 		sp.err = fmt.Errorf("job %s ended (%s) before it could stop with a savepoint", j.name, strings.ToLower(string(j.Status().State)))
@@ -124,48 +128,69 @@ func (c *checkpointer) savepointOfLatest(target string) (string, error) {
 // The job's directories a savepoint copies: what its sources and sinks keep on disk.
 var savedDirs = []string{"sources", "sinks"}
 
+// describeSlots records in meta which operator each entry of each task's state is,
+// so the checkpoint can be turned into a savepoint by itself.
+func (j *Job) describeSlots(meta *checkpoint.Metadata) {
+	meta.Layout = j.layout()
+	meta.Meanings = map[string][]string{}
+	for _, t := range j.graph.Tasks() {
+		uids := make([]string, len(j.slots[t.Stage]))
+		for p, slot := range j.slots[t.Stage] {
+			uids[p] = slot.UID
+			if slot.UID != "" && len(slot.Meaning) > 0 {
+				meta.Meanings[slot.UID] = slot.Meaning
+			}
+		}
+		meta.Slots = append(meta.Slots, uids)
+	}
+}
+
 // takeSavepoint writes a savepoint of completed checkpoint meta into a new directory
 // under target and returns its path. It reads the checkpoint's keyed state from the
 // store, so it runs before a later checkpoint merges it away.
 func (c *checkpointer) takeSavepoint(meta *checkpoint.Metadata, target string) (string, error) {
-	j := c.j
+	return writeSavepoint(meta, c.store, c.j.dir, target)
+}
+
+// writeSavepoint writes a savepoint of checkpoint meta of the job whose directory is
+// jobDir and whose keyed state is in store.
+func writeSavepoint(meta *checkpoint.Metadata, store *state.Store, jobDir, target string) (string, error) {
 	var suffix [3]byte
 	rand.Read(suffix[:])
-	dir := filepath.Join(target, fmt.Sprintf("savepoint-%s-%d-%s", j.name, meta.ID, hex.EncodeToString(suffix[:])))
+	dir := filepath.Join(target, fmt.Sprintf("savepoint-%s-%d-%s", meta.Job, meta.ID, hex.EncodeToString(suffix[:])))
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
+	}
+	saved, err := savedOperators(meta)
+	if err != nil {
+		return "", fmt.Errorf("savepoint: %w", err)
 	}
 	w, err := checkpoint.CreateSavepoint(dir)
 	if err != nil {
 		return "", fmt.Errorf("savepoint: %w", err)
 	}
-	sp := &checkpoint.Savepoint{Job: j.name, Checkpoint: meta.ID, Taken: time.Now().UTC(), Parallelism: j.layout()}
-	saved, err := j.savedOperators(meta)
-	if err != nil {
-		return "", fmt.Errorf("savepoint: %w", err)
-	}
+	sp := &checkpoint.Savepoint{Job: meta.Job, Checkpoint: meta.ID, Taken: time.Now().UTC(), Parallelism: meta.Layout}
 	for _, op := range saved {
 		for _, h := range op.Handles {
 			op.Bytes += int64(len(h))
 		}
-		if op.Kind == "aggregate" || op.Kind == "join" || op.Kind == "rank" {
+		if (Slot{Kind: op.Kind}).keyed() {
 			op.Keyed = "keyed/" + op.UID
-			if err := c.exportKeyed(w, op, meta.ID); err != nil {
+			if err := exportKeyed(w, store, op, meta.ID); err != nil {
 				return "", fmt.Errorf("savepoint: %s: %w", op.UID, err)
 			}
 		}
 		sp.Operators = append(sp.Operators, *op)
 	}
 	for _, sub := range savedDirs {
-		root := filepath.Join(j.dir, sub)
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		err := filepath.WalkDir(filepath.Join(jobDir, sub), func(path string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
 			if err != nil || d.IsDir() || !d.Type().IsRegular() {
 				return err
 			}
-			rel, _ := filepath.Rel(j.dir, path)
+			rel, _ := filepath.Rel(jobDir, path)
 			err = w.Copy("files/"+filepath.ToSlash(rel), path)
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil // removed since: a later checkpoint's commit dropped it
@@ -183,36 +208,38 @@ func (c *checkpointer) takeSavepoint(meta *checkpoint.Metadata, target string) (
 }
 
 // savedOperators sorts the task states of checkpoint meta by operator.
-func (j *Job) savedOperators(meta *checkpoint.Metadata) ([]*checkpoint.SavedOperator, error) {
-	tasks := j.graph.Tasks()
+func savedOperators(meta *checkpoint.Metadata) ([]*checkpoint.SavedOperator, error) {
+	if len(meta.Slots) == 0 && len(meta.Tasks) > 0 {
+		return nil, fmt.Errorf("checkpoint %d does not name its operators (it was taken by an older version)", meta.ID)
+	}
+	acks := slices.Clone(meta.Tasks)
+	slices.SortFunc(acks, func(a, b checkpoint.Ack) int { return a.Task - b.Task })
 	byUID := map[string]*checkpoint.SavedOperator{}
 	var order []*checkpoint.SavedOperator
-	for _, ack := range meta.Tasks {
+	for _, ack := range acks {
 		var states [][]byte
 		if err := json.Unmarshal(ack.State, &states); err != nil {
 			return nil, fmt.Errorf("checkpoint %d: task %d state: %w", meta.ID, ack.Task, err)
 		}
-		if ack.Task >= len(tasks) {
-			return nil, fmt.Errorf("checkpoint %d has state for task %d of a job with %d tasks", meta.ID, ack.Task, len(tasks))
+		if ack.Task >= len(meta.Slots) {
+			return nil, fmt.Errorf("checkpoint %d has state for task %d of a job with %d tasks", meta.ID, ack.Task, len(meta.Slots))
 		}
-		id := tasks[ack.Task]
-		slots := j.slots[id.Stage]
+		uids := meta.Slots[ack.Task]
 		for p, st := range states {
-			if p >= len(slots) || slots[p].UID == "" {
+			if p >= len(uids) || uids[p] == "" {
 				if st != nil {
-					return nil, fmt.Errorf("checkpoint %d: task %s holds state for an operator without an id", meta.ID, id)
+					return nil, fmt.Errorf("checkpoint %d: task %d holds state for an operator without an id", meta.ID, ack.Task)
 				}
 				continue
 			}
-			slot := slots[p]
-			op := byUID[slot.UID]
+			op := byUID[uids[p]]
 			if op == nil {
-				op = &checkpoint.SavedOperator{UID: slot.UID, Kind: slot.Kind, Meaning: slot.Meaning,
-					Handles: make([][]byte, j.graph.Stages[id.Stage].Parallelism)}
-				byUID[slot.UID] = op
+				kind, _, _ := strings.Cut(uids[p], "-")
+				op = &checkpoint.SavedOperator{UID: uids[p], Kind: kind, Meaning: meta.Meanings[uids[p]]}
+				byUID[uids[p]] = op
 				order = append(order, op)
 			}
-			op.Handles[id.Task] = st
+			op.Handles = append(op.Handles, st) // tasks come in order, stage by stage
 		}
 	}
 	slices.SortFunc(order, func(a, b *checkpoint.SavedOperator) int { return strings.Compare(a.UID, b.UID) })
@@ -221,7 +248,7 @@ func (j *Job) savedOperators(meta *checkpoint.Metadata) ([]*checkpoint.SavedOper
 
 // exportKeyed writes an operator's keyed state as of checkpoint id, key group by key
 // group and in key order within each, so the same state always makes the same file.
-func (c *checkpointer) exportKeyed(w *checkpoint.SavepointWriter, op *checkpoint.SavedOperator, id int64) error {
+func exportKeyed(w *checkpoint.SavepointWriter, store *state.Store, op *checkpoint.SavedOperator, id int64) error {
 	f, err := w.Create(op.Keyed)
 	if err != nil {
 		return err
@@ -229,7 +256,7 @@ func (c *checkpointer) exportKeyed(w *checkpoint.SavepointWriter, op *checkpoint
 	var group []state.KV
 	for kg := 0; kg < exec.MaxParallelism; kg++ {
 		group = group[:0]
-		err := c.store.Read(op.UID, id, kg, kg, func(k, v []byte) error {
+		err := store.Read(op.UID, id, kg, kg, func(k, v []byte) error {
 			group = append(group, state.KV{Key: bytes.Clone(k), Value: bytes.Clone(v)})
 			return nil
 		})
@@ -258,6 +285,7 @@ type RestoreReport struct {
 	Unclaimed []checkpoint.SavedOperator // dropped only when unclaimed state may go
 	AllowDrop bool                       // 'execution.savepoint.ignore-unclaimed-state'
 	dir       string                     // the savepoint's directory
+	temp      string                     // a savepoint made of a retained checkpoint, to remove
 }
 
 // RestoredOperator is one stateful operator of the new plan and where its state comes
@@ -343,15 +371,82 @@ func sizeOf(op checkpoint.SavedOperator, tasks int) string {
 
 // ReadSavepoint reads and checks the savepoint of the job's settings and maps it onto
 // the job's operators.
+// A retained checkpoint (<state-dir>/<job>/checkpoints/chk-<id>) is first written as a
+// savepoint into a temporary directory, which Close removes.
 func (j *Job) ReadSavepoint() (*RestoreReport, error) {
 	path := j.settings.SavepointPath
-	sp, dir, err := checkpoint.ReadSavepoint(path)
+	read := path
+	var temp string
+	if chk, ok := retainedCheckpoint(path); ok {
+		var err error
+		if temp, err = savepointOfCheckpoint(chk, j.env.StateDir); err != nil {
+			return nil, fatal(fmt.Errorf("checkpoint %s: %w", path, err))
+		}
+		read = temp
+	}
+	sp, dir, err := checkpoint.ReadSavepoint(read)
 	if err != nil {
+		os.RemoveAll(temp)
 		return nil, fatal(err)
 	}
 	r := j.mapSavepoint(sp, path)
-	r.dir = dir
+	r.dir, r.temp = dir, temp
 	return r, nil
+}
+
+// Close removes what reading the savepoint made.
+func (r *RestoreReport) Close() {
+	if r != nil && r.temp != "" {
+		os.RemoveAll(filepath.Dir(r.temp))
+	}
+}
+
+// retainedCheckpoint reports whether path is a job's checkpoint directory, or its
+// _metadata, and returns the directory.
+func retainedCheckpoint(path string) (string, bool) {
+	dir := filepath.Clean(path)
+	if filepath.Base(dir) == checkpoint.MetadataName {
+		dir = filepath.Dir(dir)
+	}
+	var id int64
+	if _, err := fmt.Sscanf(filepath.Base(dir), "chk-%d", &id); err != nil || filepath.Base(filepath.Dir(dir)) != "checkpoints" {
+		return "", false
+	}
+	return dir, true
+}
+
+// savepointOfCheckpoint writes a savepoint of the retained checkpoint in chk, reading
+// its job's state file, which no running job may hold, under a temporary directory of
+// stateDir, and returns the savepoint's path.
+func savepointOfCheckpoint(chk, stateDir string) (string, error) {
+	var id int64
+	fmt.Sscanf(filepath.Base(chk), "chk-%d", &id)
+	storage := &checkpoint.Storage{Dir: filepath.Dir(chk)}
+	meta, err := storage.Read(id)
+	if err != nil {
+		return "", err
+	}
+	jobDir := filepath.Dir(storage.Dir)
+	store, err := state.Open(filepath.Join(jobDir, "state.db"))
+	if err != nil {
+		return "", fmt.Errorf("%w (is its job running? stop it first)", err)
+	}
+	defer store.Close()
+	if meta.StateFile != "" && meta.StateFile != store.ID() {
+		return "", fmt.Errorf("the state file %s is not the one the checkpoint wrote", store.Path())
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return "", err
+	}
+	temp, err := os.MkdirTemp(stateDir, ".savepoint-of-checkpoint-")
+	if err != nil {
+		return "", err
+	}
+	path, err := writeSavepoint(meta, store, jobDir, temp)
+	if err != nil {
+		os.RemoveAll(temp)
+	}
+	return path, err
 }
 
 // mapSavepoint matches the savepoint's operators to the job's by UID. An operator

@@ -132,7 +132,7 @@ var EngineKeys = append([]string{
 // acting on them: a single process has no cluster, memory or slot settings, and its
 // planner and state backend are its own.
 var IgnoredKeys = []string{
-	"execution.runtime-mode", "execution.checkpointing.unaligned", "execution.checkpointing.externalized-checkpoint-retention",
+	"execution.runtime-mode", "execution.checkpointing.unaligned",
 	"execution.buffer-timeout", "pipeline.max-parallelism", "pipeline.operator-chaining",
 	"sql-client.execution.result-mode", "sql-client.execution.max-table-result.rows", "sql-client.verbose",
 	"sql-client.display.max-column-width", "table.dml-sync", "table.exec.mini-batch.enabled",
