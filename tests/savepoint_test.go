@@ -180,3 +180,127 @@ func TestSavepointRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// countsJob is the aggregate the edit tests start from, into the embedded table at
+// path, with insert as its INSERT (the table counts has columns k, c, s).
+func countsJob(path, extraTables, insert string) string {
+	create := fmt.Sprintf(`CREATE TABLE counts (k BIGINT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%s');
+CREATE TABLE counts2 (k BIGINT, s BIGINT, c BIGINT, twice BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%s2')%s`,
+		path, path, extraTables)
+	return savepointJob(create, insert)
+}
+
+const baseInsert = "INSERT INTO counts SELECT k, COUNT(*), SUM(v) FROM gen GROUP BY k"
+
+// readTable reads table of the embedded tables created by script.
+func readTable(t *testing.T, script, table string) string {
+	t.Helper()
+	var creates []string
+	for _, stmt := range strings.Split(script, ";") {
+		if strings.Contains(stmt, "'embedded'") {
+			creates = append(creates, stmt)
+		}
+	}
+	out, errOut, code := runCLI(t, "", "-e", strings.Join(creates, ";")+"; SELECT * FROM "+table+";", "--format", "csv", "--state-dir", t.TempDir())
+	if code != 0 {
+		t.Fatalf("reading %s back: %s", table, errOut)
+	}
+	return out
+}
+
+// baseSavepoint runs the base aggregate and stops it with a savepoint mid-way.
+func baseSavepoint(t *testing.T) string {
+	state := t.TempDir()
+	p := start(t, "-f", writeScript(t, countsJob(filepath.Join(t.TempDir(), "base.db"), "", baseInsert)), "--state-dir", state)
+	return stopWithSavepoint(t, p, state, "insert-counts", 1200*time.Millisecond)
+}
+
+// TestSavepointQueryEdits: a savepoint of an aggregate restores into the edits of the
+// query that keep what its state means, each giving the edited query's result over
+// the whole input; an edit that changes the meaning fails, naming the operator and
+// what changed, and runs when the unclaimed state may go.
+func TestSavepointQueryEdits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: runs without -short")
+	}
+	savepoint := baseSavepoint(t)
+	compatible := []struct{ name, insert, table string }{
+		{"HAVING added", "INSERT INTO counts SELECT k, COUNT(*), SUM(v) FROM gen GROUP BY k HAVING SUM(v) > 5000", "counts"},
+		{"filter and renamed columns after the aggregate", "INSERT INTO counts SELECT k, n, total FROM (SELECT k, COUNT(*) AS n, SUM(v) AS total FROM gen GROUP BY k) WHERE k <= 200", "counts"},
+		{"columns reordered and added, another sink", "INSERT INTO counts2 SELECT k, SUM(v), COUNT(*), 2 * COUNT(*) FROM gen GROUP BY k", "counts2"},
+	}
+	for _, e := range compatible {
+		t.Run(e.name, func(t *testing.T) {
+			want := countsJob(filepath.Join(t.TempDir(), "want.db"), "", e.insert)
+			if _, errOut, code := runCLI(t, "", "-f", writeScript(t, want), "--state-dir", t.TempDir()); code != 0 {
+				t.Fatalf("failure-free run: %s", errOut)
+			}
+			got := countsJob(filepath.Join(t.TempDir(), "got.db"), "", e.insert)
+			errOut := resumeFrom(t, writeScript(t, got), savepoint)
+			if strings.Contains(errOut, "not claimed") {
+				t.Errorf("state was dropped:\n%s", errOut)
+			}
+			if w, g := readTable(t, want, e.table), readTable(t, got, e.table); g != w {
+				t.Errorf("resumed from the original's savepoint:\n%s", diffLines(w, g))
+			}
+		})
+	}
+	incompatible := []struct{ name, insert, changed string }{
+		{"grouping key changed", "INSERT INTO counts SELECT k % 100, COUNT(*), SUM(v) FROM gen GROUP BY k % 100", "groupBy=[MOD(k, 100)]"},
+		{"aggregate function changed", "INSERT INTO counts SELECT k, COUNT(*), MAX(v) FROM gen GROUP BY k", "MAX(v)"},
+	}
+	for _, e := range incompatible {
+		t.Run(e.name, func(t *testing.T) {
+			script := writeScript(t, countsJob(filepath.Join(t.TempDir(), "got.db"), "", e.insert))
+			_, errOut, code := runCLI(t, "", "-f", script, "--state-dir", t.TempDir(), "-s", savepoint)
+			if code == 0 || !strings.Contains(errOut, "cannot start from savepoint") || !regexp.MustCompile(`aggregate-[0-9a-f]{12}`).MatchString(errOut) ||
+				!strings.Contains(errOut, e.changed) || !strings.Contains(errOut, "--allow-non-restored-state") {
+				t.Errorf("exit %d:\n%s", code, errOut)
+			}
+			resumeFrom(t, script, savepoint, "--allow-non-restored-state")
+		})
+	}
+}
+
+// TestSavepointDryRun: --dry-run reports, for a set of edits, what each stateful
+// operator restores, and exits non-zero where the restore would fail; the reports are
+// checked against testdata/savepoint_dry_run.txt (-update rewrites it).
+func TestSavepointDryRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: runs without -short")
+	}
+	savepoint := baseSavepoint(t)
+	edits := []string{
+		baseInsert,
+		"INSERT INTO counts SELECT k, COUNT(*), SUM(v) FROM gen GROUP BY k HAVING SUM(v) > 5000",
+		"INSERT INTO counts2 SELECT k, SUM(v), COUNT(*), 2 * COUNT(*) FROM gen GROUP BY k",
+		"INSERT INTO counts SELECT k, COUNT(*), SUM(v) FROM gen WHERE v > 10 GROUP BY k",
+		"INSERT INTO counts SELECT k, COUNT(*), MAX(v) FROM gen GROUP BY k",
+	}
+	numbers := regexp.MustCompile(`\d+ keys, \d+ bytes|\d+ bytes|checkpoint \d+`)
+	var b strings.Builder
+	for _, insert := range edits {
+		script := writeScript(t, countsJob(filepath.Join(t.TempDir(), "t.db"), "", insert))
+		for _, args := range [][]string{{}, {"--allow-non-restored-state"}} {
+			out, errOut, code := runCLI(t, "", append([]string{"-f", script, "--state-dir", t.TempDir(), "-s", savepoint, "--dry-run"}, args...)...)
+			report := strings.ReplaceAll(out, savepoint, "SAVEPOINT")
+			fmt.Fprintf(&b, "-- %s %s\n%sexit %d\n\n", insert, strings.Join(args, " "), numbers.ReplaceAllString(report, "N"), code)
+			if (code == 0) != strings.Contains(out, "would succeed") || (code != 0 && errOut == "") {
+				t.Errorf("%s %v: exit %d with\n%s%s", insert, args, code, out, errOut)
+			}
+		}
+	}
+	golden := filepath.Join("testdata", "savepoint_dry_run.txt")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("dry-run reports differ from %s:\n%s", golden, diffLines(string(want), b.String()))
+	}
+}

@@ -304,8 +304,10 @@ func (r *RestoreReport) Err() error {
 			return fmt.Errorf("job %s cannot start from savepoint %s: %s %s", r.Job, r.Path, op.UID, op.Problem)
 		}
 	}
-	if len(r.Unclaimed) > 0 && !r.AllowDrop {
-		op := r.Unclaimed[0]
+	for _, op := range r.Unclaimed {
+		if r.AllowDrop || droppable(op) {
+			continue
+		}
 		why := "is not in the new query"
 		if m := r.nearest(op); m != nil {
 			why = fmt.Sprintf("does not match the new query's %s: %s", m.UID, changed(op.Meaning, m.Meaning))
@@ -316,6 +318,11 @@ func (r *RestoreReport) Err() error {
 	}
 	return nil
 }
+
+// droppable reports whether state of the savepoint's may go unclaimed whatever the
+// settings: a sink's transactions belong to the job that wrote them (a savepoint of a
+// stop has them committed), and a query's result was printed.
+func droppable(op checkpoint.SavedOperator) bool { return op.Kind == "sink" || op.Kind == "result" }
 
 // nearest is the new operator of op's kind that restores nothing, which an edit most
 // likely made of op.
@@ -345,7 +352,7 @@ func (r *RestoreReport) String() string {
 	}
 	for _, op := range r.Unclaimed {
 		fate := "not claimed: the restore fails unless --allow-non-restored-state"
-		if r.AllowDrop || op.Kind == "sink" {
+		if r.AllowDrop || droppable(op) {
 			fate = "not claimed: dropped"
 		}
 		fmt.Fprintf(&b, "  %-28s %s (%s)\n", op.UID, fate, sizeOf(op, 0))
