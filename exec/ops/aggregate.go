@@ -15,16 +15,16 @@ import (
 // per group: +I for a new group, -U/+U when its result changed, -D when its last row was
 // retracted.
 type aggregate struct {
-	keyCols   []int
-	hashCols  []int // the key columns that decide a group's key group
-	argCols   []int // per aggregate; -1 for COUNT(*)
-	accs      []accumulator
+	keyCols  []int
+	hashCols []int // the key columns that decide a group's key group
+	argCols  []int // per aggregate; -1 for COUNT(*)
+	accs     []accumulator
 	// stateOrder is the order the accumulators' state is stored in (see
 	// planner.AggStateOrder): reordered calls find their state again.
 	stateOrder []int
 	out        exec.Output
-	builder   *array.RecordBuilder
-	appenders []func(value) // per output column
+	builder    *array.RecordBuilder
+	appenders  []func(value) // per output column
 
 	groups groupIndex
 	rows   []int64 // live input rows per group
