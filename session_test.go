@@ -179,9 +179,10 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	return w.w.Write(p)
 }
 
-// TestRescaledJobRefusesCheckpoints: a checkpoint restores only into the parallelism it
-// was taken at; another one fails at once, saying so.
-func TestRescaledJobRefusesCheckpoints(t *testing.T) {
+// TestRescaledDatagenJobRefusesCheckpoints: a datagen source's positions do not move to
+// another number of tasks, so its job's checkpoints restore only into the parallelism
+// they were taken at; another one fails at once, saying so.
+func TestRescaledDatagenJobRefusesCheckpoints(t *testing.T) {
 	state := t.TempDir()
 	script := func(p int) string {
 		return fmt.Sprintf(`SET 'execution.checkpointing.interval' = '50 ms';
@@ -207,7 +208,8 @@ INSERT INTO hole SELECT k, COUNT(*) FROM gen GROUP BY k;`, p)
 	}
 	began := time.Now()
 	err := again.Wait()
-	if err == nil || !strings.Contains(err.Error(), "restoring into another parallelism is not supported yet") || time.Since(began) > 5*time.Second {
+	if err == nil || !strings.Contains(err.Error(), "the datagen source of table gen cannot move its read positions") ||
+		!strings.Contains(err.Error(), "set 'parallelism.default' as before") || time.Since(began) > 5*time.Second {
 		t.Errorf("after %v: %v", time.Since(began), err)
 	}
 }

@@ -40,6 +40,9 @@ type SourceConnector struct {
 	Replayable bool
 	// Parallel: several tasks can read the table, each its own SourceSpec.Task.
 	Parallel bool
+	// Rescale, when set, redistributes the snapshots of a table's source tasks over
+	// another number of tasks, as readers of that many would hold them.
+	Rescale func(t *planner.Table, states [][]byte, tasks int) ([][]byte, error)
 }
 
 // SinkConnector is a sink that lives in a package of its own.

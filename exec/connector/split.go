@@ -2,6 +2,7 @@ package connector
 
 import (
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"strings"
 
@@ -69,6 +70,30 @@ func (s split) ownsName(name string) bool {
 
 // Replayable reports whether t's source can rewind to a checkpointed position (datagen
 // and filesystem can; a socket can only with its write-ahead log).
+// RescaleSource redistributes the snapshots of t's source tasks over tasks new ones,
+// for a job restored at another parallelism.
+func (r *Registry) RescaleSource(t *planner.Table, states [][]byte, tasks int) ([][]byte, error) {
+	if err := r.CanRescaleErr(t); err != nil {
+		return nil, err
+	}
+	c, _ := r.source(t.Connector())
+	return c.Rescale(t, states, tasks)
+}
+
+// CanRescale reports whether RescaleSource works for t.
+func (r *Registry) CanRescale(t *planner.Table) bool { return r.CanRescaleErr(t) == nil }
+
+// CanRescaleErr says why RescaleSource does not work for t, or nil when it does.
+func (r *Registry) CanRescaleErr(t *planner.Table) error {
+	if t == nil {
+		return errors.New("its state cannot move to another number of tasks")
+	}
+	if c, ok := r.source(t.Connector()); ok && c.Rescale != nil {
+		return nil
+	}
+	return fmt.Errorf("the %s source of table %s cannot move its read positions to another number of tasks yet (the kafka source can)", t.Connector(), t.Name)
+}
+
 func (r *Registry) Replayable(t *planner.Table) bool {
 	switch t.Connector() {
 	case "datagen", "filesystem":

@@ -179,3 +179,23 @@ func identity(sel []int32) bool {
 	}
 	return true
 }
+
+// RescaleWatermarks returns the snapshots of watermark assigners restored at another
+// parallelism, tasks: each starts at the least watermark of the old tasks, so none
+// declares a time final that an old task had not.
+func RescaleWatermarks(old [][]byte, tasks int) ([][]byte, error) {
+	least := int64(exec.MaxWatermark)
+	for i, data := range old {
+		var wm int64
+		if err := json.Unmarshal(data, &wm); err != nil {
+			return nil, fmt.Errorf("watermark assigner state of task %d: %w", i, err)
+		}
+		least = min(least, wm)
+	}
+	data, _ := json.Marshal(least)
+	out := make([][]byte, tasks)
+	for i := range out {
+		out[i] = data
+	}
+	return out, nil
+}

@@ -169,6 +169,7 @@ func (b *builder) node(n planner.Node) (int, error) {
 		}
 		tasks := TasksOf(j.env.Connectors, n, j.settings.Parallelism)
 		reader := b.slot("source", strings.ToLower(table.Name), []string{fmt.Sprintf("%s %s", n.Describe(), table.Schema())})
+		reader.table = table
 		stage := b.startSource(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
 			spec := connector.SourceSpec{Table: table, Mem: mem, Location: j.env.Location, Task: task, Tasks: tasks, TablesDir: j.env.tablesDir()}
 			if j.settings.Checkpointed() {

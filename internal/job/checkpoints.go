@@ -84,8 +84,7 @@ func openCheckpointer(j *Job, sp *RestoreReport) (ck *checkpointer, err error) {
 	}
 	layout := j.layout()
 	if id != nil && id.Layout != layout && len(ids) > 0 {
-		return nil, fatal(fmt.Errorf("job %s: its checkpoints were taken with tasks per stage %s, and it now runs with %s; "+
-			"restoring into another parallelism is not supported yet: set 'parallelism.default' as before, or start it with --fresh", j.name, id.Layout, layout))
+		return ck, ck.rescale(id.Layout)
 	}
 	if id == nil || id.Fingerprint != j.fingerprint || id.Layout != layout {
 		if err := writeIdentity(j.dir, &identity{Name: j.name, Fingerprint: j.fingerprint, Describe: j.describe, Layout: layout}); err != nil {
@@ -104,6 +103,27 @@ func (c *checkpointer) openStore() (err error) {
 	}
 	c.j.store = c.store
 	return nil
+}
+
+// rescale restores the job's latest checkpoint, taken with tasks per stage layout,
+// into its new parallelism, as a savepoint of it would restore.
+func (c *checkpointer) rescale(layout string) error {
+	j := c.j
+	meta, _, err := c.storage.Latest()
+	if err != nil {
+		return c.damaged(err)
+	}
+	r, err := j.readSavepoint(filepath.Join(c.storage.Dir, fmt.Sprintf("chk-%d", meta.ID)))
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.Err(); err != nil {
+		return fatal(fmt.Errorf("job %s: its checkpoints were taken with tasks per stage %s, and it now runs with %s: %w; "+
+			"set 'parallelism.default' as before, or start it with --fresh", j.name, layout, j.layout(), err))
+	}
+	j.logf("rescaling: checkpoint %d was taken with tasks per stage %s, and the job now runs with %s", meta.ID, layout, j.layout())
+	return c.startFrom(r)
 }
 
 // startFrom clears the job's directory and makes savepoint sp its latest checkpoint.

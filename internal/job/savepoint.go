@@ -18,6 +18,7 @@ import (
 	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/ops"
+	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/state"
 )
 
@@ -28,6 +29,7 @@ type Slot struct {
 	UID     string
 	Kind    string   // source, sink, aggregate, join, rank, watermark, values, result
 	Meaning []string // what decides its state (see planner.MeaningOf)
+	table   *planner.Table
 }
 
 // keyed reports whether the slot's operator keeps keyed state in the store, in the
@@ -381,7 +383,10 @@ func sizeOf(op checkpoint.SavedOperator, tasks int) string {
 // A retained checkpoint (<state-dir>/<job>/checkpoints/chk-<id>) is first written as a
 // savepoint into a temporary directory, which Close removes.
 func (j *Job) ReadSavepoint() (*RestoreReport, error) {
-	path := j.settings.SavepointPath
+	return j.readSavepoint(j.settings.SavepointPath)
+}
+
+func (j *Job) readSavepoint(path string) (*RestoreReport, error) {
 	read := path
 	var temp string
 	if chk, ok := retainedCheckpoint(path); ok {
@@ -475,9 +480,9 @@ func (j *Job) mapSavepoint(sp *checkpoint.Savepoint, path string) *RestoreReport
 			op := RestoredOperator{Slot: slot, Tasks: tasks}
 			if from := saved[slot.UID]; from != nil {
 				op.From, claimed[slot.UID] = from, true
-				if len(from.Handles) != tasks && !slot.keyed() && slot.Kind != "result" {
-					op.Problem = fmt.Sprintf("ran in %d tasks and now runs in %d: a %s's state cannot be redistributed yet (only keyed state moves by key group); "+
-						"run it with 'parallelism.default' = '%d'", len(from.Handles), tasks, slot.Kind, len(from.Handles))
+				if len(from.Handles) != tasks && !j.rescalable(slot) {
+					op.Problem = fmt.Sprintf("ran in %d tasks and now runs in %d: %v; run it with 'parallelism.default' = '%d'",
+						len(from.Handles), tasks, j.env.Connectors.CanRescaleErr(slot.table), len(from.Handles))
 				}
 			}
 			r.Operators = append(r.Operators, op)
@@ -528,9 +533,7 @@ func (c *checkpointer) restoreSavepoint(r *RestoreReport) error {
 			n := j.graph.Stages[s].Parallelism
 			if len(handles) != n {
 				var err error
-				if slot.Kind == "result" {
-					handles = make([][]byte, n)
-				} else if handles, err = ops.RescaleHandles(handles, n); err != nil {
+				if handles, err = j.rescale(slot, handles, n); err != nil {
 					return fmt.Errorf("%s: %w", slot.UID, err)
 				}
 			}
@@ -561,6 +564,35 @@ func (c *checkpointer) restoreSavepoint(r *RestoreReport) error {
 		meta.Tasks = append(meta.Tasks, checkpoint.Ack{Checkpoint: sp.Checkpoint, Task: i, State: data})
 	}
 	return c.storage.Write(meta)
+}
+
+// rescalable reports whether the state of slot's operator can move to another number
+// of tasks: keyed state moves by key group, a watermark is the least of the old tasks',
+// a sink's tasks start new transactions, and a source's positions move if its
+// connector can move them.
+func (j *Job) rescalable(slot Slot) bool {
+	switch {
+	case slot.keyed(), slot.Kind == "watermark", slot.Kind == "sink", slot.Kind == "result":
+		return true
+	case slot.Kind == "source":
+		return j.env.Connectors.CanRescale(slot.table)
+	}
+	return false
+}
+
+// rescale redistributes the handles of slot's old tasks over n new ones (see
+// rescalable). A sink's new tasks start without its old tasks' transactions: those are
+// committed by the job the savepoint was taken of, when its checkpoint completes.
+func (j *Job) rescale(slot Slot, handles [][]byte, n int) ([][]byte, error) {
+	switch {
+	case slot.keyed():
+		return ops.RescaleHandles(handles, n)
+	case slot.Kind == "watermark":
+		return ops.RescaleWatermarks(handles, n)
+	case slot.Kind == "source":
+		return j.env.Connectors.RescaleSource(slot.table, handles, n)
+	}
+	return make([][]byte, n), nil
 }
 
 // importKeyed writes a keyed state file into the store as namespace ns's state at

@@ -13,7 +13,7 @@ import (
 
 // Source and Sink are the connector 'kafka'.
 var (
-	Source = connector.SourceConnector{Open: openSource, Replayable: true, Parallel: true}
+	Source = connector.SourceConnector{Open: openSource, Replayable: true, Parallel: true, Rescale: rescaleSource}
 	Sink   = connector.SinkConnector{Open: openSink, Delivery: delivery}
 )
 

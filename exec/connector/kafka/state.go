@@ -2,12 +2,16 @@ package kafka
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 
+	"slices"
+
 	"github.com/streamsql/streamsql/exec/connector"
+	"github.com/streamsql/streamsql/planner"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -94,6 +98,57 @@ func (r *Reader) Snapshot(_ context.Context, id int64) ([]byte, error) {
 		r.snaps = append(r.snaps, offsetsAt{id: id, offsets: offsets})
 	}
 	return json.Marshal(s)
+}
+
+// rescaleSource redistributes the snapshots of a table's source tasks over tasks new
+// ones, as readers of that many assign partitions: partition i of the topics'
+// partitions, in order, is task i % tasks's. Each partition keeps its offset and end.
+func rescaleSource(t *planner.Table, states [][]byte, tasks int) ([][]byte, error) {
+	o, err := connector.NewOptions(t, sourceKeys, true, isProperty)
+	if err != nil {
+		return nil, err
+	}
+	names, err := topics(o)
+	if err != nil {
+		return nil, err
+	}
+	order := map[string]int{}
+	for i, n := range names {
+		order[n] = i
+	}
+	var all []partitionState
+	for i, data := range states {
+		var s sourceState
+		want := stateHeader{Version: stateVersion, Connector: "kafka", Table: t.Name, Task: i, Tasks: len(states)}
+		if err := decodeState(data, want, "source", &s); err != nil {
+			return nil, err
+		}
+		for _, p := range s.Partitions {
+			if _, ok := order[p.Topic]; !ok {
+				return nil, want.err("source", "the state names topic %s, which the table no longer reads", p.Topic)
+			}
+		}
+		all = append(all, s.Partitions...)
+	}
+	slices.SortFunc(all, func(a, b partitionState) int {
+		if c := cmp.Compare(order[a.Topic], order[b.Topic]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Partition, b.Partition)
+	})
+	out := make([][]byte, tasks)
+	for task := range out {
+		s := sourceState{stateHeader: stateHeader{Version: stateVersion, Connector: "kafka", Table: t.Name, Task: task, Tasks: tasks}, Partitions: []partitionState{}}
+		for i, p := range all {
+			if i%tasks == task {
+				s.Partitions = append(s.Partitions, p)
+			}
+		}
+		if out[task], err = json.Marshal(s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Restore makes a reader that has not been read yet continue from a snapshot of the
