@@ -450,3 +450,145 @@ func TestGoldenSavepointRestores(t *testing.T) {
 		t.Errorf("restored into other values: %d rows, %d keys with values from the savepoint, %d with new ones:\n%s", rows, small, large, got)
 	}
 }
+
+// rescaleScript is four jobs over a Kafka topic of four partitions, at parallelism p: a
+// group aggregate, a window aggregate, a join and a Top-N, each upserted into an
+// embedded table under dir. With savepoints, each job starts from its own.
+func rescaleScript(addr, dir string, p int, savepoints map[string]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `SET 'execution.checkpointing.interval' = '100 ms';
+SET 'parallelism.default' = '%d';
+CREATE TABLE src (id BIGINT, k BIGINT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' HOUR) WITH (
+  'connector' = 'kafka', 'topic' = 'in', 'properties.bootstrap.servers' = '%[2]s', 'scan.startup.mode' = 'earliest-offset', 'format' = 'csv');
+CREATE TABLE dim (k BIGINT, name STRING) WITH (
+  'connector' = 'kafka', 'topic' = 'dim', 'properties.bootstrap.servers' = '%[2]s', 'scan.startup.mode' = 'earliest-offset', 'format' = 'csv');
+CREATE TABLE agg (k BIGINT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/agg.db');
+CREATE TABLE win (ws TIMESTAMP(3), k BIGINT, c BIGINT, s BIGINT, PRIMARY KEY (ws, k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/win.db');
+CREATE TABLE joined (id BIGINT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/joined.db');
+CREATE TABLE top (k BIGINT, rn BIGINT, id BIGINT, v BIGINT, PRIMARY KEY (k, rn) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/top.db');
+`, p, addr, dir)
+	inserts := map[string]string{
+		"insert-agg":    "INSERT INTO agg SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
+		"insert-win":    "INSERT INTO win SELECT window_start, k, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k",
+		"insert-joined": "INSERT INTO joined SELECT s.id, d.name, s.v FROM src s JOIN dim d ON s.k = d.k",
+		"insert-top":    "INSERT INTO top SELECT k, rn, id, v FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM src) WHERE rn <= 3",
+	}
+	for _, job := range rescaleJobs {
+		if sp := savepoints[job]; sp != "" {
+			fmt.Fprintf(&b, "SET 'execution.savepoint.path' = '%s';\n", sp)
+		}
+		fmt.Fprintf(&b, "%s;\n", inserts[job])
+	}
+	return b.String()
+}
+
+var rescaleJobs = []string{"insert-agg", "insert-win", "insert-joined", "insert-top"}
+
+// rescaleInput is the records of the topic in, from first up to before last.
+func rescaleInput(first, last int) []string {
+	var rows []string
+	for id := first; id < last; id++ {
+		ts := time.UnixMilli(1_700_000_000_000 + int64(id)*100).UTC().Format("2006-01-02 15:04:05.000")
+		rows = append(rows, fmt.Sprintf("%d,%d,%d,%s", id, id*7%50, id*31%1000, ts))
+	}
+	return rows
+}
+
+// rescaleTables reads the four tables of rescaleScript under dir.
+func rescaleTables(t *testing.T, script string) map[string]string {
+	out := map[string]string{}
+	for _, table := range []string{"agg", "win", "joined", "top"} {
+		out[table] = readTable(t, script, table)
+	}
+	return out
+}
+
+// stopAll stops the script's jobs (with savepoints under target, if set) and waits for
+// the process; it returns each job's savepoint.
+func stopAll(t *testing.T, p *started, state, target string, drain bool) map[string]string {
+	t.Helper()
+	savepoints := map[string]string{}
+	for _, job := range rescaleJobs {
+		args := []string{"stop", "--state-dir", state}
+		if target != "" {
+			args = append(args, "--savepoint-path", target)
+		}
+		if drain {
+			args = append(args, "--drain")
+		}
+		out, errOut, code := runCLI(t, "", append(args, job)...)
+		if code != 0 {
+			t.Fatalf("stopping %s: %s\n%s", job, errOut, p.errOut)
+		}
+		if target != "" {
+			savepoints[job] = savepointPath(t, out)
+		}
+	}
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.errOut)
+	}
+	return savepoints
+}
+
+// TestRescale: four stateful jobs (group aggregate, window aggregate, join, Top-N) over
+// a Kafka source, stopped mid-way at parallelism 2 with savepoints and restored from
+// them at 4, stopped again and restarted from their own checkpoints at 1, end with the
+// tables of a run that was never stopped or rescaled.
+func TestRescale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: runs without -short")
+	}
+	run := func(addr, state, script string) *started {
+		return start(t, "-f", writeScript(t, script), "--state-dir", state)
+	}
+	dims := make([]string, 50)
+	for k := range dims {
+		dims[k] = fmt.Sprintf("%d,name%d", k, k)
+	}
+	settle := func() { time.Sleep(1500 * time.Millisecond) }
+
+	// Uninterrupted, at parallelism 2, drained at the end.
+	addr := kafkaCluster(t, 4, "in", "dim")
+	kafkaProduce(t, addr, "dim", dims)
+	kafkaProduce(t, addr, "in", rescaleInput(0, 3000))
+	want := rescaleScript(addr, t.TempDir(), 2, nil)
+	state := t.TempDir()
+	p := run(addr, state, want)
+	settle()
+	stopAll(t, p, state, "", true)
+	wantTables := rescaleTables(t, want)
+	if !strings.Contains(wantTables["top"], "\n") || strings.Count(wantTables["win"], "\n") < 100 {
+		t.Fatalf("the uninterrupted run wrote %v", wantTables)
+	}
+
+	addr = kafkaCluster(t, 4, "in", "dim")
+	kafkaProduce(t, addr, "dim", dims)
+	kafkaProduce(t, addr, "in", rescaleInput(0, 1000))
+	dir, state := t.TempDir(), t.TempDir()
+	p = run(addr, state, rescaleScript(addr, dir, 2, nil))
+	settle()
+	savepoints := stopAll(t, p, state, t.TempDir(), false)
+
+	kafkaProduce(t, addr, "in", rescaleInput(1000, 2000))
+	state = t.TempDir()
+	p = run(addr, state, rescaleScript(addr, dir, 4, savepoints))
+	settle()
+	stopAll(t, p, state, "", false)
+	if !strings.Contains(p.errOut.String(), "starting from savepoint") {
+		t.Errorf("2 -> 4 did not start from the savepoints:\n%s", p.errOut)
+	}
+
+	kafkaProduce(t, addr, "in", rescaleInput(2000, 3000))
+	got := rescaleScript(addr, dir, 1, nil)
+	p = run(addr, state, got)
+	settle()
+	stopAll(t, p, state, "", true)
+	if n := strings.Count(p.errOut.String(), "rescaling: checkpoint"); n != len(rescaleJobs) {
+		t.Errorf("4 -> 1 rescaled %d jobs from their checkpoints:\n%s", n, p.errOut)
+	}
+	for table, w := range wantTables {
+		if g := rescaleTables(t, got)[table]; g != w {
+			t.Errorf("table %s after 2 -> 4 -> 1:\n%s", table, diffLines(w, g))
+		}
+	}
+}
