@@ -120,6 +120,10 @@ func (w *SavepointWriter) Copy(rel, src string) error {
 // under a temporary name, synced, and renamed into place.
 func (w *SavepointWriter) Finish(sp *Savepoint) error {
 	sp.Version = SavepointVersion
+	return w.finishAs(sp)
+}
+
+func (w *SavepointWriter) finishAs(sp *Savepoint) error {
 	sp.Files = w.files
 	sp.Checksum = ""
 	data, err := json.MarshalIndent(sp, "", "  ")
@@ -271,11 +275,15 @@ func ReadKV(r io.Reader, fn func(key, value []byte) error) error {
 		if err != nil || klen > 1<<30 || vlen > 1<<30 {
 			return fmt.Errorf("%w: keyed state record", ErrDamaged)
 		}
-		if need := int(klen + vlen); cap(buf) < need {
-			buf = make([]byte, need)
+		need := int(klen + vlen)
+		if cap(buf) >= need {
+			buf = buf[:need]
+			_, err = io.ReadFull(br, buf)
+		} else {
+			// Grown as the bytes arrive: a damaged length allocates no more than the file holds.
+			buf, err = io.ReadAll(io.LimitReader(br, int64(need)))
 		}
-		buf = buf[:klen+vlen]
-		if _, err := io.ReadFull(br, buf); err != nil {
+		if err != nil || len(buf) != need {
 			return fmt.Errorf("%w: keyed state record cut short", ErrDamaged)
 		}
 		if err := fn(buf[:klen], buf[klen:]); err != nil {
