@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -242,4 +243,64 @@ func TestTableNamesStayInsideTheStateDir(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestSavepointStatements: STOP JOB ... WITH SAVEPOINT prints the savepoint's path; SET
+// 'execution.savepoint.path' starts the next job from it, EXPLAIN then says what it
+// would restore, and 'state.savepoints.dir' decides where savepoints go. With
+// DELETE_ON_CANCELLATION, a stop leaves no checkpoints behind.
+func TestSavepointStatements(t *testing.T) {
+	dir := t.TempDir()
+	out, state, spDir := filepath.Join(dir, "out"), filepath.Join(dir, "state"), filepath.Join(dir, "mine")
+	tables := `
+CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '4000', 'rows-per-second' = '4000',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '4000');
+CREATE TABLE files (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '` + out + `', 'format' = 'csv');`
+	var printed strings.Builder
+	s, err := NewSession(Config{Out: &syncWriter{w: &printed}, Err: io.Discard, StateDir: state, Format: "csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Exec(ctx, `SET 'execution.checkpointing.interval' = '100 ms';
+SET 'execution.checkpointing.externalized-checkpoint-retention' = 'DELETE_ON_CANCELLATION';
+SET 'state.savepoints.dir' = '`+spDir+`';`+tables+`
+INSERT INTO files SELECT id FROM gen;`); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if err := s.Exec(ctx, "STOP JOB 'insert-files' WITH SAVEPOINT;"); err != nil {
+		t.Fatal(err)
+	}
+	s.Wait()
+	m := regexp.MustCompile(`\| (\S+/savepoint-insert-files-\S+) \|`).FindStringSubmatch(printed.String())
+	if m == nil || !strings.Contains(printed.String(), "savepoint path") || !strings.HasPrefix(m[1], spDir+"/") {
+		t.Fatalf("STOP JOB WITH SAVEPOINT printed %q", printed.String())
+	}
+	path := m[1]
+	if chks, _ := filepath.Glob(filepath.Join(state, "insert-files", "checkpoints", "chk-*")); len(chks) > 0 {
+		t.Errorf("DELETE_ON_CANCELLATION left %v", chks)
+	}
+	stopped := s.Jobs()[0].RowsIn
+
+	printed.Reset()
+	again, _ := NewSession(Config{Out: &syncWriter{w: &printed}, Err: io.Discard, StateDir: state, Format: "csv"})
+	if err := again.Exec(ctx, `SET 'execution.checkpointing.interval' = '100 ms';`+tables+`
+SET 'execution.savepoint.path' = '`+path+`';
+EXPLAIN INSERT INTO files SELECT id FROM gen;
+INSERT INTO files SELECT id FROM gen;`); err != nil {
+		t.Fatal(err)
+	}
+	if err := again.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(printed.String(), "== Savepoint ==") || !strings.Contains(printed.String(), "source-gen                   restored from source-gen") {
+		t.Errorf("EXPLAIN with a savepoint:\n%s", printed.String())
+	}
+	if n := fileRows(t, out); n != 4000 {
+		t.Errorf("%d rows after resuming from the savepoint, want 4000", n)
+	}
+	if got := again.Jobs()[0].RowsIn; got+stopped != 4000 {
+		t.Errorf("the resumed job read %d rows after the stopped one's %d", got, stopped)
+	}
 }

@@ -592,3 +592,44 @@ func TestRescale(t *testing.T) {
 		}
 	}
 }
+
+// TestSavepointCommandErrors: each savepoint command that cannot do its work exits
+// non-zero with one clear line.
+func TestSavepointCommandErrors(t *testing.T) {
+	state := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"savepoint", "--state-dir", state, "nosuch"}, "no running job named 'nosuch'"},
+		{[]string{"stop", "--state-dir", state, "--savepoint-path", t.TempDir(), "nosuch"}, "no running job named 'nosuch'"},
+		{[]string{"savepoint", "inspect", filepath.Join(state, "nothing")}, "no such file or directory"},
+		{[]string{"savepoint", "inspect", state}, "not a complete savepoint"},
+		{[]string{"-e", "SELECT 1;", "-s", state}, "needs checkpoints"},
+		{[]string{"-e", "SET 'execution.checkpointing.interval' = '1 s'; SELECT 1;", "-s", state}, "not a complete savepoint"},
+		{[]string{"-e", "SELECT 1;", "--dry-run"}, "give one with -s PATH"},
+	}
+	for _, c := range cases {
+		_, errOut, code := runCLI(t, "", c.args...)
+		if code == 0 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("%v: exit %d: %q, want one line about %q", c.args, code, errOut, c.want)
+		}
+	}
+	p := start(t, "-e", `SET 'parallelism.default' = '1';
+CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '10');
+CREATE TABLE hole (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO hole SELECT id FROM gen;`, "--state-dir", state)
+	defer func() {
+		p.cmd.Process.Kill()
+		p.wait()
+	}()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if out, _, _ := runCLI(t, "", "list", "--state-dir", state); strings.Contains(out, "RUNNING") {
+			break
+		}
+	}
+	_, errOut, code := runCLI(t, "", "savepoint", "--state-dir", state, "insert-hole")
+	if code == 0 || !strings.Contains(errOut, "takes no checkpoints") {
+		t.Errorf("a savepoint of a job without checkpoints: exit %d: %s", code, errOut)
+	}
+}
