@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,7 @@ type DatagenReader struct {
 	loc    *time.Location
 	seed   uint64
 	seeded bool
+	lanes  []lane // the rows left, restored at another parallelism; nil: the split's
 }
 
 var (
@@ -165,6 +167,9 @@ func (d *DatagenReader) Next(ctx context.Context) (exec.Batch, error) {
 	if err := ctx.Err(); err != nil {
 		return exec.Batch{}, err
 	}
+	if d.lanes != nil {
+		return d.nextOfLanes(ctx)
+	}
 	n := int64(d.batch)
 	if d.limit >= 0 {
 		if d.limit-d.pos < n {
@@ -182,6 +187,27 @@ func (d *DatagenReader) Next(ctx context.Context) (exec.Batch, error) {
 	for i, g := range d.fields {
 		g.append(d.rb.Field(i), span)
 	}
+	d.pos += int64(got)
+	return exec.Batch{Rec: d.rb.NewRecord()}, nil
+}
+
+// nextOfLanes generates the next batch of a reader restored at another parallelism:
+// from its first lane with rows left.
+func (d *DatagenReader) nextOfLanes(ctx context.Context) (exec.Batch, error) {
+	i := slices.IndexFunc(d.lanes, func(l lane) bool { return l.left() > 0 })
+	if i < 0 {
+		return exec.Batch{}, io.EOF
+	}
+	got, err := d.pace.take(ctx, int(min(int64(d.batch), d.lanes[i].left())))
+	if err != nil || got == 0 {
+		return exec.Batch{}, err
+	}
+	l := &d.lanes[i]
+	span := rowSpan{seed: l.Seed, first: l.Next, step: l.Step, n: got, base: d.baseTimes()}
+	for c, g := range d.fields {
+		g.append(d.rb.Field(c), span)
+	}
+	l.Next += uint64(got) * l.Step
 	d.pos += int64(got)
 	return exec.Batch{Rec: d.rb.NewRecord()}, nil
 }

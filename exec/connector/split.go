@@ -76,6 +76,9 @@ func (r *Registry) RescaleSource(t *planner.Table, states [][]byte, tasks int) (
 	if err := r.CanRescaleErr(t); err != nil {
 		return nil, err
 	}
+	if t.Connector() == "datagen" {
+		return rescaleDatagen(t, states, tasks)
+	}
 	c, _ := r.source(t.Connector())
 	return c.Rescale(t, states, tasks)
 }
@@ -88,10 +91,10 @@ func (r *Registry) CanRescaleErr(t *planner.Table) error {
 	if t == nil {
 		return errors.New("its state cannot move to another number of tasks")
 	}
-	if c, ok := r.source(t.Connector()); ok && c.Rescale != nil {
+	if c, ok := r.source(t.Connector()); (ok && c.Rescale != nil) || t.Connector() == "datagen" {
 		return nil
 	}
-	return fmt.Errorf("the %s source of table %s cannot move its read positions to another number of tasks yet (the kafka source can)", t.Connector(), t.Name)
+	return fmt.Errorf("the %s source of table %s cannot move its read positions to another number of tasks yet (the datagen and kafka sources can)", t.Connector(), t.Name)
 }
 
 func (r *Registry) Replayable(t *planner.Table) bool {

@@ -150,3 +150,59 @@ func TestSplitErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDatagenRescale: the snapshots of a datagen source's tasks, taken part-way and
+// rescaled to another number of tasks, and rescaled again, leave the new tasks the rows
+// not yet produced, each once and with the values it had: together with those produced
+// before, exactly the rows of a single task's run.
+func TestDatagenRescale(t *testing.T) {
+	tbl := table("gen", planner.Schema{{Name: "id", Type: planner.TypeInt}, {Name: "v", Type: planner.TypeBigInt}}, map[string]string{
+		"connector": "datagen", "rows-per-second": "1000000", "number-of-rows": "1000", "seed": "5",
+		"fields.id.kind": "sequence", "fields.id.start": "1", "fields.id.end": "5000",
+	})
+	want := readTask(t, tbl, 0, 1)
+	mem := checkedMem(t)
+	// step reads up to n rows of each of the tasks whose snapshots are states (nil: fresh
+	// tasks) and returns the rows and the tasks' snapshots.
+	step := func(states [][]byte, tasks, n int) ([]string, [][]byte) {
+		var rows []string
+		var snaps [][]byte
+		for task := range tasks {
+			r, err := OpenSource(context.Background(), SourceSpec{Table: tbl, Mem: mem, BatchSize: 7, Task: task, Tasks: tasks})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if states != nil {
+				if err := r.(exec.Restorer).Restore(states[task]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := readAtLeast(t, r, n)
+			rows = append(rows, strings.SplitAfter(got, "]\n")...)
+			snaps = append(snaps, snapshot(t, r))
+			r.Close()
+		}
+		return rows, snaps
+	}
+	for _, path := range [][]int{{2, 3}, {3, 1}, {2, 5, 2}, {4, 4}} {
+		rows, states := step(nil, path[0], 60)
+		for _, tasks := range path[1:] {
+			var err error
+			if states, err = rescaleDatagen(tbl, states, tasks); err != nil {
+				t.Fatal(err)
+			}
+			more, snaps := step(states, tasks, 45)
+			rows, states = append(rows, more...), snaps
+		}
+		states, err := rescaleDatagen(tbl, states, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest, _ := step(states, 1, 1<<30)
+		rows = slices.DeleteFunc(append(rows, rest...), func(s string) bool { return s == "" })
+		slices.Sort(rows)
+		if strings.Join(rows, "") != strings.Join(want, "") {
+			t.Errorf("%v: %d rows, want %d", path, len(rows), len(want))
+		}
+	}
+}
