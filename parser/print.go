@@ -63,6 +63,18 @@ func (n *ColumnDef) String() string {
 
 func (n *TypeName) String() string {
 	s := n.Name
+	switch n.Name {
+	case "ROW":
+		fs := make([]string, len(n.Fields))
+		for i, f := range n.Fields {
+			fs[i] = quoteIdent(f.Name) + " " + f.Type.String()
+		}
+		s += "<" + strings.Join(fs, ", ") + ">"
+	case "ARRAY":
+		s += "<" + n.Elem.String() + ">"
+	case "MAP":
+		s += "<" + n.Elem.String() + ", " + n.Value.String() + ">"
+	}
 	if len(n.Params) > 0 {
 		ps := make([]string, len(n.Params))
 		for i, p := range n.Params {
@@ -384,6 +396,20 @@ func (n *OverExpr) String() string {
 	b.WriteString(")")
 	return b.String()
 }
+
+func (n *ItemExpr) String() string {
+	return sub(n.X, precPrimary) + "[" + n.Index.String() + "]"
+}
+
+func (n *FieldExpr) String() string {
+	x := sub(n.X, precPrimary)
+	if _, ok := n.X.(*Ident); ok {
+		x = "(" + x + ")" // a.b would read as one column reference
+	}
+	return x + "." + quoteIdent(n.Name)
+}
+
+func (n *CollectionExpr) String() string { return n.Kind + "[" + exprList(n.Elems) + "]" }
 
 func (o OrderItem) String() string {
 	if o.Desc {

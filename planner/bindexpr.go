@@ -37,16 +37,34 @@ func (sc *scope) names() []string {
 	return n
 }
 
-func (sc *scope) resolve(id *parser.Ident) (*ColumnRef, error) {
-	var qual, name string
-	switch len(id.Parts) {
-	case 1:
-		name = id.Parts[0]
-	case 2:
-		qual, name = id.Parts[0], id.Parts[1]
-	default:
-		return nil, errorf(id, "column reference %s has too many parts", id)
+// resolve binds a column reference: col, t.col, or either followed by ROW fields
+// (t.col.f, col.f.g). A first part that names a table or alias is a qualifier, else a
+// column, as in Flink.
+func (sc *scope) resolve(id *parser.Ident) (Expr, error) {
+	if len(id.Parts) == 1 {
+		return sc.column(id, "", id.Parts[0])
 	}
+	qual := id.Parts[0]
+	for _, c := range sc.cols {
+		if equalFold(c.qual, qual) {
+			ref, err := sc.column(id, qual, id.Parts[1])
+			if err != nil {
+				return nil, err
+			}
+			return fieldPath(id, ref, id.Parts[2:])
+		}
+	}
+	if ref, err := sc.column(id, "", qual); err == nil {
+		return fieldPath(id, ref, id.Parts[1:])
+	}
+	if len(id.Parts) > 2 {
+		return nil, errorf(id, "unknown table, alias or ROW column `%s`", qual)
+	}
+	return sc.column(id, qual, id.Parts[1])
+}
+
+// column finds the column name, of the table qual when qual is not empty.
+func (sc *scope) column(id *parser.Ident, qual, name string) (*ColumnRef, error) {
 	found := -1
 	for i, c := range sc.cols {
 		if !equalFold(c.name, name) || (qual != "" && !equalFold(c.qual, qual)) {
@@ -228,6 +246,12 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 		return &Call{Fn: FnExtract, Args: []Expr{unit, x}, T: Type{Kind: BigInt, NotNull: x.Type().NotNull}}, nil
 	case *parser.FuncCall:
 		return b.call(e)
+	case *parser.ItemExpr:
+		return b.item(e)
+	case *parser.FieldExpr:
+		return b.fieldOf(e)
+	case *parser.CollectionExpr:
+		return b.collection(e)
 	case *parser.OverExpr:
 		if x, ok := b.over[e]; ok {
 			return x, nil

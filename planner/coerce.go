@@ -31,6 +31,9 @@ func commonType(a, b Type) (Type, bool) {
 	if b.Kind == Null {
 		return a, true
 	}
+	if a.IsNested() || b.IsNested() {
+		return nestedCommon(a, b)
+	}
 	if a.IsNumeric() && b.IsNumeric() {
 		switch {
 		case a.Kind == Double || b.Kind == Double:
@@ -142,6 +145,9 @@ func mismatch(op string, a, b Type) string {
 
 // canCast reports whether CAST(from AS to) is allowed.
 func canCast(from, to Type) bool {
+	if from.IsNested() || to.IsNested() {
+		return from.Kind == Null || (from.IsNested() && to.Kind == String) || canCastNested(from, to)
+	}
 	if from.Kind == Null || from.Kind == to.Kind || from.Kind == String || to.Kind == String {
 		return true
 	}

@@ -14,6 +14,8 @@ import (
 // sameCastType reports whether a CAST between a and b changes nothing in the data.
 func sameCastType(a, b planner.Type) bool {
 	switch {
+	case a.IsNested() || b.IsNested():
+		return arrow.TypeEqual(exec.ArrowType(a), exec.ArrowType(b))
 	case a.Kind != b.Kind:
 		return false
 	case a.Kind == planner.Decimal:
@@ -27,6 +29,8 @@ func castMayFail(a, b planner.Type) bool {
 	switch {
 	case sameCastType(a, b) || a.Kind == planner.Null || b.Kind == planner.String:
 		return false
+	case a.IsNested():
+		return true // a part may not convert
 	case a.Kind == planner.String || b.Kind == planner.Decimal:
 		return true
 	case b.Kind == planner.Int:
@@ -58,6 +62,9 @@ func castKernel(from, to planner.Type, try bool) (kernelFn, error) {
 	}
 	if sameCastType(from, to) {
 		return identityKernel, nil
+	}
+	if from.IsNested() {
+		return castNested(from, to, try)
 	}
 	f := castFail{try: try, to: to}
 	dt := exec.ArrowType(to)

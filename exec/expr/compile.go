@@ -188,7 +188,11 @@ func (nd *callNode) eval(c *ctx, b *batch) (datum, error) {
 	if nd.strict && anyNull {
 		return nullDatum(), nil
 	}
-	if allScalar {
+	if allScalar && physOf(nd.t) == physNested {
+		for i := range args { // a structured result is an array: evaluate over every row
+			args[i] = arrDatum(broadcast(c.mem, nd.argT[i], exec.ArrowType(nd.argT[i]), args[i], b.n), false)
+		}
+	} else if allScalar {
 		return nd.evalScalars(c, args)
 	}
 	return nd.fn(c, b.n, args)
@@ -222,8 +226,12 @@ func (cp *compiler) compile(e planner.Expr) (node, error) {
 	return nd, nil
 }
 
-// isConstExpr reports whether e reads no column and no clock.
+// isConstExpr reports whether e reads no column and no clock. A structured value is
+// never folded: it has no scalar form (see nested.go).
 func isConstExpr(e planner.Expr) bool {
+	if e.Type().IsNested() {
+		return false
+	}
 	switch e := e.(type) {
 	case *planner.Literal:
 		return true

@@ -58,6 +58,7 @@ const (
 	physF64
 	physDec
 	physStr
+	physNested // ROW, ARRAY, MAP: never a non-NULL scalar
 )
 
 func physOf(t planner.Type) phys {
@@ -74,6 +75,8 @@ func physOf(t planner.Type) phys {
 		return physDec
 	case planner.String:
 		return physStr
+	case planner.Row, planner.Array, planner.Map:
+		return physNested
 	}
 	return physNull
 }
@@ -255,7 +258,10 @@ func broadcast(mem memory.Allocator, t planner.Type, dt arrow.DataType, d datum,
 	if p == physNull {
 		return array.NewNull(n)
 	}
-	if d.null {
+	if d.null || p == physNested {
+		if p == physNested {
+			return array.MakeArrayOfNull(mem, dt, n)
+		}
 		return nullArray(mem, p, dt, n)
 	}
 	switch p {
