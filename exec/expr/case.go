@@ -171,7 +171,7 @@ func assemble(c *ctx, t planner.Type, dt arrow.DataType, n int, parts []part) (d
 		return assembleFixed[float64](c.mem, dt, n, parts), nil
 	case physDec:
 		return assembleFixed[dec](c.mem, dt, n, parts), nil
-	case physNested:
+	case physNested, physI8, physI16, physF32, physBin:
 		return assembleArrays(c.mem, dt, n, parts)
 	}
 	return assembleString(c.mem, n, parts), nil

@@ -440,7 +440,7 @@ func literalDatum(e *planner.Literal) (datum, error) {
 		if v, ok := e.Value.(bool); ok {
 			return datum{b: v}, nil
 		}
-	case planner.Int, planner.BigInt, planner.Date, planner.Timestamp, planner.TimestampLTZ,
+	case planner.TinyInt, planner.SmallInt, planner.Int, planner.BigInt, planner.Date, planner.Timestamp, planner.TimestampLTZ,
 		planner.IntervalDayTime, planner.IntervalYearMonth:
 		switch v := e.Value.(type) {
 		case int32:
@@ -450,7 +450,7 @@ func literalDatum(e *planner.Literal) (datum, error) {
 		case int:
 			return datum{i: int64(v)}, nil
 		}
-	case planner.Double:
+	case planner.Double, planner.Float:
 		switch v := e.Value.(type) {
 		case float64:
 			return datum{f: v}, nil
