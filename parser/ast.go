@@ -196,15 +196,24 @@ type DescribeStmt struct {
 
 // --- queries ---
 
-// Query is a SELECT block.
+// Query is a SELECT block, with the common table expressions of its WITH.
 type Query struct {
 	Pos      Pos
+	With     []*CTE
 	Distinct bool
 	Items    []*SelectItem
 	From     TableExpr // nil for SELECT without FROM
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
+}
+
+// CTE is one `name [(columns)] AS (query)` of a WITH clause.
+type CTE struct {
+	Pos     Pos
+	Name    string
+	Columns []string
+	Query   *Query
 }
 
 // SelectItem is `*`, `t.*`, or `expr [AS alias]`.

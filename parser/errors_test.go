@@ -43,6 +43,9 @@ var errorTests = []struct{ in, want string }{
 	{"SELECT MAP['a'] FROM t", `1:8: MAP[...] takes keys and values in pairs`},
 	{"SELECT ARRAY[1 2]", `1:16: unexpected "2", expected ']' or ','`},
 	{"SELECT a[1].", `1:13: unexpected end of input, expected field name`},
+	{"WITH a (SELECT 1) SELECT 1", `1:9: unexpected "SELECT", expected identifier`},
+	{"WITH a AS SELECT 1", `1:11: unexpected "SELECT", expected '('`},
+	{"WITH a AS (SELECT 1)", `1:21: unexpected end of input, expected SELECT or '('`},
 
 	// lexical errors
 	{"SELECT 'abc", `1:8: unterminated string literal`},

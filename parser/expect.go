@@ -36,6 +36,8 @@ var productionWords = map[string][]string{
 	"windowTableG":    {"TABLE"},
 	"QueryStmtG":      {"SELECT", "'('"},
 	"QueryExprG":      {"SELECT", "'('"},
+	"WithG":           {"WITH"},
+	"CteG":            {"common table expression"},
 	"SelectG":         {"SELECT"},
 	"InsertG":         {"INSERT"},
 	"CreateG":         {"CREATE"},

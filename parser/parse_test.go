@@ -128,6 +128,12 @@ var parseTests = []struct{ in, want string }{
 	{`SELECT a[1], m['k'], t.r.f, r.f.g, a[1].f, (r).f, (a || b)[2], ARRAY[1][1], -a[1] FROM t`,
 		`SELECT a[1], m['k'], t.r.f, r.f.g, a[1].f, (r).f, (a || b)[2], ARRAY[1][1], -a[1] FROM t`},
 	{"SELECT `array`, `map`, array, map FROM t", "SELECT array, map, array, map FROM t"},
+	// WITH: common table expressions, in queries, subqueries, INSERT and views.
+	{`with a as (select 1 as x), b (y) as (select x from a) select * from b`,
+		`WITH a AS (SELECT 1 AS x), b (y) AS (SELECT x FROM a) SELECT * FROM b`},
+	{`INSERT INTO t WITH a AS (SELECT 1) SELECT * FROM a`, `INSERT INTO t WITH a AS (SELECT 1) SELECT * FROM a`},
+	{`SELECT * FROM (WITH a AS (SELECT 1) SELECT * FROM a) AS s`, `SELECT * FROM (WITH a AS (SELECT 1) SELECT * FROM a) AS s`},
+	{`CREATE VIEW v AS WITH a AS (SELECT 1) (SELECT * FROM a)`, `CREATE VIEW v AS WITH a AS (SELECT 1) SELECT * FROM a`},
 	{`SELECT extract(year from ts), EXTRACT(DOW FROM ts)`, `SELECT EXTRACT(YEAR FROM ts), EXTRACT(DOW FROM ts)`},
 	{`SELECT substring(s from 2 for 3), SUBSTRING(s FROM 2), substring(s, 1, 2)`,
 		`SELECT SUBSTRING(s, 2, 3), SUBSTRING(s, 2), SUBSTRING(s, 1, 2)`},

@@ -11,3 +11,4 @@ func (n *RowField) Position() Pos     { return n.Pos }
 func (n *WatermarkDef) Position() Pos { return n.Pos }
 func (n *Option) Position() Pos       { return n.Pos }
 func (n *WhenClause) Position() Pos   { return n.Pos }
+func (n *CTE) Position() Pos          { return n.Pos }

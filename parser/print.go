@@ -154,6 +154,21 @@ func (n *StopJobStmt) String() string {
 
 func (n *Query) String() string {
 	var b strings.Builder
+	for i, c := range n.With {
+		if i == 0 {
+			b.WriteString("WITH ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteIdent(c.Name))
+		if c.Columns != nil {
+			b.WriteString(" (" + identList(c.Columns) + ")")
+		}
+		b.WriteString(" AS (" + c.Query.String() + ")")
+	}
+	if len(n.With) > 0 {
+		b.WriteString(" ")
+	}
 	b.WriteString("SELECT ")
 	if n.Distinct {
 		b.WriteString("DISTINCT ")

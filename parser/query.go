@@ -21,18 +21,52 @@ func (g *queryStmtG) toAST() (Stmt, error) {
 	return &QueryStmt{Pos: g.Pos, Query: q}, nil
 }
 
-// queryExprG is a query: a SELECT block, possibly parenthesised. Set operations (UNION, ...)
-// will be added here.
+// queryExprG is a query: [WITH ...] a SELECT block, possibly parenthesised. Set
+// operations (UNION, ...) will be added here.
 type queryExprG struct {
-	Paren  *queryExprG `parser:"  '(' @@ ')'"`
+	With   *withG      `parser:"  @@"`
+	Paren  *queryExprG `parser:"| '(' @@ ')'"`
 	Select *selectG    `parser:"| @@"`
 }
 
+// withG is WITH cte, ... query. It is an alternative of its own rather than an optional
+// prefix, so that a statement that is no query is not reported as a broken one.
+type withG struct {
+	CTEs  []*cteG     `parser:"'WITH' @@ ( ',' @@ )*"`
+	Query *queryExprG `parser:"@@"`
+}
+
+// cteG is one common table expression of WITH: name [(columns)] AS (query).
+type cteG struct {
+	Pos        Pos
+	Name       identG      `parser:"@@"`
+	Columns    []identG    `parser:"( '(' @@ ( ',' @@ )*"`
+	ColumnsEnd *listEnd    `parser:"  @@ )?"`
+	Query      *queryExprG `parser:"'AS' '(' @@ ')'"`
+}
+
 func (g *queryExprG) toAST() (*Query, error) {
-	if g.Paren != nil {
+	switch {
+	case g.Paren != nil:
 		return g.Paren.toAST()
+	case g.Select != nil:
+		return g.Select.toAST()
 	}
-	return g.Select.toAST()
+	q, err := g.With.Query.toAST()
+	if err != nil {
+		return nil, err
+	}
+	if len(q.With) > 0 { // WITH a AS (...) (WITH b AS (...) SELECT ...): one list
+		return nil, errorAt(g.With.CTEs[0].Pos, "a query can have only one WITH")
+	}
+	for _, c := range g.With.CTEs {
+		cq, err := c.Query.toAST()
+		if err != nil {
+			return nil, err
+		}
+		q.With = append(q.With, &CTE{Pos: c.Pos, Name: c.Name.Name, Columns: names(c.Columns), Query: cq})
+	}
+	return q, nil
 }
 
 type selectG struct {
