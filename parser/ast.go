@@ -256,6 +256,7 @@ type SubqueryTable struct {
 // Joins associate to the left: a JOIN b ON x JOIN c ON y is (a JOIN b ON x) JOIN c ON y.
 type JoinTable struct {
 	Pos   Pos    // where Left starts
+	Comma bool   // `Left, Right`: an INNER join without ON, its condition in WHERE
 	Kind  string // INNER, LEFT, RIGHT or FULL
 	Left  TableExpr
 	Right TableExpr

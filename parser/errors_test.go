@@ -89,8 +89,6 @@ var errorTests = []struct{ in, want string }{
 	{"SELECT * FROM a LEFT b ON x", `1:22: unexpected "b", expected JOIN`},
 	{"SELECT * FROM a INNER OUTER JOIN b ON x", `1:23: unexpected "OUTER", expected JOIN`},
 	{"SELECT * FROM a JION b ON x", `1:17: unexpected "JION", expected JOIN`},
-	{"SELECT * FROM a, b", `1:16: comma joins are not supported, use JOIN ... ON`},
-	{"SELECT * FROM a JOIN b ON a.x = b.x, c", `1:36: comma joins are not supported, use JOIN ... ON`},
 	{"SELECT * FROM a CROSS JOIN b", `1:17: CROSS JOIN is not supported, use JOIN ... ON`},
 	{"SELECT * FROM a natural join b", `1:17: NATURAL JOIN is not supported, use JOIN ... ON`},
 

@@ -31,6 +31,7 @@ var productionWords = map[string][]string{
 	"qualifiedStar":   {"'*'"},
 	"FromG":           {"table name", "'('"},
 	"JoinG":           {"JOIN"},
+	"JoinItemG":       {"JOIN", "','"},
 	"unsupportedJoin": {"JOIN"},
 	"TableRefG":       {"table name", "'('"},
 	"windowTableG":    {"TABLE"},

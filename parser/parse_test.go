@@ -128,6 +128,9 @@ var parseTests = []struct{ in, want string }{
 	{`SELECT a[1], m['k'], t.r.f, r.f.g, a[1].f, (r).f, (a || b)[2], ARRAY[1][1], -a[1] FROM t`,
 		`SELECT a[1], m['k'], t.r.f, r.f.g, a[1].f, (r).f, (a || b)[2], ARRAY[1][1], -a[1] FROM t`},
 	{"SELECT `array`, `map`, array, map FROM t", "SELECT array, map, array, map FROM t"},
+	// Comma joins.
+	{`SELECT * FROM a, b AS x, (SELECT 1) AS s WHERE a.k = x.k`, `SELECT * FROM a, b AS x, (SELECT 1) AS s WHERE a.k = x.k`},
+	{`SELECT * FROM a JOIN b ON a.x = b.x, c`, `SELECT * FROM a INNER JOIN b ON a.x = b.x, c`},
 	// WITH: common table expressions, in queries, subqueries, INSERT and views.
 	{`with a as (select 1 as x), b (y) as (select x from a) select * from b`,
 		`WITH a AS (SELECT 1 AS x), b (y) AS (SELECT x FROM a) SELECT * FROM b`},

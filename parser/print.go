@@ -233,6 +233,9 @@ func (n *JoinTable) String() string {
 	if _, ok := n.Right.(*JoinTable); ok {
 		right = "(" + right + ")"
 	}
+	if n.Comma {
+		return n.Left.String() + ", " + right
+	}
 	return n.Left.String() + " " + n.Kind + " JOIN " + right + " ON " + n.On.String()
 }
 

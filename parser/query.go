@@ -130,8 +130,15 @@ func (g *qualifiedStar) Parse(lex *lexer.PeekingLexer) error {
 // fromG is what FROM reads: a table reference and the joins that follow it.
 type fromG struct {
 	First       *tableRefG      `parser:"@@"`
-	Joins       []*joinG        `parser:"@@*"`
+	Joins       []*joinItemG    `parser:"@@*"`
 	Unsupported unsupportedJoin `parser:"@@?"`
+}
+
+// joinItemG is a JOIN or, with a comma, another table (a comma join, whose condition is
+// in WHERE).
+type joinItemG struct {
+	Comma *tableRefG `parser:"  ',' @@"`
+	Join  *joinG     `parser:"| @@"`
 }
 
 // joinG is `[INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN table ON condition`.
@@ -151,9 +158,6 @@ type unsupportedJoin struct{}
 // Parse implements participle.Parseable.
 func (*unsupportedJoin) Parse(lex *lexer.PeekingLexer) error {
 	switch t := lex.Peek(); {
-	case isPunct(t, ","):
-		lex.Next()
-		return errorAt(t.Pos, "comma joins are not supported, use JOIN ... ON")
 	case isKeyword(t, "CROSS"), isKeyword(t, "NATURAL"):
 		lex.Next()
 		return errorAt(t.Pos, strings.ToUpper(t.Value)+" JOIN is not supported, use JOIN ... ON")
@@ -166,7 +170,16 @@ func (g *fromG) toAST() (TableExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range g.Joins {
+	for _, item := range g.Joins {
+		if item.Comma != nil {
+			right, err := item.Comma.toAST()
+			if err != nil {
+				return nil, err
+			}
+			from = &JoinTable{Pos: from.Position(), Kind: "INNER", Comma: true, Left: from, Right: right}
+			continue
+		}
+		j := item.Join
 		right, err := j.Right.toAST()
 		if err != nil {
 			return nil, err

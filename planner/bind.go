@@ -137,7 +137,7 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 			p.ctes = append(p.ctes[:len(p.ctes):len(p.ctes)], &cte{def: c, scope: p.ctes})
 		}
 	}
-	q, err := groupWindow(q)
+	q, err := groupWindow(commaJoins(q))
 	if err != nil {
 		return nil, nil, err
 	}
