@@ -83,6 +83,8 @@ func (r *resultSink) cell(col arrow.Array, row int) string {
 			if v := col.(interface{ Value(int) float64 }).Value(row); v == v && v-v == 0 {
 				return text
 			}
+		case arrow.INT8, arrow.INT16, arrow.FLOAT32, arrow.BINARY, arrow.STRUCT, arrow.LIST, arrow.MAP:
+			return format.JSONValue(col, row, r.cfg.Location)
 		}
 		q, _ := json.Marshal(text)
 		return string(q)

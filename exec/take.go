@@ -11,9 +11,10 @@ import (
 
 // Take returns a new array holding arr's values at sel, in order (owned by the caller).
 // A run of consecutive indices is a zero-copy slice; fixed-width values are gathered with a
-// typed loop, strings as offsets plus one copy of their bytes. Indices must be in range. It
-// supports the Null, Boolean, fixed-width, String and Binary layouts (every type
-// exec.ArrowType produces) and panics on others.
+// typed loop, strings as offsets plus one copy of their bytes, structs, lists and maps by
+// taking their children. Indices must be in range. It supports the Null, Boolean,
+// fixed-width, String, Binary, Struct, List and Map layouts (every type exec.ArrowType
+// produces) and panics on others.
 func Take(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
 	n := len(sel)
 	if n > 0 && contiguous(sel) {
@@ -27,6 +28,10 @@ func Take(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
 		return takeBool(mem, arr, sel)
 	case arrow.STRING, arrow.BINARY:
 		return takeBinary(mem, arr, sel)
+	case arrow.STRUCT:
+		return takeStruct(mem, arr.(*array.Struct), sel)
+	case arrow.LIST, arrow.MAP:
+		return takeList(mem, arr.(array.ListLike), sel)
 	}
 	fw, ok := dt.(arrow.FixedWidthDataType)
 	if !ok {
@@ -162,4 +167,53 @@ func takeBinary(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array 
 	offBuf.Release()
 	dataBuf.Release()
 	return res
+}
+
+// takeStruct takes every field at sel (a field array is already sliced to the struct's
+// offset) under the struct's gathered validity.
+func takeStruct(mem memory.Allocator, arr *array.Struct, sel []int32) arrow.Array {
+	vbuf := takeValidity(mem, arr, sel)
+	children := make([]arrow.ArrayData, arr.NumField())
+	for i := range children {
+		child := Take(mem, arr.Field(i), sel)
+		children[i] = child.Data()
+		defer child.Release()
+	}
+	return newNested(arr.DataType(), len(sel), []*memory.Buffer{vbuf}, children)
+}
+
+// takeList gathers the offsets at sel into new ones and takes the elements they span.
+func takeList(mem memory.Allocator, arr array.ListLike, sel []int32) arrow.Array {
+	n := len(sel)
+	vbuf := takeValidity(mem, arr, sel)
+	offBuf, offs := arrowbuf.AllocFixed[int32](mem, n+1)
+	var elems []int32
+	offs[0] = 0
+	for i, j := range sel {
+		start, end := arr.ValueOffsets(int(j))
+		for k := start; k < end; k++ {
+			elems = append(elems, int32(k))
+		}
+		offs[i+1] = int32(len(elems))
+	}
+	values := Take(mem, arr.ListValues(), elems)
+	defer values.Release()
+	return newNested(arr.DataType(), n, []*memory.Buffer{vbuf, offBuf}, []arrow.ArrayData{values.Data()})
+}
+
+// newNested makes an array of dt from buffers and children it takes over (buffers) or
+// shares (children), releasing its own references to the buffers.
+func newNested(dt arrow.DataType, n int, bufs []*memory.Buffer, children []arrow.ArrayData) arrow.Array {
+	data := array.NewData(dt, n, bufs, children, array.UnknownNullCount, 0)
+	if bufs[0] == nil {
+		data.SetNullN(0)
+	}
+	out := array.MakeFromData(data)
+	data.Release()
+	for _, b := range bufs {
+		if b != nil {
+			b.Release()
+		}
+	}
+	return out
 }

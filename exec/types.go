@@ -7,11 +7,32 @@ import (
 
 // ArrowType returns the Arrow type that holds values of SQL type t.
 // TIMESTAMP and TIMESTAMP_LTZ are both epoch milliseconds: a TIMESTAMP is its wall clock
-// read as UTC, a TIMESTAMP_LTZ an instant (its Arrow type carries the zone "UTC").
+// read as UTC, a TIMESTAMP_LTZ an instant (its Arrow type carries the zone "UTC"). CHAR(n)
+// is a string, BINARY(n) a binary array, both holding padded values. ROW, ARRAY and MAP
+// are struct, list and map arrays whose fields are all nullable, so that the Arrow type
+// depends only on names and shapes: NOT NULL inside them is the planner's to know.
 func ArrowType(t planner.Type) arrow.DataType {
 	switch t.Kind {
 	case planner.Boolean:
 		return arrow.FixedWidthTypes.Boolean
+	case planner.TinyInt:
+		return arrow.PrimitiveTypes.Int8
+	case planner.SmallInt:
+		return arrow.PrimitiveTypes.Int16
+	case planner.Float:
+		return arrow.PrimitiveTypes.Float32
+	case planner.Binary:
+		return arrow.BinaryTypes.Binary
+	case planner.Row:
+		fields := make([]arrow.Field, len(t.Fields()))
+		for i, f := range t.Fields() {
+			fields[i] = arrow.Field{Name: f.Name, Type: ArrowType(f.Type), Nullable: true}
+		}
+		return arrow.StructOf(fields...)
+	case planner.Array:
+		return arrow.ListOf(ArrowType(t.Elem()))
+	case planner.Map:
+		return arrow.MapOf(ArrowType(t.Elem()), ArrowType(t.Value()))
 	case planner.Int:
 		return arrow.PrimitiveTypes.Int32
 	case planner.BigInt:

@@ -10,8 +10,9 @@ import "github.com/alecthomas/participle/v2/lexer"
 //     unquoted ('' is ').
 //   - Parentheses leave no node. A NumberLit is never negative: -1 is UnaryExpr{"-", 1}.
 //   - != is <>. SELECT ALL is SELECT. An alias without AS is the same as with AS.
-//   - Types: INTEGER is INT; FLOAT and DOUBLE PRECISION are DOUBLE; DEC and NUMERIC are
-//     DECIMAL; CHAR(n) is VARCHAR(n); TIMESTAMP(p) WITH LOCAL TIME ZONE is TIMESTAMP_LTZ(p);
+//   - Types: INTEGER is INT; REAL is FLOAT; DOUBLE PRECISION is DOUBLE; DEC and NUMERIC are
+//     DECIMAL; T ARRAY is ARRAY<T>; ROW(...) is ROW<...> (field descriptions are dropped);
+//     TIMESTAMP(p) WITH LOCAL TIME ZONE is TIMESTAMP_LTZ(p);
 //     TIMESTAMP WITHOUT TIME ZONE is TIMESTAMP; an explicit NULL (nullable) is dropped.
 //   - SUBSTRING(s FROM a [FOR b]) is SUBSTRING(s, a[, b]); POSITION(a IN b) is POSITION(a, b);
 //     TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) is TRIM|LTRIM|RTRIM(s[, chars]);
@@ -90,13 +91,24 @@ type ColumnDef struct {
 }
 
 // TypeName is a SQL type as written: Name is upper case (INT, BIGINT, DECIMAL, VARCHAR, STRING,
-// TIMESTAMP, TIMESTAMP_LTZ, DATE, BOOLEAN, DOUBLE, ...), Params holds (p[, s]).
-// `TIMESTAMP(3) WITH LOCAL TIME ZONE` is normalised to TIMESTAMP_LTZ.
+// TIMESTAMP, TIMESTAMP_LTZ, DATE, BOOLEAN, DOUBLE, ROW, ARRAY, MAP, ...), Params holds
+// (p[, s]). `TIMESTAMP(3) WITH LOCAL TIME ZONE` is normalised to TIMESTAMP_LTZ, `T ARRAY`
+// to ARRAY<T>.
 type TypeName struct {
 	Pos     Pos
 	Name    string
 	Params  []int
 	NotNull bool
+	Fields  []*RowField // ROW's fields
+	Elem    *TypeName   // ARRAY's element type, MAP's key type
+	Value   *TypeName   // MAP's value type
+}
+
+// RowField is one `name type` of a ROW type.
+type RowField struct {
+	Pos  Pos
+	Name string
+	Type *TypeName
 }
 
 // WatermarkDef is WATERMARK FOR column AS expr.
@@ -184,15 +196,24 @@ type DescribeStmt struct {
 
 // --- queries ---
 
-// Query is a SELECT block.
+// Query is a SELECT block, with the common table expressions of its WITH.
 type Query struct {
 	Pos      Pos
+	With     []*CTE
 	Distinct bool
 	Items    []*SelectItem
 	From     TableExpr // nil for SELECT without FROM
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
+}
+
+// CTE is one `name [(columns)] AS (query)` of a WITH clause.
+type CTE struct {
+	Pos     Pos
+	Name    string
+	Columns []string
+	Query   *Query
 }
 
 // SelectItem is `*`, `t.*`, or `expr [AS alias]`.
@@ -235,6 +256,7 @@ type SubqueryTable struct {
 // Joins associate to the left: a JOIN b ON x JOIN c ON y is (a JOIN b ON x) JOIN c ON y.
 type JoinTable struct {
 	Pos   Pos    // where Left starts
+	Comma bool   // `Left, Right`: an INNER join without ON, its condition in WHERE
 	Kind  string // INNER, LEFT, RIGHT or FULL
 	Left  TableExpr
 	Right TableExpr
@@ -404,6 +426,29 @@ type OverExpr struct {
 	OrderBy     []OrderItem
 }
 
+// ItemExpr is X[Index]: an ARRAY's element (1-based) or a MAP's value at a key.
+type ItemExpr struct {
+	Pos   Pos
+	X     Expr
+	Index Expr
+}
+
+// FieldExpr is X.Name, a field of a ROW value that is not a column reference (a[1].f,
+// (expr).f); a column's field, t.r.f or r.f, is an Ident of more parts.
+type FieldExpr struct {
+	Pos  Pos
+	X    Expr
+	Name string
+}
+
+// CollectionExpr is ARRAY[e, ...] (Kind "ARRAY") or MAP[k1, v1, k2, v2, ...] (Kind
+// "MAP"). ROW(a, b) and (a, b) are a FuncCall named ROW.
+type CollectionExpr struct {
+	Pos   Pos
+	Kind  string
+	Elems []Expr
+}
+
 // OrderItem is one ORDER BY expression and its direction.
 type OrderItem struct {
 	Expr Expr
@@ -428,24 +473,27 @@ func (*SubqueryTable) tableExpr() {}
 func (*WindowTable) tableExpr()   {}
 func (*JoinTable) tableExpr()     {}
 
-func (*Ident) expr()       {}
-func (*NumberLit) expr()   {}
-func (*StringLit) expr()   {}
-func (*BoolLit) expr()     {}
-func (*NullLit) expr()     {}
-func (*IntervalLit) expr() {}
-func (*TypedLit) expr()    {}
-func (*BinaryExpr) expr()  {}
-func (*UnaryExpr) expr()   {}
-func (*IsExpr) expr()      {}
-func (*BetweenExpr) expr() {}
-func (*InExpr) expr()      {}
-func (*LikeExpr) expr()    {}
-func (*CaseExpr) expr()    {}
-func (*CastExpr) expr()    {}
-func (*FuncCall) expr()    {}
-func (*ExtractExpr) expr() {}
-func (*OverExpr) expr()    {}
+func (*Ident) expr()          {}
+func (*NumberLit) expr()      {}
+func (*StringLit) expr()      {}
+func (*BoolLit) expr()        {}
+func (*NullLit) expr()        {}
+func (*IntervalLit) expr()    {}
+func (*TypedLit) expr()       {}
+func (*BinaryExpr) expr()     {}
+func (*UnaryExpr) expr()      {}
+func (*IsExpr) expr()         {}
+func (*BetweenExpr) expr()    {}
+func (*InExpr) expr()         {}
+func (*LikeExpr) expr()       {}
+func (*CaseExpr) expr()       {}
+func (*CastExpr) expr()       {}
+func (*FuncCall) expr()       {}
+func (*ExtractExpr) expr()    {}
+func (*OverExpr) expr()       {}
+func (*ItemExpr) expr()       {}
+func (*FieldExpr) expr()      {}
+func (*CollectionExpr) expr() {}
 
 func (n *SetStmt) Position() Pos             { return n.Pos }
 func (n *CreateTableStmt) Position() Pos     { return n.Pos }
@@ -481,3 +529,6 @@ func (n *CastExpr) Position() Pos            { return n.Pos }
 func (n *FuncCall) Position() Pos            { return n.Pos }
 func (n *ExtractExpr) Position() Pos         { return n.Pos }
 func (n *OverExpr) Position() Pos            { return n.Pos }
+func (n *ItemExpr) Position() Pos            { return n.Pos }
+func (n *FieldExpr) Position() Pos           { return n.Pos }
+func (n *CollectionExpr) Position() Pos      { return n.Pos }

@@ -318,7 +318,7 @@ func (p *exprParser) list() ([]Expr, error) {
 func (p *exprParser) unary() (Expr, error) {
 	t := p.peek()
 	if !isPunct(t, "-") && !isPunct(t, "+") {
-		return p.primary()
+		return p.postfix()
 	}
 	defer p.leave()
 	if err := p.enter(); err != nil {
@@ -330,6 +330,66 @@ func (p *exprParser) unary() (Expr, error) {
 		return nil, err
 	}
 	return &UnaryExpr{Pos: t.Pos, Op: t.Value, X: x}, nil
+}
+
+// postfix parses a primary followed by any number of [index] and .field.
+func (p *exprParser) postfix() (Expr, error) {
+	x, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		switch t := p.peek(); {
+		case isPunct(t, "["):
+			p.next()
+			i, err := p.inner()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expect("]"); err != nil {
+				return nil, err
+			}
+			x = &ItemExpr{Pos: x.Position(), X: x, Index: i}
+		case isPunct(t, "."):
+			p.next()
+			f := p.peek()
+			if !isName(f) {
+				return nil, unexpected(f, "field name")
+			}
+			p.next()
+			x = &FieldExpr{Pos: x.Position(), X: x, Name: identText(f)}
+		default:
+			return x, nil
+		}
+	}
+}
+
+// collection parses ARRAY[...] or MAP[...] at ARRAY or MAP.
+func (p *exprParser) collection() (Expr, error) {
+	t := p.next()
+	c := &CollectionExpr{Pos: t.Pos, Kind: strings.ToUpper(t.Value)}
+	p.next() // [
+	if isPunct(p.peek(), "]") {
+		p.next()
+		return c, nil
+	}
+	for {
+		e, err := p.inner()
+		if err != nil {
+			return nil, err
+		}
+		c.Elems = append(c.Elems, e)
+		if t := p.next(); !isPunct(t, ",") {
+			if isPunct(t, "]") {
+				break
+			}
+			return nil, unexpected(t, "']'", "','")
+		}
+	}
+	if c.Kind == "MAP" && len(c.Elems)%2 != 0 {
+		return nil, errorAt(c.Pos, "MAP[...] takes keys and values in pairs")
+	}
+	return c, nil
 }
 
 func (p *exprParser) primary() (Expr, error) {
@@ -371,6 +431,9 @@ func (p *exprParser) primary() (Expr, error) {
 		if isPunct(n, "(") {
 			return p.call()
 		}
+		if isPunct(n, "[") && (isWord(t, "ARRAY") || isWord(t, "MAP")) {
+			return p.collection()
+		}
 		return p.ident()
 	case tokQuotedIdent:
 		if isPunct(p.peekAt(1), "(") {
@@ -383,6 +446,14 @@ func (p *exprParser) primary() (Expr, error) {
 			x, err := p.inner()
 			if err != nil {
 				return nil, err
+			}
+			if isPunct(p.peek(), ",") { // (a, b) constructs a ROW
+				p.next()
+				rest, err := p.list()
+				if err != nil {
+					return nil, err
+				}
+				return &FuncCall{Pos: t.Pos, Name: "ROW", Args: append([]Expr{x}, rest...)}, nil
 			}
 			return x, p.expect(")")
 		}

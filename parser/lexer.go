@@ -23,7 +23,7 @@ var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "UnterminatedQuotedIdent", Pattern: "`[\\s\\S]*"},
 	{Name: "Number", Pattern: `(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`},
 	{Name: "Ident", Pattern: identPattern},
-	{Name: "Punct", Pattern: `<>|!=|<=|>=|\|\||[-+*/%=<>(),.;]`},
+	{Name: "Punct", Pattern: `<>|!=|<=|>=|\|\||[-+*/%=<>(),.;\[\]]`},
 	{Name: "Invalid", Pattern: `[\s\S]`},
 })
 

@@ -33,9 +33,9 @@ var parseTests = []struct{ in, want string }{
 
 	// types
 	{`CREATE TABLE t (a BOOLEAN, b INTEGER, c BIGINT, d FLOAT, e DOUBLE PRECISION, f DEC(5, 2), g NUMERIC)`,
-		"CREATE TABLE t (\n  a BOOLEAN,\n  b INT,\n  c BIGINT,\n  d DOUBLE,\n  e DOUBLE,\n  f DECIMAL(5, 2),\n  g DECIMAL\n)"},
+		"CREATE TABLE t (\n  a BOOLEAN,\n  b INT,\n  c BIGINT,\n  d FLOAT,\n  e DOUBLE,\n  f DECIMAL(5, 2),\n  g DECIMAL\n)"},
 	{`CREATE TABLE t (a STRING, b VARCHAR(10), c CHAR(3), d DATE, e TIMESTAMP, f TIMESTAMP_LTZ(3))`,
-		"CREATE TABLE t (\n  a STRING,\n  b VARCHAR(10),\n  c VARCHAR(3),\n  d DATE,\n  e TIMESTAMP,\n  f TIMESTAMP_LTZ(3)\n)"},
+		"CREATE TABLE t (\n  a STRING,\n  b VARCHAR(10),\n  c CHAR(3),\n  d DATE,\n  e TIMESTAMP,\n  f TIMESTAMP_LTZ(3)\n)"},
 	{`CREATE TABLE t (a TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL, b TIMESTAMP WITHOUT TIME ZONE, c INT NULL)`,
 		"CREATE TABLE t (\n  a TIMESTAMP_LTZ(3) NOT NULL,\n  b TIMESTAMP,\n  c INT\n)"},
 
@@ -112,7 +112,31 @@ var parseTests = []struct{ in, want string }{
 	{`SELECT CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END, case x when 1 then 'a' end`,
 		`SELECT CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END, CASE x WHEN 1 THEN 'a' END`},
 	{`SELECT cast(a as char(3)), try_cast(b AS timestamp(3) with local time zone)`,
-		`SELECT CAST(a AS VARCHAR(3)), TRY_CAST(b AS TIMESTAMP_LTZ(3))`},
+		`SELECT CAST(a AS CHAR(3)), TRY_CAST(b AS TIMESTAMP_LTZ(3))`},
+	{`CREATE TABLE t (a tinyint, b SmallInt, c real, d bytes, e binary(4), f varbinary(8), g char)`,
+		"CREATE TABLE t (\n  a TINYINT,\n  b SMALLINT,\n  c FLOAT,\n  d BYTES,\n  e BINARY(4),\n  f VARBINARY(8),\n  g CHAR\n)"},
+	// Structured types: ROW<...> and ROW(...), ARRAY<T> and T ARRAY, MAP<K, V>, nested.
+	{"CREATE TABLE t (r ROW<a INT NOT NULL, `b c` STRING 'a description'>, s ROW(x DOUBLE), e ROW<>)",
+		"CREATE TABLE t (\n  r ROW<a INT NOT NULL, `b c` STRING>,\n  s ROW<x DOUBLE>,\n  e ROW<>\n)"},
+	{`CREATE TABLE t (a ARRAY<ARRAY<INT>>, b INT ARRAY NOT NULL, m MAP<STRING, ROW<v BIGINT>> NOT NULL)`,
+		"CREATE TABLE t (\n  a ARRAY<ARRAY<INT>>,\n  b ARRAY<INT> NOT NULL,\n  m MAP<STRING, ROW<v BIGINT>> NOT NULL\n)"},
+	{`SELECT CAST(x AS ROW<a INT, b ARRAY<STRING>>), CAST(m AS MAP<INT, INT>) FROM t`,
+		`SELECT CAST(x AS ROW<a INT, b ARRAY<STRING>>), CAST(m AS MAP<INT, INT>) FROM t`},
+	// Constructors, subscripts and field access.
+	{`SELECT array[1, 2], ARRAY[], map['a', 1, 'b', 2], row(1, 'a'), (1, 'a'), ROW()`,
+		`SELECT ARRAY[1, 2], ARRAY[], MAP['a', 1, 'b', 2], ROW(1, 'a'), ROW(1, 'a'), ROW()`},
+	{`SELECT a[1], m['k'], t.r.f, r.f.g, a[1].f, (r).f, (a || b)[2], ARRAY[1][1], -a[1] FROM t`,
+		`SELECT a[1], m['k'], t.r.f, r.f.g, a[1].f, (r).f, (a || b)[2], ARRAY[1][1], -a[1] FROM t`},
+	{"SELECT `array`, `map`, array, map FROM t", "SELECT array, map, array, map FROM t"},
+	// Comma joins.
+	{`SELECT * FROM a, b AS x, (SELECT 1) AS s WHERE a.k = x.k`, `SELECT * FROM a, b AS x, (SELECT 1) AS s WHERE a.k = x.k`},
+	{`SELECT * FROM a JOIN b ON a.x = b.x, c`, `SELECT * FROM a INNER JOIN b ON a.x = b.x, c`},
+	// WITH: common table expressions, in queries, subqueries, INSERT and views.
+	{`with a as (select 1 as x), b (y) as (select x from a) select * from b`,
+		`WITH a AS (SELECT 1 AS x), b (y) AS (SELECT x FROM a) SELECT * FROM b`},
+	{`INSERT INTO t WITH a AS (SELECT 1) SELECT * FROM a`, `INSERT INTO t WITH a AS (SELECT 1) SELECT * FROM a`},
+	{`SELECT * FROM (WITH a AS (SELECT 1) SELECT * FROM a) AS s`, `SELECT * FROM (WITH a AS (SELECT 1) SELECT * FROM a) AS s`},
+	{`CREATE VIEW v AS WITH a AS (SELECT 1) (SELECT * FROM a)`, `CREATE VIEW v AS WITH a AS (SELECT 1) SELECT * FROM a`},
 	{`SELECT extract(year from ts), EXTRACT(DOW FROM ts)`, `SELECT EXTRACT(YEAR FROM ts), EXTRACT(DOW FROM ts)`},
 	{`SELECT substring(s from 2 for 3), SUBSTRING(s FROM 2), substring(s, 1, 2)`,
 		`SELECT SUBSTRING(s, 2, 3), SUBSTRING(s, 2), SUBSTRING(s, 1, 2)`},

@@ -7,6 +7,8 @@ func (n *Query) Position() Pos        { return n.Pos }
 func (n *SelectItem) Position() Pos   { return n.Pos }
 func (n *ColumnDef) Position() Pos    { return n.Pos }
 func (n *TypeName) Position() Pos     { return n.Pos }
+func (n *RowField) Position() Pos     { return n.Pos }
 func (n *WatermarkDef) Position() Pos { return n.Pos }
 func (n *Option) Position() Pos       { return n.Pos }
 func (n *WhenClause) Position() Pos   { return n.Pos }
+func (n *CTE) Position() Pos          { return n.Pos }

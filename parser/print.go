@@ -63,6 +63,18 @@ func (n *ColumnDef) String() string {
 
 func (n *TypeName) String() string {
 	s := n.Name
+	switch n.Name {
+	case "ROW":
+		fs := make([]string, len(n.Fields))
+		for i, f := range n.Fields {
+			fs[i] = quoteIdent(f.Name) + " " + f.Type.String()
+		}
+		s += "<" + strings.Join(fs, ", ") + ">"
+	case "ARRAY":
+		s += "<" + n.Elem.String() + ">"
+	case "MAP":
+		s += "<" + n.Elem.String() + ", " + n.Value.String() + ">"
+	}
 	if len(n.Params) > 0 {
 		ps := make([]string, len(n.Params))
 		for i, p := range n.Params {
@@ -142,6 +154,21 @@ func (n *StopJobStmt) String() string {
 
 func (n *Query) String() string {
 	var b strings.Builder
+	for i, c := range n.With {
+		if i == 0 {
+			b.WriteString("WITH ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteIdent(c.Name))
+		if c.Columns != nil {
+			b.WriteString(" (" + identList(c.Columns) + ")")
+		}
+		b.WriteString(" AS (" + c.Query.String() + ")")
+	}
+	if len(n.With) > 0 {
+		b.WriteString(" ")
+	}
 	b.WriteString("SELECT ")
 	if n.Distinct {
 		b.WriteString("DISTINCT ")
@@ -205,6 +232,9 @@ func (n *JoinTable) String() string {
 	right := n.Right.String()
 	if _, ok := n.Right.(*JoinTable); ok {
 		right = "(" + right + ")"
+	}
+	if n.Comma {
+		return n.Left.String() + ", " + right
 	}
 	return n.Left.String() + " " + n.Kind + " JOIN " + right + " ON " + n.On.String()
 }
@@ -384,6 +414,20 @@ func (n *OverExpr) String() string {
 	b.WriteString(")")
 	return b.String()
 }
+
+func (n *ItemExpr) String() string {
+	return sub(n.X, precPrimary) + "[" + n.Index.String() + "]"
+}
+
+func (n *FieldExpr) String() string {
+	x := sub(n.X, precPrimary)
+	if _, ok := n.X.(*Ident); ok {
+		x = "(" + x + ")" // a.b would read as one column reference
+	}
+	return x + "." + quoteIdent(n.Name)
+}
+
+func (n *CollectionExpr) String() string { return n.Kind + "[" + exprList(n.Elems) + "]" }
 
 func (o OrderItem) String() string {
 	if o.Desc {

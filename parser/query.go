@@ -21,18 +21,52 @@ func (g *queryStmtG) toAST() (Stmt, error) {
 	return &QueryStmt{Pos: g.Pos, Query: q}, nil
 }
 
-// queryExprG is a query: a SELECT block, possibly parenthesised. Set operations (UNION, ...)
-// will be added here.
+// queryExprG is a query: [WITH ...] a SELECT block, possibly parenthesised. Set
+// operations (UNION, ...) will be added here.
 type queryExprG struct {
-	Paren  *queryExprG `parser:"  '(' @@ ')'"`
+	With   *withG      `parser:"  @@"`
+	Paren  *queryExprG `parser:"| '(' @@ ')'"`
 	Select *selectG    `parser:"| @@"`
 }
 
+// withG is WITH cte, ... query. It is an alternative of its own rather than an optional
+// prefix, so that a statement that is no query is not reported as a broken one.
+type withG struct {
+	CTEs  []*cteG     `parser:"'WITH' @@ ( ',' @@ )*"`
+	Query *queryExprG `parser:"@@"`
+}
+
+// cteG is one common table expression of WITH: name [(columns)] AS (query).
+type cteG struct {
+	Pos        Pos
+	Name       identG      `parser:"@@"`
+	Columns    []identG    `parser:"( '(' @@ ( ',' @@ )*"`
+	ColumnsEnd *listEnd    `parser:"  @@ )?"`
+	Query      *queryExprG `parser:"'AS' '(' @@ ')'"`
+}
+
 func (g *queryExprG) toAST() (*Query, error) {
-	if g.Paren != nil {
+	switch {
+	case g.Paren != nil:
 		return g.Paren.toAST()
+	case g.Select != nil:
+		return g.Select.toAST()
 	}
-	return g.Select.toAST()
+	q, err := g.With.Query.toAST()
+	if err != nil {
+		return nil, err
+	}
+	if len(q.With) > 0 { // WITH a AS (...) (WITH b AS (...) SELECT ...): one list
+		return nil, errorAt(g.With.CTEs[0].Pos, "a query can have only one WITH")
+	}
+	for _, c := range g.With.CTEs {
+		cq, err := c.Query.toAST()
+		if err != nil {
+			return nil, err
+		}
+		q.With = append(q.With, &CTE{Pos: c.Pos, Name: c.Name.Name, Columns: names(c.Columns), Query: cq})
+	}
+	return q, nil
 }
 
 type selectG struct {
@@ -96,8 +130,15 @@ func (g *qualifiedStar) Parse(lex *lexer.PeekingLexer) error {
 // fromG is what FROM reads: a table reference and the joins that follow it.
 type fromG struct {
 	First       *tableRefG      `parser:"@@"`
-	Joins       []*joinG        `parser:"@@*"`
+	Joins       []*joinItemG    `parser:"@@*"`
 	Unsupported unsupportedJoin `parser:"@@?"`
+}
+
+// joinItemG is a JOIN or, with a comma, another table (a comma join, whose condition is
+// in WHERE).
+type joinItemG struct {
+	Comma *tableRefG `parser:"  ',' @@"`
+	Join  *joinG     `parser:"| @@"`
 }
 
 // joinG is `[INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN table ON condition`.
@@ -117,9 +158,6 @@ type unsupportedJoin struct{}
 // Parse implements participle.Parseable.
 func (*unsupportedJoin) Parse(lex *lexer.PeekingLexer) error {
 	switch t := lex.Peek(); {
-	case isPunct(t, ","):
-		lex.Next()
-		return errorAt(t.Pos, "comma joins are not supported, use JOIN ... ON")
 	case isKeyword(t, "CROSS"), isKeyword(t, "NATURAL"):
 		lex.Next()
 		return errorAt(t.Pos, strings.ToUpper(t.Value)+" JOIN is not supported, use JOIN ... ON")
@@ -132,7 +170,16 @@ func (g *fromG) toAST() (TableExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range g.Joins {
+	for _, item := range g.Joins {
+		if item.Comma != nil {
+			right, err := item.Comma.toAST()
+			if err != nil {
+				return nil, err
+			}
+			from = &JoinTable{Pos: from.Position(), Kind: "INNER", Comma: true, Left: from, Right: right}
+			continue
+		}
+		j := item.Join
 		right, err := j.Right.toAST()
 		if err != nil {
 			return nil, err

@@ -11,23 +11,33 @@ import (
 // canonicalTypes maps each accepted type name to TypeName.Name.
 var canonicalTypes = map[string]string{
 	"BOOLEAN": "BOOLEAN",
-	"INT":     "INT", "INTEGER": "INT",
+	"TINYINT": "TINYINT", "SMALLINT": "SMALLINT",
+	"INT": "INT", "INTEGER": "INT",
 	"BIGINT": "BIGINT",
-	"DOUBLE": "DOUBLE", "FLOAT": "DOUBLE",
+	"FLOAT":  "FLOAT", "REAL": "FLOAT",
+	"DOUBLE":  "DOUBLE",
 	"DECIMAL": "DECIMAL", "DEC": "DECIMAL", "NUMERIC": "DECIMAL",
 	"STRING":  "STRING",
-	"VARCHAR": "VARCHAR", "CHAR": "VARCHAR",
+	"VARCHAR": "VARCHAR", "CHAR": "CHAR",
+	"BYTES": "BYTES", "BINARY": "BINARY", "VARBINARY": "VARBINARY",
 	"TIMESTAMP":     "TIMESTAMP",
 	"TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
 	"DATE":          "DATE",
+	"ROW":           "ROW", "ARRAY": "ARRAY", "MAP": "MAP",
 }
 
 // typeList names the supported types in error messages.
-var typeList = []string{"BOOLEAN", "INT", "BIGINT", "DOUBLE", "DECIMAL", "STRING", "VARCHAR",
-	"CHAR", "TIMESTAMP", "TIMESTAMP_LTZ", "DATE"}
+var typeList = []string{"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE",
+	"DECIMAL", "STRING", "VARCHAR", "CHAR", "BYTES", "BINARY", "VARBINARY", "TIMESTAMP",
+	"TIMESTAMP_LTZ", "DATE", "ROW", "ARRAY", "MAP"}
 
 // maxTypeParams is how many (p, s) parameters a type takes.
-var maxTypeParams = map[string]int{"DECIMAL": 2, "VARCHAR": 1, "TIMESTAMP": 1, "TIMESTAMP_LTZ": 1}
+var maxTypeParams = map[string]int{"DECIMAL": 2, "VARCHAR": 1, "CHAR": 1, "BINARY": 1,
+	"VARBINARY": 1, "TIMESTAMP": 1, "TIMESTAMP_LTZ": 1}
+
+// maxTypeDepth bounds the nesting of structured types, so that no input can exhaust the
+// stack.
+const maxTypeDepth = 100
 
 // typeG is a type in the grammar (a column's type): participle calls its Parse.
 type typeG struct {
@@ -47,14 +57,26 @@ func (g *typeG) Parse(lex *lexer.PeekingLexer) error {
 	return nil
 }
 
-// parseType parses `name [(p[, s])] [WITH LOCAL TIME ZONE] [NOT NULL]`, normalising the
-// name (INTEGER -> INT, CHAR -> VARCHAR, TIMESTAMP WITH LOCAL TIME ZONE -> TIMESTAMP_LTZ, ...).
-// It returns nil, nil if no type starts at the current token.
+// parseType parses `name [(p[, s])] [WITH LOCAL TIME ZONE] [NOT NULL]`, the structured
+// types ROW<name T, ...> (or ROW(name T, ...)), ARRAY<T>, MAP<K, V>, and the postfix
+// form `T ARRAY`, normalising the name (INTEGER -> INT, REAL -> FLOAT, T ARRAY ->
+// ARRAY<T>, TIMESTAMP WITH LOCAL TIME ZONE -> TIMESTAMP_LTZ, ...). It returns nil, nil if
+// no type starts at the current token.
 func parseType(lex *lexer.PeekingLexer) (*TypeName, error) {
 	p := &exprParser{lex: lex}
-	t := p.peek()
-	if !isName(t) {
+	if !isName(p.peek()) {
 		return nil, nil
+	}
+	return p.typeName(0)
+}
+
+func (p *exprParser) typeName(depth int) (*TypeName, error) {
+	t := p.peek()
+	if depth > maxTypeDepth {
+		return nil, errorAt(t.Pos, "type nested too deeply")
+	}
+	if !isName(t) {
+		return nil, unexpected(t, "type")
 	}
 	name, ok := canonicalTypes[strings.ToUpper(t.Value)]
 	if !ok || t.Type != tokIdent {
@@ -65,7 +87,11 @@ func parseType(lex *lexer.PeekingLexer) (*TypeName, error) {
 	if name == "DOUBLE" && isWord(p.peek(), "PRECISION") {
 		p.next()
 	}
-	if isPunct(p.peek(), "(") {
+	if name == "ROW" || name == "ARRAY" || name == "MAP" {
+		if err := p.typeArgs(typ, depth); err != nil {
+			return nil, err
+		}
+	} else if isPunct(p.peek(), "(") {
 		params, err := p.typeParams(name)
 		if err != nil {
 			return nil, err
@@ -77,6 +103,18 @@ func parseType(lex *lexer.PeekingLexer) (*TypeName, error) {
 			return nil, err
 		}
 	}
+	p.nullability(typ)
+	// INT ARRAY [NOT NULL] is ARRAY<INT>.
+	for isWord(p.peek(), "ARRAY") {
+		p.next()
+		typ = &TypeName{Pos: typ.Pos, Name: "ARRAY", Elem: typ}
+		p.nullability(typ)
+	}
+	return typ, nil
+}
+
+// nullability reads an optional NOT NULL or NULL into typ.
+func (p *exprParser) nullability(typ *TypeName) {
 	switch t := p.peek(); {
 	case isKeyword(t, "NOT") && isKeyword(p.peekAt(1), "NULL"):
 		p.next()
@@ -85,7 +123,68 @@ func parseType(lex *lexer.PeekingLexer) (*TypeName, error) {
 	case isKeyword(t, "NULL"):
 		p.next()
 	}
-	return typ, nil
+}
+
+// typeArgs parses the <...> of ROW, ARRAY and MAP (ROW also takes (...)).
+func (p *exprParser) typeArgs(typ *TypeName, depth int) error {
+	open := p.peek()
+	closer := ">"
+	switch {
+	case isPunct(open, "<"):
+	case isPunct(open, "(") && typ.Name == "ROW":
+		closer = ")"
+	case isPunct(open, "<>") && typ.Name == "ROW": // ROW<>: no fields
+		p.next()
+		return nil
+	default:
+		if typ.Name == "ROW" {
+			return unexpected(open, "'<'", "'('")
+		}
+		return unexpected(open, "'<'")
+	}
+	p.next()
+	if typ.Name == "ROW" {
+		if isPunct(p.peek(), closer) {
+			p.next()
+			return nil
+		}
+		for {
+			f := p.peek()
+			if !isName(f) {
+				return unexpected(f, "field name")
+			}
+			p.next()
+			ft, err := p.typeName(depth + 1)
+			if err != nil {
+				return err
+			}
+			field := &RowField{Pos: f.Pos, Name: identText(f), Type: ft}
+			if s := p.peek(); s.Type == tokString { // a field's description is dropped
+				p.next()
+			}
+			typ.Fields = append(typ.Fields, field)
+			if t := p.next(); !isPunct(t, ",") {
+				if isPunct(t, closer) {
+					return nil
+				}
+				return unexpected(t, show(closer), "','")
+			}
+		}
+	}
+	elem, err := p.typeName(depth + 1)
+	if err != nil {
+		return err
+	}
+	typ.Elem = elem
+	if typ.Name == "MAP" {
+		if err := p.expect(","); err != nil {
+			return err
+		}
+		if typ.Value, err = p.typeName(depth + 1); err != nil {
+			return err
+		}
+	}
+	return p.expect(">")
 }
 
 // typeParams parses the (p[, s]) of a type.

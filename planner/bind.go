@@ -11,6 +11,15 @@ import (
 type Planner struct {
 	Catalog *Catalog
 	Emit    EmitControl // the session's emit options for window aggregates
+
+	ctes []*cte // the common table expressions in scope, innermost last
+}
+
+// cte is a WITH query in scope: planned again wherever it is read, as a view is, in the
+// scope it was defined in (the CTEs before it).
+type cte struct {
+	def   *parser.CTE
+	scope []*cte
 }
 
 // PlanQuery plans a SELECT.
@@ -113,7 +122,22 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 	if depth > 32 {
 		return nil, nil, errorf(q, "views and subqueries are nested too deeply (or a view refers to itself)")
 	}
-	q, err := groupWindow(q)
+	if len(q.With) > 0 {
+		saved := p.ctes
+		defer func() { p.ctes = saved }()
+		for _, c := range q.With {
+			for _, d := range q.With {
+				if d == c {
+					break
+				}
+				if equalFold(d.Name, c.Name) {
+					return nil, nil, errorf(c, "WITH defines `%s` twice", c.Name)
+				}
+			}
+			p.ctes = append(p.ctes[:len(p.ctes):len(p.ctes)], &cte{def: c, scope: p.ctes})
+		}
+	}
+	q, err := groupWindow(commaJoins(q))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -189,12 +213,34 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 		if alias == "" {
 			alias = t.Name
 		}
+		for i := len(p.ctes) - 1; i >= 0; i-- {
+			if c := p.ctes[i]; equalFold(c.def.Name, t.Name) {
+				n, err := p.withScope(c.scope, func() (Node, error) {
+					n, _, err := p.query(c.def.Query, depth+1)
+					return n, err
+				})
+				if err != nil {
+					return nil, nil, err
+				}
+				if len(c.def.Columns) > 0 {
+					if len(c.def.Columns) != len(n.Schema()) {
+						return nil, nil, errorf(c.def, "WITH %s names %d columns but its query produces %d", c.def.Name, len(c.def.Columns), len(n.Schema()))
+					}
+					n = rename(n, c.def.Columns)
+				}
+				return n, newScope(alias, n.Schema()), nil
+			}
+		}
 		if tbl, ok := p.Catalog.Table(t.Name); ok {
 			n := scanWithComputed(tbl)
 			return n, newScope(alias, n.Schema()), nil
 		}
 		if v, ok := p.Catalog.View(t.Name); ok {
-			n, _, err := p.query(v.Query, depth+1)
+			// A view reads the catalog only, not the WITH queries around its use.
+			n, err := p.withScope(nil, func() (Node, error) {
+				n, _, err := p.query(v.Query, depth+1)
+				return n, err
+			})
 			if err != nil {
 				return nil, nil, errorf(t, "view %s: %v", v.Name, err)
 			}
@@ -217,6 +263,14 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 		return n, newScope(t.Alias, n.Schema()), nil
 	}
 	return nil, nil, errorf(t, "unsupported FROM clause %s", t)
+}
+
+// withScope runs plan with the given WITH queries in scope.
+func (p *Planner) withScope(ctes []*cte, plan func() (Node, error)) (Node, error) {
+	saved := p.ctes
+	p.ctes = ctes
+	defer func() { p.ctes = saved }()
+	return plan()
 }
 
 // scanWithComputed reads a table and adds its computed columns, then its watermark.

@@ -89,6 +89,9 @@ func (a *aggBinding) bindAgg(f *parser.FuncCall) (aggSpec, error) {
 		if !t.IsNumeric() {
 			return spec, errorf(f, "%s needs a numeric argument, got %s", fn, t)
 		}
+		if isNarrow(t) {
+			arg, t = castTo(arg, widened(t)), widened(t).Nullable()
+		}
 		switch {
 		case t.Kind == Decimal && fn == AggSum:
 			spec.t = DecimalType(38, t.Scale)
@@ -102,6 +105,9 @@ func (a *aggBinding) bindAgg(f *parser.FuncCall) (aggSpec, error) {
 	case AggMin, AggMax:
 		if t.Kind == Null {
 			return spec, errorf(f, "%s needs a typed argument", fn)
+		}
+		if t.IsNested() {
+			return spec, errorf(f, "%s of %s is not supported", fn, t)
 		}
 		spec.t = t
 	}

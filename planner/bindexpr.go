@@ -37,16 +37,34 @@ func (sc *scope) names() []string {
 	return n
 }
 
-func (sc *scope) resolve(id *parser.Ident) (*ColumnRef, error) {
-	var qual, name string
-	switch len(id.Parts) {
-	case 1:
-		name = id.Parts[0]
-	case 2:
-		qual, name = id.Parts[0], id.Parts[1]
-	default:
-		return nil, errorf(id, "column reference %s has too many parts", id)
+// resolve binds a column reference: col, t.col, or either followed by ROW fields
+// (t.col.f, col.f.g). A first part that names a table or alias is a qualifier, else a
+// column, as in Flink.
+func (sc *scope) resolve(id *parser.Ident) (Expr, error) {
+	if len(id.Parts) == 1 {
+		return sc.column(id, "", id.Parts[0])
 	}
+	qual := id.Parts[0]
+	for _, c := range sc.cols {
+		if equalFold(c.qual, qual) {
+			ref, err := sc.column(id, qual, id.Parts[1])
+			if err != nil {
+				return nil, err
+			}
+			return fieldPath(id, ref, id.Parts[2:])
+		}
+	}
+	if ref, err := sc.column(id, "", qual); err == nil {
+		return fieldPath(id, ref, id.Parts[1:])
+	}
+	if len(id.Parts) > 2 {
+		return nil, errorf(id, "unknown table, alias or ROW column `%s`", qual)
+	}
+	return sc.column(id, qual, id.Parts[1])
+}
+
+// column finds the column name, of the table qual when qual is not empty.
+func (sc *scope) column(id *parser.Ident, qual, name string) (*ColumnRef, error) {
 	found := -1
 	for i, c := range sc.cols {
 		if !equalFold(c.name, name) || (qual != "" && !equalFold(c.qual, qual)) {
@@ -204,9 +222,14 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 			}
 		}
 		if t.Kind == String && t.Length > 0 {
-			// CAST to VARCHAR(n) keeps the first n characters, as Flink does.
+			// CAST to VARCHAR(n) keeps the first n characters, as Flink does; CAST to
+			// CHAR(n) also pads with spaces to n.
 			s := &Cast{X: x, T: TypeString, Try: e.Try}
 			n := &Literal{Value: int32(t.Length), T: Type{Kind: Int, NotNull: true}}
+			if t.Fixed {
+				space := &Literal{Value: " ", T: Type{Kind: String, NotNull: true}}
+				return &Call{Fn: FnRPad, Args: []Expr{s, n, space}, T: t.Nullable()}, nil
+			}
 			one := &Literal{Value: int32(1), T: Type{Kind: Int, NotNull: true}}
 			return &Call{Fn: FnSubstring, Args: []Expr{s, one, n}, T: Type{Kind: String, Length: t.Length}}, nil
 		}
@@ -228,6 +251,12 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 		return &Call{Fn: FnExtract, Args: []Expr{unit, x}, T: Type{Kind: BigInt, NotNull: x.Type().NotNull}}, nil
 	case *parser.FuncCall:
 		return b.call(e)
+	case *parser.ItemExpr:
+		return b.item(e)
+	case *parser.FieldExpr:
+		return b.fieldOf(e)
+	case *parser.CollectionExpr:
+		return b.collection(e)
 	case *parser.OverExpr:
 		if x, ok := b.over[e]; ok {
 			return x, nil
@@ -450,6 +479,13 @@ func (b *exprBinder) unary(e *parser.UnaryExpr) (Expr, error) {
 			return neg, nil
 		}
 	}
+	if isNarrow(t) {
+		var neg Expr = &Call{Fn: FnNeg, Args: []Expr{castTo(x, widened(t))}, T: widened(t)}
+		if t.Kind == Float {
+			neg = &Cast{X: neg, T: t.Nullable()}
+		}
+		return neg, nil
+	}
 	return &Call{Fn: FnNeg, Args: []Expr{x}, T: t}, nil
 }
 
@@ -479,7 +515,7 @@ func negateLiteral(l *Literal) (*Literal, bool) {
 var comparisonFuncs = map[string]Func{"=": FnEq, "<>": FnNe, "<": FnLt, "<=": FnLe, ">": FnGt, ">=": FnGe}
 var arithmeticFuncs = map[string]Func{"+": FnAdd, "-": FnSub, "*": FnMul, "/": FnDiv, "%": FnMod}
 
-func (b *exprBinder) binary(e *parser.BinaryExpr) (Expr, error) {
+func (b *exprBinder) binary(e *parser.BinaryExpr) (out Expr, err error) {
 	l, err := b.bind(e.Left)
 	if err != nil {
 		return nil, err
@@ -536,9 +572,24 @@ func (b *exprBinder) binary(e *parser.BinaryExpr) (Expr, error) {
 	if rt.Kind == Null {
 		rt = lt
 	}
+	// TINYINT, SMALLINT and FLOAT compute as INT and DOUBLE. FLOAT's result is cast back
+	// to FLOAT, as Flink types it (exact: the double of two floats' + - * / rounds to the
+	// float result); TINYINT's and SMALLINT's stays INT, where Flink's would wrap around.
+	narrow, _ := commonType(lt, rt)
+	if narrow.Kind != Float {
+		narrow = TypeNull
+	}
+	lt, rt = widened(lt), widened(rt)
 	t, ok := arithmeticType(fn, lt, rt)
 	if !ok {
 		return nil, errorf(e, "%s", mismatch(e.Op, l.Type(), r.Type()))
+	}
+	if isNarrow(narrow) {
+		defer func() {
+			if out != nil {
+				out = &Cast{X: out, T: narrow.Nullable()}
+			}
+		}()
 	}
 	if t.Kind != Decimal {
 		l, r = castTo(l, t), castTo(r, t)
@@ -557,6 +608,10 @@ func compare(n positioned, fn Func, l, r Expr) (Expr, error) {
 	if !ok {
 		return nil, errorf(n, "cannot compare %s and %s", l.Type().Nullable(), r.Type().Nullable())
 	}
+	if t.IsNested() || t.Kind == Binary {
+		return nil, errorf(n, "comparing %s values is not supported", t.Nullable())
+	}
+	t = widened(t)
 	if t.Kind == Null {
 		t = TypeBoolean
 	}
@@ -639,6 +694,7 @@ func (b *exprBinder) in(e *parser.InExpr) (Expr, error) {
 			return nil, errorf(e.List[i], "IN list item of type %s does not match %s", item.Type().Nullable(), x.Type().Nullable())
 		}
 	}
+	t = widened(t)
 	args := []Expr{castTo(x, t)}
 	for _, item := range list {
 		args = append(args, castTo(item, t))

@@ -280,6 +280,8 @@ func (b *exprBinder) apply(f *Function, e *parser.FuncCall, at positioned, args 
 				args[i] = castTo(a, TypeDouble)
 			} else if !t.IsNumeric() {
 				return nil, errorf(argAt(i), "%s needs a numeric argument, got %s", name, t.Nullable())
+			} else {
+				args[i] = castTo(a, widened(t))
 			}
 		case ArgTimestamp:
 			switch t.Kind {
@@ -306,6 +308,9 @@ func (b *exprBinder) apply(f *Function, e *parser.FuncCall, at positioned, args 
 		}
 	}
 	if haveCommon {
+		if f.Fn != FnArray {
+			common = widened(common)
+		}
 		for i := range args {
 			if f.argKind(i) == ArgCommon {
 				args[i] = castTo(args[i], common)

@@ -8,6 +8,10 @@ import (
 // decimalOf returns the DECIMAL type that holds every value of an exact numeric type.
 func decimalOf(t Type) Type {
 	switch t.Kind {
+	case TinyInt:
+		return DecimalType(3, 0)
+	case SmallInt:
+		return DecimalType(5, 0)
 	case Int:
 		return DecimalType(10, 0)
 	case BigInt:
@@ -31,10 +35,18 @@ func commonType(a, b Type) (Type, bool) {
 	if b.Kind == Null {
 		return a, true
 	}
+	if a.IsNested() || b.IsNested() {
+		return nestedCommon(a, b)
+	}
 	if a.IsNumeric() && b.IsNumeric() {
 		switch {
 		case a.Kind == Double || b.Kind == Double:
 			return TypeDouble, true
+		case a.Kind == Float || b.Kind == Float:
+			if a.Kind == Decimal || b.Kind == Decimal {
+				return TypeDouble, true
+			}
+			return Type{Kind: Float}, true
 		case a.Kind == Decimal || b.Kind == Decimal:
 			da, db := decimalOf(a), decimalOf(b)
 			s := max(da.Scale, db.Scale)
@@ -42,8 +54,12 @@ func commonType(a, b Type) (Type, bool) {
 			return DecimalType(p, s), true
 		case a.Kind == BigInt || b.Kind == BigInt:
 			return TypeBigInt, true
+		case a.Kind == Int || b.Kind == Int:
+			return TypeInt, true
+		case a.Kind == SmallInt || b.Kind == SmallInt:
+			return Type{Kind: SmallInt}, true
 		}
-		return TypeInt, true
+		return Type{Kind: TinyInt}, true
 	}
 	if (a.Kind == Timestamp && b.Kind == Date) || (a.Kind == Date && b.Kind == Timestamp) {
 		return TypeTS, true
@@ -53,6 +69,22 @@ func commonType(a, b Type) (Type, bool) {
 	}
 	return Type{}, false
 }
+
+// widened is the type a value of t is computed as: TINYINT and SMALLINT as INT, FLOAT
+// as DOUBLE (exactly), so that kernels know only the wide types and only CAST meets the
+// narrow ones. A result that Flink types narrow is cast back (see binary).
+func widened(t Type) Type {
+	switch t.Kind {
+	case TinyInt, SmallInt:
+		return Type{Kind: Int, NotNull: t.NotNull}
+	case Float:
+		return Type{Kind: Double, NotNull: t.NotNull}
+	}
+	return t
+}
+
+// isNarrow reports whether t is TINYINT, SMALLINT or FLOAT.
+func isNarrow(t Type) bool { return widened(t).Kind != t.Kind }
 
 // castTo returns e converted to t, or e itself when it already has t's type.
 func castTo(e Expr, t Type) Expr {
@@ -142,6 +174,9 @@ func mismatch(op string, a, b Type) string {
 
 // canCast reports whether CAST(from AS to) is allowed.
 func canCast(from, to Type) bool {
+	if from.IsNested() || to.IsNested() {
+		return from.Kind == Null || (from.IsNested() && to.Kind == String) || canCastNested(from, to)
+	}
 	if from.Kind == Null || from.Kind == to.Kind || from.Kind == String || to.Kind == String {
 		return true
 	}

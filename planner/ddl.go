@@ -18,6 +18,12 @@ func BindType(t *parser.TypeName) (Type, error) {
 	switch t.Name {
 	case "BOOLEAN":
 		out = TypeBoolean
+	case "TINYINT":
+		out = Type{Kind: TinyInt}
+	case "SMALLINT":
+		out = Type{Kind: SmallInt}
+	case "FLOAT":
+		out = Type{Kind: Float}
 	case "INT":
 		out = TypeInt
 	case "BIGINT":
@@ -38,6 +44,50 @@ func BindType(t *parser.TypeName) (Type, error) {
 			return Type{}, errorf(t, "VARCHAR length must be positive")
 		}
 		out = Type{Kind: String, Length: n}
+	case "CHAR", "BINARY", "VARBINARY":
+		// Flink's default length of CHAR and BINARY is 1; VARBINARY without one is BYTES.
+		n := param(0, 1)
+		if t.Name == "VARBINARY" {
+			n = param(0, 0)
+		}
+		if n < 1 && (t.Name != "VARBINARY" || len(t.Params) > 0) {
+			return Type{}, errorf(t, "%s length must be at least 1", t.Name)
+		}
+		out = Type{Kind: Binary, Length: n, Fixed: t.Name == "BINARY"}
+		if t.Name == "CHAR" {
+			out = Type{Kind: String, Length: n, Fixed: true}
+		}
+	case "BYTES":
+		out = Type{Kind: Binary}
+	case "ROW":
+		fields := make([]Column, len(t.Fields))
+		for i, f := range t.Fields {
+			for _, g := range t.Fields[:i] {
+				if equalFold(g.Name, f.Name) {
+					return Type{}, errorf(f, "ROW field `%s` is defined twice", f.Name)
+				}
+			}
+			ft, err := BindType(f.Type)
+			if err != nil {
+				return Type{}, err
+			}
+			fields[i] = Column{Name: f.Name, Type: ft}
+		}
+		out = RowType(fields)
+	case "ARRAY", "MAP":
+		elem, err := BindType(t.Elem)
+		if err != nil {
+			return Type{}, err
+		}
+		if t.Name == "ARRAY" {
+			out = ArrayType(elem)
+			break
+		}
+		value, err := BindType(t.Value)
+		if err != nil {
+			return Type{}, err
+		}
+		out = MapType(elem, value)
 	case "TIMESTAMP", "TIMESTAMP_LTZ":
 		p := param(0, 3)
 		if p < 0 || p > 9 {

@@ -222,6 +222,20 @@ const (
 	FnJSONExists    Func = "JSON_EXISTS"
 	FnIsJSON        Func = "IS JSON"     // (STRING, STRING literal kind: VALUE, SCALAR, ARRAY, OBJECT)
 	FnIsNotJSON     Func = "IS NOT JSON" // FALSE for NULL, as IS JSON
+
+	// Structured types (bindnested.go). FnField: (ROW, INT literal field index), the field,
+	// NULL when the row is. FnItem: (ARRAY, INT) the element at a 1-based index, NULL out of
+	// range; (MAP, key of the key type) the value, NULL when absent. FnRow, FnArray, FnMap
+	// construct a value from their arguments (FnMap's: key, value, key, value, ...; the
+	// last of equal keys wins). FnCardinality: (ARRAY or MAP) INT. FnElement: (ARRAY) its
+	// only element, NULL when empty, an error when it has more.
+	FnField       Func = "FIELD"
+	FnItem        Func = "ITEM"
+	FnRow         Func = "ROW"
+	FnArray       Func = "ARRAY"
+	FnMap         Func = "MAP"
+	FnCardinality Func = "CARDINALITY"
+	FnElement     Func = "ELEMENT"
 )
 
 func (e *ColumnRef) Type() Type { return e.T }
@@ -264,6 +278,16 @@ func (e *Call) String() string {
 		return "(" + args[0] + " LIKE " + args[1] + ")"
 	case FnSimilar:
 		return "(" + args[0] + " SIMILAR TO " + args[1] + ")"
+	case FnField:
+		if i, ok := e.Args[1].(*Literal); ok && len(args) == 2 {
+			if k, ok := i.Value.(int32); ok && int(k) < len(e.Args[0].Type().Fields()) {
+				return args[0] + "." + e.Args[0].Type().Fields()[k].Name
+			}
+		}
+	case FnItem:
+		return args[0] + "[" + args[1] + "]"
+	case FnArray, FnMap:
+		return string(e.Fn) + "[" + strings.Join(args, ", ") + "]"
 	case FnFloorTime, FnCeilTime:
 		if u, ok := e.Args[0].(*Literal); ok && len(args) == 2 {
 			name := "FLOOR"

@@ -441,6 +441,36 @@ func functionRows() []Function {
 		{Fn: FnNullIf, Names: []string{"NULLIF"}, Args: []Arg{ArgCommon, ArgCommon}, Nulls: NullAware,
 			Result:   func(args []Expr) Type { return args[0].Type().Nullable() },
 			Examples: []Example{{"NULLIF(5, 5)", "null"}, {"NULLIF(5, 0)", "5"}, {"NULLIF(5, CAST(NULL AS INT))", "5"}}},
+
+		// Value construction and access (bindnested.go binds the operators).
+		{Fn: FnRow, Names: []string{"ROW"}, Args: []Arg{ArgAny}, Min: 1, Variadic: true, Nulls: NullAware, Result: rowOf, Bind: typedArgs,
+			Examples: []Example{{"ROW(1, 'a')", "(1, a)"}, {"(1, 'a', CAST(NULL AS DOUBLE))", "(1, a, NULL)"}, {"ROW(ROW(1), ARRAY[2])", "((1), [2])"}}},
+		{Fn: FnArray, Args: []Arg{ArgCommon}, Min: 1, Variadic: true, Nulls: NullAware, Result: arrayOf, Bind: typedArgs,
+			Examples: []Example{{"ARRAY[1, 2, 3]", "[1, 2, 3]"}, {"ARRAY['a', NULL]", "[a, NULL]"}, {"ARRAY[1, 2.5]", "[1.0, 2.5]"}, {"ARRAY[ARRAY[1], ARRAY[2, 3]]", "[[1], [2, 3]]"}}},
+		{Fn: FnMap, Args: []Arg{ArgAny}, Min: 2, Variadic: true, Nulls: NullAware, Result: func(args []Expr) Type { return TypeNull },
+			Examples: []Example{{"MAP['a', 1, 'b', 2]", "{a=1, b=2}"}, {"MAP[1, 'x', 1, 'y']", "{1=y}"}, {"MAP['k', ARRAY[CAST(NULL AS INT)]]", "{k=[NULL]}"}}},
+		{Fn: FnItem, Args: []Arg{ArgAny, ArgAny}, Nulls: NullAware, Result: func(args []Expr) Type { return TypeNull },
+			Examples: []Example{{"ARRAY[10, 20][2]", "20"}, {"ARRAY[10, 20][3]", "null"}, {"ARRAY[10, 20][0]", "null"}, {"ARRAY[10, 20][CAST(NULL AS INT)]", "null"},
+				{"MAP['a', 1, 'b', 2]['b']", "2"}, {"MAP['a', 1]['c']", "null"}, {"ARRAY[ROW(1, 'x')][1].EXPR$1", "x"}}},
+		{Fn: FnField, Args: []Arg{ArgAny, ArgInt}, Nulls: NullAware, Result: func(args []Expr) Type { return TypeNull },
+			Examples: []Example{{"ROW(1, 'a').EXPR$1", "a"}, {"ROW(ROW(2, 3)).EXPR$0.EXPR$1", "3"}, {"CAST(NULL AS ROW<a INT>).a", "null"}}},
+		{Fn: FnCardinality, Names: []string{"CARDINALITY"}, Args: []Arg{ArgAny}, Result: returns(TypeInt),
+			Bind: func(c *CallSite) (Expr, error) {
+				if k := c.Args[0].Type().Kind; k != Array && k != Map && k != Null {
+					return nil, c.Errorf(0, "CARDINALITY needs an ARRAY or a MAP, got %s", c.Args[0].Type().Nullable())
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"CARDINALITY(ARRAY[1, 2, 3])", "3"}, {"CARDINALITY(MAP['a', 1])", "1"}, {"CARDINALITY(CAST(NULL AS ARRAY<INT>))", "null"}}},
+		{Fn: FnElement, Names: []string{"ELEMENT"}, Args: []Arg{ArgAny}, Nulls: NullStrictNullable,
+			Result: func(args []Expr) Type { return args[0].Type().Elem().Nullable() },
+			Bind: func(c *CallSite) (Expr, error) {
+				if k := c.Args[0].Type().Kind; k != Array {
+					return nil, c.Errorf(0, "ELEMENT needs an ARRAY, got %s", c.Args[0].Type().Nullable())
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"ELEMENT(ARRAY['x'])", "x"}, {"ELEMENT(ARRAY[CAST(NULL AS INT)])", "null"}}},
 	}
 }
 

@@ -1,6 +1,10 @@
 package planner
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
 
 // Kind is a SQL type's family.
 type Kind uint8
@@ -18,16 +22,87 @@ const (
 	Date                          // DATE: days since the epoch
 	IntervalDayTime               // INTERVAL ... DAY TO SECOND: milliseconds
 	IntervalYearMonth             // INTERVAL ... YEAR TO MONTH: months
+	TinyInt                       // TINYINT, 8-bit
+	SmallInt                      // SMALLINT, 16-bit
+	Float                         // FLOAT (REAL), 32-bit
+	Binary                        // BYTES, VARBINARY(n), BINARY(n) (Fixed)
+	Row                           // ROW<f1 T1, ...>: Fields
+	Array                         // ARRAY<T>: Elem
+	Map                           // MAP<K, V>: Key and Value
 )
 
-// Type is a SQL type. Types are values: compare them with ==.
+// Type is a SQL type. Types are values: compare them with ==. The element types of ROW,
+// ARRAY and MAP are interned (see nest), so that two equal structured types share their
+// pointer and == still compares them.
 type Type struct {
 	Kind      Kind
-	Precision int // DECIMAL precision; TIMESTAMP fractional digits
-	Scale     int // DECIMAL scale
-	Length    int // VARCHAR(n) length; 0 means unbounded (STRING)
+	Precision int  // DECIMAL precision; TIMESTAMP fractional digits
+	Scale     int  // DECIMAL scale
+	Length    int  // VARCHAR(n), CHAR(n), VARBINARY(n), BINARY(n) length; 0 means unbounded (STRING, BYTES)
+	Fixed     bool // CHAR(n), BINARY(n): values are padded to Length
 	NotNull   bool
+	nested    *nested
 }
+
+// nested holds what a structured type is made of.
+type nested struct {
+	fields []Column // ROW
+	elem   Type     // ARRAY's element, MAP's key
+	value  Type     // MAP's value
+}
+
+// nestedTypes interns nested descriptions by their printed form, which says everything
+// about them (field names, types and nullability).
+var nestedTypes sync.Map // string -> *nested
+
+func nest(kind Kind, n nested) Type {
+	t := Type{Kind: kind, nested: &n}
+	key := t.String()
+	if v, ok := nestedTypes.Load(key); ok {
+		t.nested = v.(*nested)
+		return t
+	}
+	n.fields = append([]Column(nil), n.fields...)
+	v, _ := nestedTypes.LoadOrStore(key, t.nested)
+	t.nested = v.(*nested)
+	return t
+}
+
+// RowType returns ROW<fields...>.
+func RowType(fields []Column) Type { return nest(Row, nested{fields: fields}) }
+
+// ArrayType returns ARRAY<elem>.
+func ArrayType(elem Type) Type { return nest(Array, nested{elem: elem}) }
+
+// MapType returns MAP<key, value>.
+func MapType(key, value Type) Type { return nest(Map, nested{elem: key, value: value}) }
+
+// Fields returns the fields of a ROW (nil for other types); the slice must not be changed.
+func (t Type) Fields() []Column {
+	if t.nested == nil {
+		return nil
+	}
+	return t.nested.fields
+}
+
+// Elem returns the element type of an ARRAY, the key type of a MAP.
+func (t Type) Elem() Type {
+	if t.nested == nil {
+		return TypeNull
+	}
+	return t.nested.elem
+}
+
+// Value returns the value type of a MAP.
+func (t Type) Value() Type {
+	if t.nested == nil {
+		return TypeNull
+	}
+	return t.nested.value
+}
+
+// IsNested reports whether t is a ROW, ARRAY or MAP.
+func (t Type) IsNested() bool { return t.Kind == Row || t.Kind == Array || t.Kind == Map }
 
 // Common types.
 var (
@@ -50,10 +125,10 @@ func DecimalType(p, s int) Type { return Type{Kind: Decimal, Precision: p, Scale
 // Nullable returns t without its NOT NULL constraint.
 func (t Type) Nullable() Type { t.NotNull = false; return t }
 
-// IsNumeric reports whether t is INT, BIGINT, DOUBLE or DECIMAL.
+// IsNumeric reports whether t is TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE or DECIMAL.
 func (t Type) IsNumeric() bool {
 	switch t.Kind {
-	case Int, BigInt, Double, Decimal:
+	case TinyInt, SmallInt, Int, BigInt, Float, Double, Decimal:
 		return true
 	}
 	return false
@@ -72,20 +147,55 @@ func (t Type) String() string {
 		s = "NULL"
 	case Boolean:
 		s = "BOOLEAN"
+	case TinyInt:
+		s = "TINYINT"
+	case SmallInt:
+		s = "SMALLINT"
 	case Int:
 		s = "INT"
 	case BigInt:
 		s = "BIGINT"
+	case Float:
+		s = "FLOAT"
 	case Double:
 		s = "DOUBLE"
 	case Decimal:
 		s = fmt.Sprintf("DECIMAL(%d, %d)", t.Precision, t.Scale)
 	case String:
-		if t.Length > 0 {
+		switch {
+		case t.Fixed:
+			s = fmt.Sprintf("CHAR(%d)", t.Length)
+		case t.Length > 0:
 			s = fmt.Sprintf("VARCHAR(%d)", t.Length)
-		} else {
+		default:
 			s = "STRING"
 		}
+	case Binary:
+		switch {
+		case t.Fixed:
+			s = fmt.Sprintf("BINARY(%d)", t.Length)
+		case t.Length > 0:
+			s = fmt.Sprintf("VARBINARY(%d)", t.Length)
+		default:
+			s = "BYTES"
+		}
+	case Row:
+		var b strings.Builder
+		b.WriteString("ROW<")
+		for i, f := range t.Fields() {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(quoteName(f.Name))
+			b.WriteByte(' ')
+			b.WriteString(f.Type.String())
+		}
+		b.WriteByte('>')
+		s = b.String()
+	case Array:
+		s = "ARRAY<" + t.Elem().String() + ">"
+	case Map:
+		s = "MAP<" + t.Elem().String() + ", " + t.Value().String() + ">"
 	case Timestamp:
 		s = fmt.Sprintf("TIMESTAMP(%d)", t.Precision)
 	case TimestampLTZ:
@@ -103,6 +213,11 @@ func (t Type) String() string {
 		s += " NOT NULL"
 	}
 	return s
+}
+
+// quoteName writes a ROW field name as Flink prints it: in backticks.
+func quoteName(name string) string {
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
 // Column is a named, typed field of a schema.

@@ -52,6 +52,10 @@ var differentialQueries = []struct{ name, sql, sqlite string }{
 		"SELECT id AS id, ABS(a - 500) AS d, ROUND(b, 2) AS r FROM t WHERE id % 100 = 0"},
 	{"filtered group having count", "SELECT grp AS g, COUNT(*) AS n, AVG(b) AS av FROM t WHERE b > 0.3 GROUP BY grp HAVING COUNT(*) > 100", ""},
 	{"null-safe count", "SELECT COUNT(b) AS nb, COUNT(grp) AS ng, COUNT(*) AS n FROM t", ""},
+	{"with", "WITH big AS (SELECT id, grp, a FROM t WHERE a > 800) SELECT grp AS g, COUNT(*) AS n FROM big GROUP BY grp", ""},
+	{"with chained and renamed", "WITH x (k, v) AS (SELECT grp, a FROM t WHERE a IS NOT NULL), y AS (SELECT k, SUM(v) AS total FROM x GROUP BY k) " +
+		"SELECT k AS k, total AS total FROM y WHERE total > 100", ""},
+	{"with in a subquery", "SELECT g AS g, n AS n FROM (WITH c AS (SELECT grp AS g, COUNT(*) AS n FROM t GROUP BY grp) SELECT g, n FROM c) AS s", ""},
 }
 
 const differentialRows = 100_000

@@ -171,8 +171,41 @@ func assemble(c *ctx, t planner.Type, dt arrow.DataType, n int, parts []part) (d
 		return assembleFixed[float64](c.mem, dt, n, parts), nil
 	case physDec:
 		return assembleFixed[dec](c.mem, dt, n, parts), nil
+	case physNested, physI8, physI16, physF32, physBin:
+		return assembleArrays(c.mem, dt, n, parts)
 	}
 	return assembleString(c.mem, n, parts), nil
+}
+
+// assembleArrays assembles any layout: the parts' arrays concatenated, then taken.
+func assembleArrays(mem memory.Allocator, dt arrow.DataType, n int, parts []part) (datum, error) {
+	var arrs []arrow.Array
+	sel := make([]int32, n)
+	keep := make([]byte, (n+7)/8)
+	total := 0
+	for k := range parts {
+		p := &parts[k]
+		if p.d.arr == nil || isNullArr(p.d.arr) {
+			continue
+		}
+		for j, r := range p.rows {
+			sel[r] = int32(total + p.at(j))
+			setBit(keep, int(r))
+		}
+		arrs = append(arrs, p.d.arr)
+		total += p.d.arr.Len()
+	}
+	if total == 0 {
+		return arrDatum(array.MakeArrayOfNull(mem, dt, n), false), nil
+	}
+	all, err := array.Concatenate(arrs, mem)
+	if err != nil {
+		return datum{}, newError(ErrUnsupported, "%s: %v", dt, err)
+	}
+	defer all.Release()
+	taken := exec.Take(mem, all, sel)
+	defer taken.Release()
+	return arrDatum(maskNulls(mem, taken, keep), false), nil
 }
 
 func isNullArr(a arrow.Array) bool { return a.DataType().ID() == arrow.NULL }

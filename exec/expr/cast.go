@@ -14,10 +14,15 @@ import (
 // sameCastType reports whether a CAST between a and b changes nothing in the data.
 func sameCastType(a, b planner.Type) bool {
 	switch {
+	case a.IsNested() || b.IsNested():
+		return arrow.TypeEqual(exec.ArrowType(a), exec.ArrowType(b))
 	case a.Kind != b.Kind:
 		return false
 	case a.Kind == planner.Decimal:
 		return a.Precision == b.Precision && a.Scale == b.Scale
+	case a.Kind == planner.Binary:
+		// Values of a fit b when b is unbounded, or bounded no shorter without padding.
+		return !b.Fixed && (b.Length == 0 || a.Length > 0 && a.Length <= b.Length) || a.Nullable() == b.Nullable()
 	}
 	return true // VARCHAR(n) does not truncate; TIMESTAMP precisions share milliseconds
 }
@@ -27,6 +32,12 @@ func castMayFail(a, b planner.Type) bool {
 	switch {
 	case sameCastType(a, b) || a.Kind == planner.Null || b.Kind == planner.String:
 		return false
+	case a.IsNested():
+		return true // a part may not convert
+	case isSmall(a):
+		return castMayFail(wideOf(a), b)
+	case isSmall(b):
+		return a.Kind != planner.Boolean
 	case a.Kind == planner.String || b.Kind == planner.Decimal:
 		return true
 	case b.Kind == planner.Int:
@@ -58,6 +69,18 @@ func castKernel(from, to planner.Type, try bool) (kernelFn, error) {
 	}
 	if sameCastType(from, to) {
 		return identityKernel, nil
+	}
+	if from.IsNested() {
+		return castNested(from, to, try)
+	}
+	if from.Kind == planner.Binary || to.Kind == planner.Binary {
+		if from.Kind != planner.String && from.Kind != planner.Binary || to.Kind != planner.String && to.Kind != planner.Binary {
+			return nil, newError(ErrUnsupported, "cannot cast %s to %s", from, to)
+		}
+		return castBinary(from, to), nil
+	}
+	if k, err := castSmall(from, to, try); k != nil || err != nil {
+		return k, err
 	}
 	f := castFail{try: try, to: to}
 	dt := exec.ArrowType(to)

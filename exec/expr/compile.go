@@ -188,7 +188,11 @@ func (nd *callNode) eval(c *ctx, b *batch) (datum, error) {
 	if nd.strict && anyNull {
 		return nullDatum(), nil
 	}
-	if allScalar {
+	if allScalar && physOf(nd.t) == physNested {
+		for i := range args { // a structured result is an array: evaluate over every row
+			args[i] = arrDatum(broadcast(c.mem, nd.argT[i], exec.ArrowType(nd.argT[i]), args[i], b.n), false)
+		}
+	} else if allScalar {
 		return nd.evalScalars(c, args)
 	}
 	return nd.fn(c, b.n, args)
@@ -222,8 +226,12 @@ func (cp *compiler) compile(e planner.Expr) (node, error) {
 	return nd, nil
 }
 
-// isConstExpr reports whether e reads no column and no clock.
+// isConstExpr reports whether e reads no column and no clock. A structured value is
+// never folded: it has no scalar form (see nested.go).
 func isConstExpr(e planner.Expr) bool {
+	if e.Type().IsNested() {
+		return false
+	}
 	switch e := e.(type) {
 	case *planner.Literal:
 		return true
@@ -432,7 +440,7 @@ func literalDatum(e *planner.Literal) (datum, error) {
 		if v, ok := e.Value.(bool); ok {
 			return datum{b: v}, nil
 		}
-	case planner.Int, planner.BigInt, planner.Date, planner.Timestamp, planner.TimestampLTZ,
+	case planner.TinyInt, planner.SmallInt, planner.Int, planner.BigInt, planner.Date, planner.Timestamp, planner.TimestampLTZ,
 		planner.IntervalDayTime, planner.IntervalYearMonth:
 		switch v := e.Value.(type) {
 		case int32:
@@ -442,7 +450,7 @@ func literalDatum(e *planner.Literal) (datum, error) {
 		case int:
 			return datum{i: int64(v)}, nil
 		}
-	case planner.Double:
+	case planner.Double, planner.Float:
 		switch v := e.Value.(type) {
 		case float64:
 			return datum{f: v}, nil

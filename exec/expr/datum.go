@@ -58,6 +58,11 @@ const (
 	physF64
 	physDec
 	physStr
+	physNested // ROW, ARRAY, MAP: never a non-NULL scalar
+	physI8     // TINYINT (a scalar in i)
+	physI16    // SMALLINT (a scalar in i)
+	physF32    // FLOAT (a scalar in f)
+	physBin    // BYTES, BINARY, VARBINARY (a scalar in s)
 )
 
 func physOf(t planner.Type) phys {
@@ -74,6 +79,16 @@ func physOf(t planner.Type) phys {
 		return physDec
 	case planner.String:
 		return physStr
+	case planner.Row, planner.Array, planner.Map:
+		return physNested
+	case planner.TinyInt:
+		return physI8
+	case planner.SmallInt:
+		return physI16
+	case planner.Float:
+		return physF32
+	case planner.Binary:
+		return physBin
 	}
 	return physNull
 }
@@ -236,8 +251,16 @@ func scalarAt(a arrow.Array, i int) datum {
 		return datum{b: a.Value(i)}
 	case *array.String:
 		return datum{s: string([]byte(a.Value(i)))}
+	case *array.Binary:
+		return datum{s: string(a.Value(i))}
 	case *array.Float64:
 		return datum{f: a.Value(i)}
+	case *array.Float32:
+		return datum{f: float64(a.Value(i))}
+	case *array.Int8:
+		return datum{i: int64(a.Value(i))}
+	case *array.Int16:
+		return datum{i: int64(a.Value(i))}
 	case *array.Decimal128:
 		return datum{d: a.Value(i)}
 	}
@@ -255,7 +278,10 @@ func broadcast(mem memory.Allocator, t planner.Type, dt arrow.DataType, d datum,
 	if p == physNull {
 		return array.NewNull(n)
 	}
-	if d.null {
+	if d.null || p == physNested {
+		if p >= physNested {
+			return array.MakeArrayOfNull(mem, dt, n)
+		}
 		return nullArray(mem, p, dt, n)
 	}
 	switch p {
@@ -275,13 +301,25 @@ func broadcast(mem memory.Allocator, t planner.Type, dt arrow.DataType, d datum,
 		return fillFixed(mem, dt, n, d.f)
 	case physDec:
 		return fillFixed(mem, dt, n, d.d)
+	case physI8:
+		return fillFixed(mem, dt, n, int8(d.i))
+	case physI16:
+		return fillFixed(mem, dt, n, int16(d.i))
+	case physF32:
+		return fillFixed(mem, dt, n, float32(d.f))
 	default:
 		sb := newStrBuilder(mem, n, n*len(d.s))
 		for i := 0; i < n; i++ {
 			sb.appendString(d.s)
 			sb.endRow(i)
 		}
-		return sb.finish(nil)
+		arr := sb.finish(nil)
+		if p == physBin {
+			bin := relabel(arr, dt)
+			arr.Release()
+			return bin
+		}
+		return arr
 	}
 }
 

@@ -145,7 +145,28 @@ func init() {
 			return extremeKernel(false, e.T)
 		}},
 		planner.FnTypeOf: {node: (*compiler).compileTypeOf},
-		planner.FnLn:     dbl, planner.FnLog10: dbl, planner.FnLog2: dbl, planner.FnExp: dbl, planner.FnSin: dbl,
+		planner.FnField: {kernel: func(_ *compiler, e *planner.Call, args []node, _ []planner.Type) (kernelFn, error) {
+			d, ok := isConst(args[1])
+			if !ok || d.null || d.i < 0 || int(d.i) >= len(e.Args[0].Type().Fields()) {
+				return nil, newError(ErrUnsupported, "a ROW field is read by a constant index")
+			}
+			return fieldKernel(int(d.i)), nil
+		}},
+		planner.FnItem: {kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return itemKernel(argT[0], argT[1]), nil
+		}},
+		planner.FnRow: {kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return rowKernel(e.T, argT), nil
+		}},
+		planner.FnArray: {kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return listKernel(e.T, argT), nil
+		}},
+		planner.FnMap: {kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return listKernel(e.T, argT), nil
+		}, mayFail: func(*planner.Call) bool { return true }},
+		planner.FnCardinality: fixed(cardinalityKernel),
+		planner.FnElement:     failing(fixed(elementKernel)),
+		planner.FnLn:          dbl, planner.FnLog10: dbl, planner.FnLog2: dbl, planner.FnExp: dbl, planner.FnSin: dbl,
 		planner.FnCos: dbl, planner.FnTan: dbl, planner.FnCot: dbl, planner.FnAsin: dbl, planner.FnAcos: dbl,
 		planner.FnAtan: dbl, planner.FnSinh: dbl, planner.FnCosh: dbl, planner.FnTanh: dbl,
 		planner.FnDegrees: dbl, planner.FnRadians: dbl,

@@ -47,8 +47,10 @@ func (c *strCol) at(i int) string {
 	return unsafe.String(&c.data[o0], int(o1-o0))
 }
 
-// intCol reads an INT or BIGINT-backed datum as int64.
+// intCol reads an integer-backed datum (TINYINT to BIGINT, dates, timestamps) as int64.
 type intCol struct {
+	v8     []int8
+	v16    []int16
 	v32    []int32
 	v64    []int64
 	s      int64
@@ -59,7 +61,12 @@ func intColOf(d datum) intCol {
 	if d.arr == nil {
 		return intCol{s: d.i, scalar: true}
 	}
-	if d.arr.DataType().(arrow.FixedWidthDataType).BitWidth() == 32 {
+	switch d.arr.DataType().(arrow.FixedWidthDataType).BitWidth() {
+	case 8:
+		return intCol{v8: arrowbuf.Values[int8](d.arr)}
+	case 16:
+		return intCol{v16: arrowbuf.Values[int16](d.arr)}
+	case 32:
 		return intCol{v32: arrowbuf.Values[int32](d.arr)}
 	}
 	return intCol{v64: arrowbuf.Values[int64](d.arr)}
@@ -71,6 +78,10 @@ func (c *intCol) at(i int) int64 {
 		return c.s
 	case c.v32 != nil:
 		return int64(c.v32[i])
+	case c.v8 != nil:
+		return int64(c.v8[i])
+	case c.v16 != nil:
+		return int64(c.v16[i])
 	}
 	return c.v64[i]
 }

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"encoding/base64"
 	"fmt"
 	"time"
 
@@ -77,6 +78,9 @@ type column struct {
 	strB  *array.StringBuilder
 	tsB   *array.TimestampBuilder
 	dateB *array.Date32Builder
+	other array.Builder // the builder of the kinds without a field above
+
+	nested *nestedCol // json: how to read a ROW, ARRAY or MAP column
 }
 
 // cell holds one parsed value of the record being decoded until the whole record is
@@ -88,6 +92,7 @@ type cell struct {
 	f    float64
 	d    decimal128.Num
 	s    []byte
+	tree any // a ROW, ARRAY or MAP value (see nestedCol.parse)
 }
 
 // rowBuilder is the part of a decoder shared by the formats: columns, cells, builders
@@ -112,14 +117,7 @@ func newRowBuilder(format string, schema planner.Schema, mem memory.Allocator, l
 		loc = time.UTC
 	}
 	for _, c := range schema {
-		switch c.Type.Kind {
-		case planner.Boolean, planner.Int, planner.BigInt, planner.Double, planner.String,
-			planner.Timestamp, planner.TimestampLTZ, planner.Date:
-		case planner.Decimal:
-			if c.Type.Precision < 1 || c.Type.Precision > 38 || c.Type.Scale < 0 || c.Type.Scale > c.Type.Precision {
-				return nil, fmt.Errorf("format %s cannot read column %s of type %s", format, c.Name, c.Type.Nullable())
-			}
-		default:
+		if !readable(c.Type, format == "json") {
 			return nil, fmt.Errorf("format %s cannot read column %s of type %s", format, c.Name, c.Type.Nullable())
 		}
 	}
@@ -140,6 +138,9 @@ func newRowBuilder(format string, schema planner.Schema, mem memory.Allocator, l
 		col.notNull = c.Type.NotNull
 		col.prec, col.scale = c.Type.Precision, c.Type.Scale
 		col.ltz = c.Type.Kind == planner.TimestampLTZ
+		if c.Type.IsNested() {
+			col.nested = newNestedCol(c.Type)
+		}
 		switch fb := b.rb.Field(i).(type) {
 		case *array.BooleanBuilder:
 			col.boolB = fb
@@ -158,11 +159,41 @@ func newRowBuilder(format string, schema planner.Schema, mem memory.Allocator, l
 		case *array.Date32Builder:
 			col.dateB = fb
 		default:
-			b.rb.Release()
-			return nil, fmt.Errorf("format %s: column %s: unexpected builder %T", format, c.Name, fb)
+			col.other = fb
 		}
 	}
 	return b, nil
+}
+
+// readable reports whether a format reads values of type t; only json reads ROW, ARRAY
+// and MAP.
+func readable(t planner.Type, nested bool) bool {
+	switch t.Kind {
+	case planner.Boolean, planner.TinyInt, planner.SmallInt, planner.Int, planner.BigInt,
+		planner.Float, planner.Double, planner.String, planner.Binary, planner.Timestamp,
+		planner.TimestampLTZ, planner.Date:
+		return true
+	case planner.Decimal:
+		return t.Precision >= 1 && t.Precision <= 38 && t.Scale >= 0 && t.Scale <= t.Precision
+	case planner.Row:
+		for _, f := range t.Fields() {
+			if !readable(f.Type, nested) {
+				return false
+			}
+		}
+		return nested
+	case planner.Array:
+		return nested && readable(t.Elem(), nested)
+	case planner.Map:
+		return nested && readable(t.Elem(), nested) && readable(t.Value(), nested)
+	}
+	return false
+}
+
+// leafColumn describes a value of a scalar type t for parseText.
+func leafColumn(name string, t planner.Type) column {
+	return column{name: name, kind: t.Kind, typeName: t.Nullable().String(), notNull: t.NotNull,
+		prec: t.Precision, scale: t.Scale, ltz: t.Kind == planner.TimestampLTZ}
 }
 
 // parseText parses the text of a non-null value of column c into dst; it returns a
@@ -183,12 +214,25 @@ func (c *column) parseText(dst *cell, text []byte, loc *time.Location) string {
 		if v {
 			dst.i = 1
 		}
+	case planner.TinyInt:
+		dst.i, r = parseInt(text, -1<<7, 1<<7-1)
+	case planner.SmallInt:
+		dst.i, r = parseInt(text, -1<<15, 1<<15-1)
 	case planner.Int:
 		dst.i, r = parseInt(text, -1<<31, 1<<31-1)
 	case planner.BigInt:
 		dst.i, r = parseInt(text, -1<<63, 1<<63-1)
+	case planner.Float:
+		dst.f, r = parseFloat(text)
+		dst.f = float64(float32(dst.f))
 	case planner.Double:
 		dst.f, r = parseFloat(text)
+	case planner.Binary:
+		// BYTES text is base64, as in Flink's csv and json formats.
+		var err error
+		if dst.s, err = base64.StdEncoding.AppendDecode(dst.s[:0], text); err != nil {
+			r = "not base64"
+		}
 	case planner.Decimal:
 		// A number too large for the DECIMAL is a malformed record, under the table's
 		// error policy (Flink reads it as NULL, silently).
@@ -228,9 +272,45 @@ func (b *rowBuilder) appendCells() {
 			c.tsB.Append(arrow.Timestamp(v.i))
 		case planner.Date:
 			c.dateB.Append(arrow.Date32(v.i))
+		case planner.Row, planner.Array, planner.Map:
+			c.nested.append(c.other, v.tree)
+		default:
+			appendLeaf(c.other, v)
 		}
 	}
 	b.rows++
+}
+
+// appendLeaf appends a parsed scalar to a builder of any scalar type.
+func appendLeaf(b array.Builder, v *cell) {
+	switch b := b.(type) {
+	case *array.BooleanBuilder:
+		b.Append(v.i != 0)
+	case *array.Int8Builder:
+		b.Append(int8(v.i))
+	case *array.Int16Builder:
+		b.Append(int16(v.i))
+	case *array.Int32Builder:
+		b.Append(int32(v.i))
+	case *array.Int64Builder:
+		b.Append(v.i)
+	case *array.Float32Builder:
+		b.Append(float32(v.f))
+	case *array.Float64Builder:
+		b.Append(v.f)
+	case *array.Decimal128Builder:
+		b.Append(v.d)
+	case *array.StringBuilder:
+		b.BinaryBuilder.Append(v.s)
+	case *array.BinaryBuilder:
+		b.Append(v.s)
+	case *array.TimestampBuilder:
+		b.Append(arrow.Timestamp(v.i))
+	case *array.Date32Builder:
+		b.Append(arrow.Date32(v.i))
+	default:
+		b.AppendNull()
+	}
 }
 
 // valueError is the ParseError message for a value that does not parse.

@@ -1,5 +1,6 @@
 // Package format converts records between bytes and Arrow: it decodes lines of Flink's
-// header-less csv format and of its json format (one flat object a line) into Arrow
+// header-less csv format and of its json format (one object a line, nested objects and
+// arrays read into ROW, ARRAY and MAP columns) into Arrow
 // records of a table's physical schema, encodes batches as CSV lines, JSON lines and
 // Flink's changelog text (+I[a, 1]), and prints result tables the way Flink's SQL
 // client does in tableau mode. FormatValue is the one place that decides how a value

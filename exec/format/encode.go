@@ -103,7 +103,10 @@ func (e *CSVEncoder) AppendRow(dst []byte, b exec.Batch, i int) []byte {
 			continue
 		}
 		start := len(dst)
-		dst = AppendValue(dst, col, i, e.opts.Location)
+		var nested bool
+		if dst, nested = appendCSVNested(dst, col, i, e.opts.Location); !nested {
+			dst = AppendValue(dst, col, i, e.opts.Location)
+		}
 		if e.plainValues && plainText(col) {
 			continue
 		}
@@ -228,6 +231,9 @@ func (e *JSONEncoder) appendValue(dst []byte, col arrow.Array, i int) []byte {
 			dst = append(dst, 'Z')
 		}
 		return append(dst, '"')
+	}
+	if out, ok := e.appendJSONNested(dst, col, i); ok {
+		return out
 	}
 	var buf [64]byte
 	return appendJSONString(dst, unsafeString(AppendValue(buf[:0], col, i, e.opts.Location)))

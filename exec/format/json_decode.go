@@ -16,13 +16,14 @@ import (
 // maxJSONDepth bounds the nesting of the values of ignored fields.
 const maxJSONDepth = 1000
 
-// JSONDecoder decodes Flink's json format: one flat JSON object a line. Fields match
+// JSONDecoder decodes Flink's json format: one JSON object a line. Fields match
 // columns by name, case-sensitively; a missing field or JSON null is NULL (a missing
 // field is an error with json.fail-on-missing-field); unknown fields are skipped,
 // whatever they hold. Numeric columns take numbers or numeric strings; TIMESTAMP and
 // DATE columns take strings in the csv text forms, timestamps also epoch milliseconds;
-// STRING columns take any value (a number or a nested value as its JSON text). For a
-// duplicated field the last value wins. Invalid UTF-8 is replaced by U+FFFD.
+// STRING columns take any value (a number or a nested value as its JSON text); ROW, ARRAY
+// and MAP columns take objects and arrays (see nestedCol). For a duplicated field the
+// last value wins. Invalid UTF-8 is replaced by U+FFFD.
 type JSONDecoder struct {
 	*rowBuilder
 	opts    JSONOptions
@@ -172,6 +173,11 @@ func (d *JSONDecoder) lookup(key []byte) int {
 func (d *JSONDecoder) value(ci int, b []byte, p int) (int, string) {
 	c, v := &d.cols[ci], &d.cells[ci]
 	v.set = true
+	if c.nested != nil && !hasLiteral(b, p, "null") {
+		tree, np, msg := c.nested.parse(b, p, d.loc, 0)
+		v.tree, v.null = tree, false
+		return np, msg
+	}
 	var text []byte
 	np := p
 	switch ch := b[p]; {

@@ -28,6 +28,7 @@ const NullText = "null"
 //   - TIMESTAMP_LTZ(3): the same form, of the wall clock in loc (nil means UTC)
 //   - DATE: 2019-01-17
 //   - INTERVAL DAY TO SECOND: +0 00:00:05.000; INTERVAL YEAR TO MONTH: +1-02
+//   - BYTES: x'0aff'; ROW: (1, a); ARRAY: [1, 2]; MAP: {a=1, b=2}; NULL inside them: NULL
 //   - NULL: null (NullText)
 func FormatValue(arr arrow.Array, i int, loc *time.Location) string {
 	if arr.IsNull(i) {
@@ -87,6 +88,9 @@ func AppendValue(dst []byte, arr arrow.Array, i int, loc *time.Location) []byte 
 		return appendDayTimeInterval(dst, toMillis(int64(a.Value(i)), unit))
 	case *array.MonthInterval:
 		return appendYearMonthInterval(dst, int64(a.Value(i)))
+	}
+	if out, ok := appendNested(dst, arr, i, loc); ok {
+		return out
 	}
 	return append(dst, arr.ValueStr(i)...)
 }

@@ -40,6 +40,17 @@ func reader(arr arrow.Array) (func(i int) value, error) {
 	case *array.Int32:
 		v := a.Int32Values()
 		return wrap(func(i int) value { return value{i: int64(v[i])} }), nil
+	case *array.Int16:
+		v := a.Int16Values()
+		return wrap(func(i int) value { return value{i: int64(v[i])} }), nil
+	case *array.Int8:
+		v := a.Int8Values()
+		return wrap(func(i int) value { return value{i: int64(v[i])} }), nil
+	case *array.Float32:
+		v := a.Float32Values()
+		return wrap(func(i int) value { return value{f: float64(v[i])} }), nil
+	case *array.Binary:
+		return wrap(func(i int) value { return value{s: string(a.Value(i))} }), nil
 	case *array.Float64:
 		v := a.Float64Values()
 		return wrap(func(i int) value { return value{f: v[i]} }), nil
@@ -97,6 +108,30 @@ func appender(b array.Builder) func(value) {
 				b.Append(v.f)
 			}
 		}
+	case *array.Float32Builder:
+		return func(v value) {
+			if !null(v) {
+				b.Append(float32(v.f))
+			}
+		}
+	case *array.Int16Builder:
+		return func(v value) {
+			if !null(v) {
+				b.Append(int16(v.i))
+			}
+		}
+	case *array.Int8Builder:
+		return func(v value) {
+			if !null(v) {
+				b.Append(int8(v.i))
+			}
+		}
+	case *array.BinaryBuilder:
+		return func(v value) {
+			if !null(v) {
+				b.Append([]byte(v.s))
+			}
+		}
 	case *array.StringBuilder:
 		return func(v value) {
 			if !null(v) {
@@ -140,9 +175,9 @@ func appender(b array.Builder) func(value) {
 // less orders two non-null values of the same SQL type.
 func less(kind arrow.Type) func(a, b value) bool {
 	switch kind {
-	case arrow.FLOAT64:
+	case arrow.FLOAT64, arrow.FLOAT32:
 		return func(a, b value) bool { return a.f < b.f }
-	case arrow.STRING:
+	case arrow.STRING, arrow.BINARY:
 		return func(a, b value) bool { return a.s < b.s }
 	case arrow.DECIMAL128:
 		return func(a, b value) bool { return a.d.Less(b.d) }
