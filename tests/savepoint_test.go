@@ -264,7 +264,7 @@ func TestSavepointQueryEdits(t *testing.T) {
 
 // TestSavepointDryRun: --dry-run reports, for a set of edits, what each stateful
 // operator restores, and exits non-zero where the restore would fail; the reports are
-// checked against testdata/savepoint_dry_run.txt (-update rewrites it).
+// checked against testdata/savepoint/dry_run.golden (-update rewrites it).
 func TestSavepointDryRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: runs without -short")
@@ -290,7 +290,7 @@ func TestSavepointDryRun(t *testing.T) {
 			}
 		}
 	}
-	golden := filepath.Join("testdata", "savepoint_dry_run.txt")
+	golden := filepath.Join("testdata", "savepoint", "dry_run.golden")
 	if *update {
 		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
@@ -378,7 +378,7 @@ func TestKillWhileTakingSavepoint(t *testing.T) {
 
 // goldenSavepoint is a savepoint written by the first version of the format, with the
 // script of its job: every later build must restore it.
-const goldenSavepoint = "testdata/savepoint-v1"
+const goldenSavepoint = "testdata/savepoint/v1"
 
 // TestGoldenSavepointRestores: the golden savepoint, copied elsewhere, restores into its
 // script and gives the result of a run that was never stopped. With
