@@ -22,9 +22,10 @@ type datagenState struct {
 	Seed   uint64 `json:"seed"`
 	Seeded bool   `json:"seeded"` // the seed is the 'seed' option, not drawn at open
 	Rows   int64  `json:"rows"`
-	// Lanes, when set, are the rows left to this task of a source restored at another
-	// parallelism (see rescaleDatagen); Rows then counts what it produced of them.
-	Lanes []lane `json:"lanes,omitempty"`
+	// Lanes, when not null (even when empty), are the rows left to this task of a
+	// source restored at another parallelism (see rescaleDatagen); Rows then counts
+	// what it produced of them.
+	Lanes []lane `json:"lanes"`
 }
 
 // lane is a run of a datagen source's rows: the global indexes next, next+step, ...

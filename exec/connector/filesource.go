@@ -44,6 +44,7 @@ type FileReader struct {
 	now     func() time.Time
 
 	pending  []string        // this task's files listed and not yet read, in order
+	resume   []FilePosition  // files begun by other tasks, restored at another parallelism
 	done     []string        // this task's files read to their end
 	seen     map[string]bool // files listed so far
 	lastList time.Time
@@ -186,6 +187,13 @@ func (r *FileReader) Next(ctx context.Context) (exec.Batch, error) {
 	for r.dec.Rows() < r.batch {
 		if err := ctx.Err(); err != nil {
 			return exec.Batch{}, err
+		}
+		if r.f == nil && len(r.resume) > 0 {
+			at := r.resume[0]
+			r.resume = r.resume[1:]
+			if err := r.openAt(at); err != nil {
+				return exec.Batch{}, err
+			}
 		}
 		if r.f == nil {
 			if len(r.pending) == 0 {

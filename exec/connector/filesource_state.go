@@ -5,6 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/planner"
 )
 
 // fileState is a FileReader's snapshot: with the header, the 'path' option, the
@@ -24,6 +29,85 @@ type fileState struct {
 	Offset  int64    `json:"offset"`
 	Line    int64    `json:"line"`
 	Pending []string `json:"pending"`
+	// Resume, for a source restored at another parallelism, are files other tasks had
+	// begun, each with the offset and line of its next record: read before Pending.
+	Resume []fileAt `json:"resume,omitempty"`
+}
+
+// fileAt is a file begun, and where its next record starts.
+type fileAt struct {
+	File   string `json:"file"`
+	Offset int64  `json:"offset"`
+	Line   int64  `json:"line"`
+}
+
+// rescaleFiles redistributes the snapshots of a filesystem table's tasks over tasks
+// new ones: each file, read, begun or pending, goes to the new task that owns it (see
+// split), with where its old task was in it.
+func rescaleFiles(t *planner.Table, states [][]byte, tasks int) ([][]byte, error) {
+	probe, err := openFileSource(SourceSpec{Table: t, Mem: memory.DefaultAllocator, Tasks: 1, BatchSize: 1, Now: time.Now, Location: time.UTC})
+	if err != nil {
+		return nil, err
+	}
+	probe.Close()
+	type file struct {
+		state string // done, begun or pending
+		at    fileAt
+	}
+	files := map[string]file{}
+	var path string
+	for i, data := range states {
+		var s fileState
+		if err := decodeState(data, stateHeader{Version: stateVersion, Connector: "filesystem", Table: t.Name, Task: i, Tasks: len(states)}, &s); err != nil {
+			return nil, err
+		}
+		path = s.Path
+		for _, n := range s.Done {
+			files[n] = file{state: "done"}
+		}
+		for _, n := range s.Pending {
+			files[n] = file{state: "pending"}
+		}
+		for _, at := range append(s.Resume, fileAt{s.File, s.Offset, s.Line}) {
+			if at.File != "" {
+				files[at.File] = file{state: "begun", at: at}
+			}
+		}
+	}
+	if path != probe.path {
+		return nil, newStateHeader("filesystem", t.Name, split{0, 1}).Err("the state is of path %s, not %s", path, probe.path)
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := make([][]byte, tasks)
+	for task := range out {
+		sp := split{task: task, tasks: tasks}
+		s := fileState{stateHeader: newStateHeader("filesystem", t.Name, sp), Path: path, Done: []string{}, Pending: []string{}}
+		for i, n := range names {
+			owns := sp.ownsIndex(i)
+			if probe.dir && probe.monitor > 0 {
+				owns = sp.ownsName(n)
+			}
+			if !owns {
+				continue
+			}
+			switch f := files[n]; f.state {
+			case "done":
+				s.Done = append(s.Done, n)
+			case "pending":
+				s.Pending = append(s.Pending, n)
+			default:
+				s.Resume = append(s.Resume, f.at)
+			}
+		}
+		if out[task], err = json.Marshal(s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (r *FileReader) header() stateHeader { return newStateHeader("filesystem", r.table, r.split) }
@@ -34,6 +118,9 @@ func (r *FileReader) Snapshot(context.Context, int64) ([]byte, error) {
 		return nil, errClosed
 	}
 	s := fileState{stateHeader: r.header(), Path: r.path, Done: names(r.done), Pending: names(r.pending)}
+	for _, at := range r.resume {
+		s.Resume = append(s.Resume, fileAt{filepath.Base(at.Path), at.Offset, at.Line})
+	}
 	if r.f != nil {
 		s.File, s.Offset, s.Line = filepath.Base(r.pos.Path), r.pos.Offset, r.pos.Line
 	}
@@ -86,11 +173,29 @@ func (r *FileReader) Restore(state []byte) error {
 			return h.Err("%s has %d bytes, fewer than its position %d: it changed", at[0], st.Size(), s.Offset)
 		}
 	}
+	var resume []FilePosition
+	var begun []string
+	for _, f := range s.Resume {
+		paths, err := r.paths(h, []string{f.File})
+		if err != nil {
+			return err
+		}
+		if f.Offset < 0 || f.Line < 0 || f.Line > f.Offset {
+			return h.Err("corrupt state: %s at offset %d, line %d", f.File, f.Offset, f.Line)
+		}
+		if st, err := os.Stat(paths[0]); err != nil {
+			return r.err(err)
+		} else if st.Size() < f.Offset {
+			return h.Err("%s has %d bytes, fewer than its position %d: it changed", paths[0], st.Size(), f.Offset)
+		}
+		resume = append(resume, FilePosition{Path: paths[0], Offset: f.Offset, Line: f.Line})
+		begun = append(begun, paths[0])
+	}
 	if r.f != nil {
 		r.closeFile()
 	}
-	r.done, r.pending, r.seen = done, pending, map[string]bool{}
-	for _, list := range [][]string{done, pending, at} {
+	r.done, r.pending, r.resume, r.seen = done, pending, resume, map[string]bool{}
+	for _, list := range [][]string{done, pending, at, begun} {
 		for _, p := range list {
 			r.seen[p] = true
 		}

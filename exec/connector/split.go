@@ -76,8 +76,11 @@ func (r *Registry) RescaleSource(t *planner.Table, states [][]byte, tasks int) (
 	if err := r.CanRescaleErr(t); err != nil {
 		return nil, err
 	}
-	if t.Connector() == "datagen" {
+	switch t.Connector() {
+	case "datagen":
 		return rescaleDatagen(t, states, tasks)
+	case "filesystem":
+		return rescaleFiles(t, states, tasks)
 	}
 	c, _ := r.source(t.Connector())
 	return c.Rescale(t, states, tasks)
@@ -91,10 +94,10 @@ func (r *Registry) CanRescaleErr(t *planner.Table) error {
 	if t == nil {
 		return errors.New("its state cannot move to another number of tasks")
 	}
-	if c, ok := r.source(t.Connector()); (ok && c.Rescale != nil) || t.Connector() == "datagen" {
+	if c, ok := r.source(t.Connector()); (ok && c.Rescale != nil) || t.Connector() == "datagen" || t.Connector() == "filesystem" {
 		return nil
 	}
-	return fmt.Errorf("the %s source of table %s cannot move its read positions to another number of tasks yet (the datagen and kafka sources can)", t.Connector(), t.Name)
+	return fmt.Errorf("the %s source of table %s cannot move its read positions to another number of tasks", t.Connector(), t.Name)
 }
 
 func (r *Registry) Replayable(t *planner.Table) bool {

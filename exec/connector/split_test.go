@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/format"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -160,6 +162,26 @@ func TestDatagenRescale(t *testing.T) {
 		"connector": "datagen", "rows-per-second": "1000000", "number-of-rows": "1000", "seed": "5",
 		"fields.id.kind": "sequence", "fields.id.start": "1", "fields.id.end": "5000",
 	})
+	checkRescales(t, tbl, rescaleDatagen, 60, 45)
+}
+
+// TestFilesRescale: as TestDatagenRescale, for files read once and for a monitored
+// directory, whose tasks then begin several files each.
+func TestFilesRescale(t *testing.T) {
+	monitored := *fileCases(t)["csv directory"]
+	monitored.Options = maps.Clone(monitored.Options)
+	monitored.Options["source.monitor-interval"] = "1 ms"
+	for name, tbl := range map[string]*planner.Table{"read once": fileCases(t)["csv directory"], "monitored": &monitored} {
+		t.Run(name, func(t *testing.T) { checkRescales(t, tbl, rescaleFiles, 3, 2) })
+	}
+}
+
+// checkRescales reads a source's tasks part-way (first rows each), rescales their
+// snapshots along several paths of parallelism, reads each stage part-way again (then
+// rows each), and finally all the rest in one task: every row of a single task's run
+// comes out once.
+func checkRescales(t *testing.T, tbl *planner.Table, rescale func(*planner.Table, [][]byte, int) ([][]byte, error), first, then int) {
+	t.Helper()
 	want := readTask(t, tbl, 0, 1)
 	mem := checkedMem(t)
 	// step reads up to n rows of each of the tasks whose snapshots are states (nil: fresh
@@ -168,7 +190,7 @@ func TestDatagenRescale(t *testing.T) {
 		var rows []string
 		var snaps [][]byte
 		for task := range tasks {
-			r, err := OpenSource(context.Background(), SourceSpec{Table: tbl, Mem: mem, BatchSize: 7, Task: task, Tasks: tasks})
+			r, err := OpenSource(context.Background(), SourceSpec{Table: tbl, Mem: mem, BatchSize: 1, Task: task, Tasks: tasks, Now: time.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,7 +199,7 @@ func TestDatagenRescale(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got := readAtLeast(t, r, n)
+			got := readUpTo(t, r, n)
 			rows = append(rows, strings.SplitAfter(got, "]\n")...)
 			snaps = append(snaps, snapshot(t, r))
 			r.Close()
@@ -185,24 +207,46 @@ func TestDatagenRescale(t *testing.T) {
 		return rows, snaps
 	}
 	for _, path := range [][]int{{2, 3}, {3, 1}, {2, 5, 2}, {4, 4}} {
-		rows, states := step(nil, path[0], 60)
-		for _, tasks := range path[1:] {
+		rows, states := step(nil, path[0], first)
+		for _, tasks := range append(path[1:], 1) {
 			var err error
-			if states, err = rescaleDatagen(tbl, states, tasks); err != nil {
+			if states, err = rescale(tbl, states, tasks); err != nil {
 				t.Fatal(err)
 			}
-			more, snaps := step(states, tasks, 45)
+			n := then
+			if tasks == 1 {
+				n = 1 << 30
+			}
+			more, snaps := step(states, tasks, n)
 			rows, states = append(rows, more...), snaps
 		}
-		states, err := rescaleDatagen(tbl, states, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rest, _ := step(states, 1, 1<<30)
-		rows = slices.DeleteFunc(append(rows, rest...), func(s string) bool { return s == "" })
+		rows = slices.DeleteFunc(rows, func(s string) bool { return s == "" })
 		slices.Sort(rows)
 		if strings.Join(rows, "") != strings.Join(want, "") {
-			t.Errorf("%v: %d rows, want %d", path, len(rows), len(want))
+			t.Errorf("%v: %d rows, want %d:\n%s", path, len(rows), len(want), strings.Join(rows, ""))
 		}
 	}
+}
+
+// readUpTo reads batches of r until it has n rows, its end, or three empty batches in a
+// row (a monitored directory with nothing new).
+func readUpTo(t *testing.T, r exec.Reader, n int) string {
+	t.Helper()
+	var out []byte
+	enc := format.NewChangelogEncoder("", time.UTC)
+	for rows, empty := 0, 0; rows < n && empty < 3; {
+		b, err := r.Next(context.Background())
+		if err != nil {
+			break
+		}
+		if b.Rec == nil {
+			empty++
+			continue
+		}
+		empty = 0
+		rows += b.Len()
+		out = format.AppendRows(out, enc, b)
+		b.Release()
+	}
+	return string(out)
 }
