@@ -234,14 +234,19 @@ type TableName struct {
 
 // WindowTable is a window table-valued function in FROM:
 // TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)), and HOP, CUMULATE and
-// SESSION likewise. Args are the arguments after the descriptor.
+// SESSION likewise. It reads a table or view (Table) or a subquery (Query). Args are the
+// arguments after the descriptor; with named arguments (DATA => TABLE t, TIMECOL =>
+// DESCRIPTOR(ts), SIZE => ...), ArgNames holds their names, upper case, in the order
+// written (DATA and TIMECOL are not among them); it is nil for positional ones.
 type WindowTable struct {
 	Pos         Pos
 	Fn          string // upper case
-	Table       string
+	Table       string // "" when Query is set
+	Query       *Query
 	PartitionBy []string // SESSION's PARTITION BY columns
 	TimeCol     string
 	Args        []Expr
+	ArgNames    []string
 	Alias       string
 }
 

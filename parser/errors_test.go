@@ -92,6 +92,14 @@ var errorTests = []struct{ in, want string }{
 	{"SELECT * FROM a CROSS JOIN b", `1:17: CROSS JOIN is not supported, use JOIN ... ON`},
 	{"SELECT * FROM a natural join b", `1:17: NATURAL JOIN is not supported, use JOIN ... ON`},
 
+	// window table functions
+	{"SELECT * FROM TABLE(TUMBLE(TABLE t, TIMECOL => DESCRIPTOR(ts), INTERVAL '1' MINUTE))", `1:37: window function arguments are either all named (SIZE => ...) or all positional`},
+	{"SELECT * FROM TABLE(TUMBLE(DATA => TABLE t, SIZE => INTERVAL '1' MINUTE))", `1:15: window TUMBLE needs its TIMECOL => DESCRIPTOR(col) argument`},
+	{"SELECT * FROM TABLE(TUMBLE(DATA => TABLE t, DATA => TABLE u))", `1:45: DATA is given twice`},
+	{"SELECT * FROM TABLE(TUMBLE(TABLE t, INTERVAL '1' MINUTE))", `1:37: unexpected "INTERVAL", expected DESCRIPTOR`},
+	{"SELECT * FROM TABLE(TUMBLE(t, DESCRIPTOR(ts)))", `1:28: unexpected "t", expected TABLE or '('`},
+	{"SELECT * FROM TABLE(TUMBLE((SELECT FROM t), DESCRIPTOR(ts), INTERVAL '1' MINUTE))", `1:36: unexpected "FROM", expected expression or '*'`},
+
 	// OVER windows
 	{"SELECT ROW_NUMBER() OVER w FROM t", `1:26: unexpected "w", expected '('`},
 	{"SELECT ROW_NUMBER() OVER FROM t", `1:26: unexpected "FROM", expected '('`},

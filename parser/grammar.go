@@ -15,14 +15,20 @@ import (
 // Lookahead is 0: once an alternative has consumed a token it is committed, so that an error
 // after a separator ("SELECT a, FROM t") is reported where it is rather than where the
 // parser last had a choice. The few places that need more lookahead say so with (?= ...).
-var stmtParser = participle.MustBuild[stmtRoot](
+var stmtParser = participle.MustBuild[stmtRoot](append(grammarOptions,
+	participle.Union[stmtG](&queryStmtG{}, &insertG{}, &createG{}, &dropG{}, &setG{},
+		&explainG{}, &showTablesG{}, &describeG{}, &stopJobG{}))...)
+
+// queryParser parses a query where hand-written grammar needs one: a window function's
+// data, TUMBLE((SELECT ...), ...).
+var queryParser = participle.MustBuild[queryExprG](grammarOptions...)
+
+var grammarOptions = []participle.Option{
 	participle.Lexer(sqlLexer),
 	participle.CaseInsensitive("Keyword", "Ident"),
-	participle.Union[stmtG](&queryStmtG{}, &insertG{}, &createG{}, &dropG{}, &setG{},
-		&explainG{}, &showTablesG{}, &describeG{}, &stopJobG{}),
 	participle.ParseTypeWith(parseExpr),
 	participle.UseLookahead(0),
-)
+}
 
 // stmtRoot is the grammar's root: one statement, without its ';'.
 type stmtRoot struct {

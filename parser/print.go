@@ -209,7 +209,18 @@ func (n *SubqueryTable) String() string { return "(" + n.Query.String() + ")" + 
 
 func (n *WindowTable) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "TABLE(%s(TABLE %s", n.Fn, quoteIdent(n.Table))
+	named := func(name string) {
+		if n.ArgNames != nil {
+			b.WriteString(name + " => ")
+		}
+	}
+	fmt.Fprintf(&b, "TABLE(%s(", n.Fn)
+	named("DATA")
+	if n.Query != nil {
+		b.WriteString("(" + n.Query.String() + ")")
+	} else {
+		b.WriteString("TABLE " + quoteIdent(n.Table))
+	}
 	for i, c := range n.PartitionBy {
 		if i == 0 {
 			b.WriteString(" PARTITION BY ")
@@ -218,9 +229,15 @@ func (n *WindowTable) String() string {
 		}
 		b.WriteString(quoteIdent(c))
 	}
-	fmt.Fprintf(&b, ", DESCRIPTOR(%s)", quoteIdent(n.TimeCol))
-	for _, a := range n.Args {
-		b.WriteString(", " + a.String())
+	b.WriteString(", ")
+	named("TIMECOL")
+	fmt.Fprintf(&b, "DESCRIPTOR(%s)", quoteIdent(n.TimeCol))
+	for i, a := range n.Args {
+		b.WriteString(", ")
+		if n.ArgNames != nil {
+			named(n.ArgNames[i])
+		}
+		b.WriteString(a.String())
 	}
 	return b.String() + "))" + alias(n.Alias)
 }

@@ -203,15 +203,18 @@ type tableRefG struct {
 	Alias  *identG       `parser:"( 'AS'? @@ )?"`
 }
 
-// windowTableG is TABLE(fn(TABLE t, DESCRIPTOR(col), arg, ...)): a window table-valued
-// function.
+// windowTableG is TABLE(fn(data, DESCRIPTOR(col), arg, ...)): a window table-valued
+// function. The data is TABLE name or a parenthesised query, with SESSION's PARTITION BY;
+// the arguments are positional, or all named (DATA => ..., TIMECOL => ..., SIZE => ...).
 type windowTableG struct {
 	Pos         Pos
 	Fn          string
 	Table       string
+	Query       *queryExprG
 	PartitionBy []string
 	TimeCol     string
 	Args        []Expr
+	ArgNames    []string
 }
 
 // Parse implements participle.Parseable.
@@ -223,10 +226,10 @@ func (g *windowTableG) Parse(lex *lexer.PeekingLexer) error {
 		return participle.NextMatch
 	}
 	g.Pos = start.Pos
-	next := func(want func(*lexer.Token) bool, expected string) (*lexer.Token, error) {
+	expect := func(want func(*lexer.Token) bool, expected ...string) (*lexer.Token, error) {
 		t := lex.Next()
 		if !want(t) {
-			return nil, unexpected(t, expected)
+			return nil, unexpected(t, expected...)
 		}
 		return t, nil
 	}
@@ -234,80 +237,138 @@ func (g *windowTableG) Parse(lex *lexer.PeekingLexer) error {
 		return func(t *lexer.Token) bool { return isWord(t, w) || isKeyword(t, w) }
 	}
 	punct := func(p string) func(*lexer.Token) bool { return func(t *lexer.Token) bool { return isPunct(t, p) } }
-	fn, err := next(isName, "TUMBLE, HOP, CUMULATE or SESSION")
+	fn, err := expect(isName, "TUMBLE, HOP, CUMULATE or SESSION")
 	if err != nil {
 		return err
 	}
 	g.Fn = strings.ToUpper(identText(fn))
-	type step struct {
-		want     func(*lexer.Token) bool
-		expected string
-		into     *string
+	if _, err := expect(punct("("), "'('"); err != nil {
+		return err
 	}
-	run := func(steps ...step) error {
-		for _, st := range steps {
-			t, err := next(st.want, st.expected)
+	var haveData, haveTime bool
+	for i := 0; ; i++ {
+		if i > 0 {
+			if t := lex.Next(); isPunct(t, ")") {
+				break
+			} else if !isPunct(t, ",") {
+				return unexpected(t, "','", "')'")
+			}
+		}
+		at := lex.Peek()
+		name := argName(lex)
+		switch {
+		case i == 0 && name != "":
+			g.ArgNames = []string{}
+		case i > 0 && (name != "") != (g.ArgNames != nil):
+			return errorAt(at.Pos, "window function arguments are either all named (SIZE => ...) or all positional")
+		}
+		what := name
+		if name == "" {
+			what = map[int]string{0: "DATA", 1: "TIMECOL"}[i]
+		}
+		switch what {
+		case "DATA":
+			if haveData {
+				return errorAt(at.Pos, "DATA is given twice")
+			}
+			haveData = true
+			if err := g.parseData(lex); err != nil {
+				return err
+			}
+		case "TIMECOL":
+			if haveTime {
+				return errorAt(at.Pos, "TIMECOL is given twice")
+			}
+			haveTime = true
+			if _, err := expect(word("DESCRIPTOR"), "DESCRIPTOR"); err != nil {
+				return err
+			}
+			if _, err := expect(punct("("), "'('"); err != nil {
+				return err
+			}
+			col, err := expect(isName, "time column")
 			if err != nil {
 				return err
 			}
-			if st.into != nil {
-				*st.into = identText(t)
-			}
-		}
-		return nil
-	}
-	if err := run(step{punct("("), "'('", nil}, step{word("TABLE"), "TABLE", nil}, step{isName, "table name", &g.Table}); err != nil {
-		return err
-	}
-	if isWord(lex.Peek(), "PARTITION") || isKeyword(lex.Peek(), "PARTITION") {
-		lex.Next()
-		if err := run(step{word("BY"), "BY", nil}); err != nil {
-			return err
-		}
-		for {
-			var col string
-			if err := run(step{isName, "partition column", &col}); err != nil {
+			g.TimeCol = identText(col)
+			if _, err := expect(punct(")"), "')'"); err != nil {
 				return err
 			}
-			g.PartitionBy = append(g.PartitionBy, col)
-			cp := lex.MakeCheckpoint()
-			if !isPunct(lex.Next(), ",") || isWord(lex.Peek(), "DESCRIPTOR") {
-				lex.LoadCheckpoint(cp) // the comma before DESCRIPTOR
-				break
+		default:
+			e, err := parseExpr(lex)
+			if err == participle.NextMatch {
+				return unexpected(lex.Peek(), "expression")
+			}
+			if err != nil {
+				return err
+			}
+			g.Args = append(g.Args, e)
+			if name != "" {
+				g.ArgNames = append(g.ArgNames, name)
 			}
 		}
 	}
-	for _, step := range []step{
-		{punct(","), "','", nil}, {word("DESCRIPTOR"), "DESCRIPTOR", nil}, {punct("("), "'('", nil},
-		{isName, "time column", &g.TimeCol}, {punct(")"), "')'", nil},
-	} {
-		t, err := next(step.want, step.expected)
+	switch {
+	case !haveData:
+		return errorAt(start.Pos, "window "+g.Fn+" needs its DATA => TABLE argument")
+	case !haveTime:
+		return errorAt(start.Pos, "window "+g.Fn+" needs its TIMECOL => DESCRIPTOR(col) argument")
+	}
+	_, err = expect(punct(")"), "')'")
+	return err
+}
+
+// parseData reads a window function's table: TABLE name or (query), then SESSION's
+// optional PARTITION BY columns.
+func (g *windowTableG) parseData(lex *lexer.PeekingLexer) error {
+	switch t := lex.Next(); {
+	case isWord(t, "TABLE"):
+		name := lex.Next()
+		if !isName(name) {
+			return unexpected(name, "table name")
+		}
+		g.Table = identText(name)
+	case isPunct(t, "("):
+		q, err := queryParser.ParseFromLexer(lex, participle.AllowTrailing(true))
 		if err != nil {
 			return err
 		}
-		if step.into != nil {
-			*step.into = identText(t)
+		if t := lex.Next(); !isPunct(t, ")") {
+			return unexpected(t, "')'")
 		}
+		g.Query = q
+	default:
+		return unexpected(t, "TABLE", "'('")
+	}
+	if !isWord(lex.Peek(), "PARTITION") {
+		return nil
+	}
+	lex.Next()
+	if t := lex.Next(); !isWord(t, "BY") {
+		return unexpected(t, "BY")
 	}
 	for {
-		t := lex.Next()
-		if isPunct(t, ")") {
-			break
+		col := lex.Next()
+		if !isName(col) {
+			return unexpected(col, "partition column")
 		}
-		if !isPunct(t, ",") {
-			return unexpected(t, "','", "')'")
+		g.PartitionBy = append(g.PartitionBy, identText(col))
+		cp := lex.MakeCheckpoint()
+		if !isPunct(lex.Next(), ",") || isWord(lex.Peek(), "DESCRIPTOR") || argName(lex) != "" {
+			lex.LoadCheckpoint(cp) // the comma before the next argument
+			return nil
 		}
-		e, err := parseExpr(lex)
-		if err == participle.NextMatch {
-			return unexpected(lex.Peek(), "expression")
-		}
-		if err != nil {
-			return err
-		}
-		g.Args = append(g.Args, e)
 	}
-	_, err = next(punct(")"), "')'")
-	return err
+}
+
+// argName consumes `name =>` and returns the name, upper case, if they come next.
+func argName(lex *lexer.PeekingLexer) string {
+	cp := lex.MakeCheckpoint()
+	if t := lex.Next(); isName(t) && isPunct(lex.Next(), "=") && isPunct(lex.Next(), ">") {
+		return strings.ToUpper(identText(t))
+	}
+	lex.LoadCheckpoint(cp)
+	return ""
 }
 
 func (g *tableRefG) toAST() (TableExpr, error) {
@@ -316,7 +377,15 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 		alias = g.Alias.Name
 	}
 	if w := g.Window; w != nil {
-		return &WindowTable{Pos: w.Pos, Fn: w.Fn, Table: w.Table, PartitionBy: w.PartitionBy, TimeCol: w.TimeCol, Args: w.Args, Alias: alias}, nil
+		t := &WindowTable{Pos: w.Pos, Fn: w.Fn, Table: w.Table, PartitionBy: w.PartitionBy, TimeCol: w.TimeCol, Args: w.Args, ArgNames: w.ArgNames, Alias: alias}
+		if w.Query != nil {
+			q, err := w.Query.toAST()
+			if err != nil {
+				return nil, err
+			}
+			t.Query = q
+		}
+		return t, nil
 	}
 	if g.Sub != nil {
 		q, err := g.Sub.toAST()
