@@ -196,7 +196,10 @@ type DescribeStmt struct {
 
 // --- queries ---
 
-// Query is a SELECT block, with the common table expressions of its WITH.
+// Query is a query with the common table expressions of its WITH: a SELECT block, the
+// rows of VALUES (Values set, the block empty) or a set operation (Set set, the block
+// empty), then ORDER BY and LIMIT over the whole. A parenthesised query that has its own
+// ORDER BY or LIMIT and is ordered or limited again becomes SELECT * FROM (query).
 type Query struct {
 	Pos      Pos
 	With     []*CTE
@@ -206,6 +209,19 @@ type Query struct {
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
+	Values   [][]Expr // VALUES (a, b), ...: each row's columns
+	Set      *SetOp
+	OrderBy  []OrderItem
+	Limit    Expr // nil when absent
+}
+
+// SetOp is Left UNION|INTERSECT|EXCEPT [ALL] Right. INTERSECT binds tighter than UNION
+// and EXCEPT; all associate to the left.
+type SetOp struct {
+	Pos         Pos
+	Op          string // UNION, INTERSECT or EXCEPT
+	All         bool
+	Left, Right *Query
 }
 
 // CTE is one `name [(columns)] AS (query)` of a WITH clause.
@@ -250,11 +266,13 @@ type WindowTable struct {
 	Alias       string
 }
 
-// SubqueryTable is (SELECT ...) [AS] alias in FROM.
+// SubqueryTable is (query) [AS] alias [(columns)] in FROM; the columns rename the
+// query's.
 type SubqueryTable struct {
-	Pos   Pos
-	Query *Query
-	Alias string
+	Pos     Pos
+	Query   *Query
+	Alias   string
+	Columns []string
 }
 
 // JoinTable is `Left [INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN Right ON On`.

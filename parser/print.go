@@ -154,6 +154,60 @@ func (n *StopJobStmt) String() string {
 
 func (n *Query) String() string {
 	var b strings.Builder
+	n.printWith(&b)
+	switch {
+	case n.Set != nil:
+		b.WriteString(n.Set.String())
+	case n.Values != nil:
+		b.WriteString("VALUES ")
+		for i, row := range n.Values {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + exprList(row) + ")")
+		}
+	default:
+		n.printSelect(&b)
+	}
+	for i, o := range n.OrderBy {
+		if i == 0 {
+			b.WriteString(" ORDER BY ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(o.Expr.String())
+		if o.Desc {
+			b.WriteString(" DESC")
+		}
+	}
+	if n.Limit != nil {
+		b.WriteString(" LIMIT " + n.Limit.String())
+	}
+	return b.String()
+}
+
+// String prints a set operation's operands, parenthesised where they would otherwise
+// read differently: with a WITH, ORDER BY or LIMIT of their own, or a set operation on
+// the right or binding less tightly on the left.
+func (n *SetOp) String() string {
+	operand := func(q *Query, right bool) string {
+		paren := len(q.With) > 0 || q.OrderBy != nil || q.Limit != nil
+		if q.Set != nil {
+			paren = paren || right || setPrec(q.Set.Op) < setPrec(n.Op)
+		}
+		if paren {
+			return "(" + q.String() + ")"
+		}
+		return q.String()
+	}
+	op := n.Op
+	if n.All {
+		op += " ALL"
+	}
+	return operand(n.Left, false) + " " + op + " " + operand(n.Right, true)
+}
+
+func (n *Query) printWith(b *strings.Builder) {
 	for i, c := range n.With {
 		if i == 0 {
 			b.WriteString("WITH ")
@@ -169,6 +223,9 @@ func (n *Query) String() string {
 	if len(n.With) > 0 {
 		b.WriteString(" ")
 	}
+}
+
+func (n *Query) printSelect(b *strings.Builder) {
 	b.WriteString("SELECT ")
 	if n.Distinct {
 		b.WriteString("DISTINCT ")
@@ -191,7 +248,6 @@ func (n *Query) String() string {
 	if n.Having != nil {
 		b.WriteString(" HAVING " + n.Having.String())
 	}
-	return b.String()
 }
 
 func (n *SelectItem) String() string {
@@ -204,8 +260,14 @@ func (n *SelectItem) String() string {
 	return n.Expr.String() + alias(n.Alias)
 }
 
-func (n *TableName) String() string     { return quoteIdent(n.Name) + alias(n.Alias) }
-func (n *SubqueryTable) String() string { return "(" + n.Query.String() + ")" + alias(n.Alias) }
+func (n *TableName) String() string { return quoteIdent(n.Name) + alias(n.Alias) }
+func (n *SubqueryTable) String() string {
+	s := "(" + n.Query.String() + ")" + alias(n.Alias)
+	if n.Columns != nil {
+		s += " (" + identList(n.Columns) + ")"
+	}
+	return s
+}
 
 func (n *WindowTable) String() string {
 	var b strings.Builder

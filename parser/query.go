@@ -21,12 +21,46 @@ func (g *queryStmtG) toAST() (Stmt, error) {
 	return &QueryStmt{Pos: g.Pos, Query: q}, nil
 }
 
-// queryExprG is a query: [WITH ...] a SELECT block, possibly parenthesised. Set
-// operations (UNION, ...) will be added here.
+// queryExprG is a query: [WITH ...] a body of SELECT blocks, VALUES and parenthesised
+// queries combined by set operations, then ORDER BY and LIMIT.
 type queryExprG struct {
-	With   *withG      `parser:"  @@"`
-	Paren  *queryExprG `parser:"| '(' @@ ')'"`
+	With *withG `parser:"  @@"`
+	Body *bodyG `parser:"| @@"`
+}
+
+// bodyG is a query without WITH: terms combined by set operations, ordered and limited.
+type bodyG struct {
+	First   *termG        `parser:"@@"`
+	Ops     []*setOpG     `parser:"@@*"`
+	OrderBy []*orderItemG `parser:"( 'ORDER' 'BY' @@ ( ',' @@ )* )?"`
+	Limit   Expr          `parser:"( 'LIMIT' @@ )?"`
+}
+
+// setOpG is one UNION, INTERSECT or EXCEPT [ALL | DISTINCT] and its right operand.
+type setOpG struct {
+	Pos   Pos
+	Op    string `parser:"@( 'UNION' | 'INTERSECT' | 'EXCEPT' )"`
+	All   bool   `parser:"( @'ALL' | 'DISTINCT' )?"`
+	Right *termG `parser:"@@"`
+}
+
+// termG is an operand of a set operation.
+type termG struct {
+	Paren  *queryExprG `parser:"  '(' @@ ')'"`
 	Select *selectG    `parser:"| @@"`
+	Values *valuesG    `parser:"| @@"`
+}
+
+// valuesG is VALUES row, ...: each row an expression, (a, b) being a row of two columns.
+type valuesG struct {
+	Pos  Pos
+	Rows []Expr `parser:"'VALUES' @@ ( ',' @@ )*"`
+}
+
+// orderItemG is one ORDER BY expression and its direction.
+type orderItemG struct {
+	Expr Expr   `parser:"@@"`
+	Dir  string `parser:"@( 'ASC' | 'DESC' )?"`
 }
 
 // withG is WITH cte, ... query. It is an alternative of its own rather than an optional
@@ -46,11 +80,8 @@ type cteG struct {
 }
 
 func (g *queryExprG) toAST() (*Query, error) {
-	switch {
-	case g.Paren != nil:
-		return g.Paren.toAST()
-	case g.Select != nil:
-		return g.Select.toAST()
+	if g.Body != nil {
+		return g.Body.toAST()
 	}
 	q, err := g.With.Query.toAST()
 	if err != nil {
@@ -67,6 +98,74 @@ func (g *queryExprG) toAST() (*Query, error) {
 		q.With = append(q.With, &CTE{Pos: c.Pos, Name: c.Name.Name, Columns: names(c.Columns), Query: cq})
 	}
 	return q, nil
+}
+
+// setPrec is how tightly a set operation binds: INTERSECT before UNION and EXCEPT.
+func setPrec(op string) int {
+	if op == "INTERSECT" {
+		return 2
+	}
+	return 1
+}
+
+func (g *bodyG) toAST() (*Query, error) {
+	first, err := g.First.toAST()
+	if err != nil {
+		return nil, err
+	}
+	terms := []*Query{first}
+	for _, op := range g.Ops {
+		t, err := op.Right.toAST()
+		if err != nil {
+			return nil, err
+		}
+		terms = append(terms, t)
+	}
+	// Precedence climbing over the operators, which associate to the left.
+	i := 0
+	var climb func(min int) *Query
+	climb = func(min int) *Query {
+		left := terms[i]
+		for i < len(g.Ops) && setPrec(strings.ToUpper(g.Ops[i].Op)) >= min {
+			op := g.Ops[i]
+			name := strings.ToUpper(op.Op)
+			i++
+			right := climb(setPrec(name) + 1)
+			left = &Query{Pos: left.Pos, Set: &SetOp{Pos: op.Pos, Op: name, All: op.All, Left: left, Right: right}}
+		}
+		return left
+	}
+	q := climb(1)
+	if g.OrderBy == nil && g.Limit == nil {
+		return q, nil
+	}
+	if q.OrderBy != nil || q.Limit != nil || len(q.With) > 0 {
+		// (SELECT ... LIMIT 1) ORDER BY a: the inner query is a subquery of the outer.
+		q = &Query{Pos: q.Pos, Items: []*SelectItem{{Pos: q.Pos, Star: true}}, From: &SubqueryTable{Pos: q.Pos, Query: q}}
+	}
+	for _, o := range g.OrderBy {
+		q.OrderBy = append(q.OrderBy, OrderItem{Expr: o.Expr, Desc: strings.EqualFold(o.Dir, "DESC")})
+	}
+	q.Limit = g.Limit
+	return q, nil
+}
+
+func (g *termG) toAST() (*Query, error) {
+	switch {
+	case g.Paren != nil:
+		return g.Paren.toAST()
+	case g.Values != nil:
+		q := &Query{Pos: g.Values.Pos}
+		for _, r := range g.Values.Rows {
+			if f, ok := r.(*FuncCall); ok && f.Name == "ROW" && !f.Star && !f.Distinct {
+				q.Values = append(q.Values, f.Args)
+			} else {
+				q.Values = append(q.Values, []Expr{r})
+			}
+		}
+		return q, nil
+	}
+	return g.Select.toAST()
 }
 
 type selectG struct {
@@ -200,7 +299,9 @@ type tableRefG struct {
 	Window *windowTableG `parser:"( @@"`
 	Sub    *queryExprG   `parser:"| '(' @@ ')'"`
 	Name   *identG       `parser:"| @@ )"`
-	Alias  *identG       `parser:"( 'AS'? @@ )?"`
+	Alias  *identG       `parser:"( 'AS'? @@"`
+	Cols   []identG      `parser:"  ( '(' @@ ( ',' @@ )*"`
+	End    *listEnd      `parser:"    @@ )? )?"`
 }
 
 // windowTableG is TABLE(fn(data, DESCRIPTOR(col), arg, ...)): a window table-valued
@@ -392,7 +493,10 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &SubqueryTable{Pos: g.Pos, Query: q, Alias: alias}, nil
+		return &SubqueryTable{Pos: g.Pos, Query: q, Alias: alias, Columns: names(g.Cols)}, nil
+	}
+	if g.Cols != nil {
+		return nil, errorAt(g.Alias.Pos, "a column list after an alias renames the columns of a subquery or VALUES only")
 	}
 	return &TableName{Pos: g.Pos, Name: g.Name.Name, Alias: alias}, nil
 }
