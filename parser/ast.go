@@ -555,3 +555,4 @@ func (n *OverExpr) Position() Pos            { return n.Pos }
 func (n *ItemExpr) Position() Pos            { return n.Pos }
 func (n *FieldExpr) Position() Pos           { return n.Pos }
 func (n *CollectionExpr) Position() Pos      { return n.Pos }
+func (n *SetOp) Position() Pos               { return n.Pos }
