@@ -150,10 +150,14 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if q.OrderBy != nil || q.Limit != nil {
-		if out, err = p.orderLimit(q, out); err != nil {
-			return nil, nil, err
-		}
+	switch {
+	case q.OrderBy != nil && q.Set == nil && q.Values == nil:
+		out, err = p.orderedBlock(q, out, depth)
+	case q.OrderBy != nil || q.Limit != nil:
+		out, err = p.orderLimit(q, out)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	return out, newScope("", out.Schema()), nil
 }

@@ -64,6 +64,10 @@ var differentialQueries = []struct{ name, sql, sqlite string }{
 		"SELECT column1 AS x, column2 AS y FROM (VALUES (1, 'a'), (2, 'b'), (3, NULL), (1, 'a'))"},
 	{"union with values", "SELECT grp AS g FROM t UNION SELECT * FROM (VALUES ('zz'), (CAST(NULL AS STRING)), ('g1')) AS v (g)",
 		"SELECT grp AS g FROM t UNION VALUES ('zz'), (NULL), ('g1')"},
+	{"order by limit", "SELECT id AS id, a AS a FROM t ORDER BY a DESC, id LIMIT 10", ""},
+	{"order by hidden expression limit", "SELECT id AS id FROM t WHERE b IS NOT NULL ORDER BY b * 2, id DESC LIMIT 7", ""},
+	{"order by aggregate limit", "SELECT grp AS g, SUM(a) AS s FROM t GROUP BY grp ORDER BY COUNT(*) DESC, grp LIMIT 3", ""},
+	{"union order by limit", "SELECT id AS id FROM t WHERE a < 10 UNION ALL SELECT id FROM t WHERE a > 990 ORDER BY id DESC LIMIT 5", ""},
 	{"with in a subquery", "SELECT g AS g, n AS n FROM (WITH c AS (SELECT grp AS g, COUNT(*) AS n FROM t GROUP BY grp) SELECT g, n FROM c) AS s", ""},
 }
 
