@@ -63,7 +63,8 @@ type Node interface {
 
 // --- statements ---
 
-// SetStmt is SET 'key' = 'value'. Key and Value hold the unquoted text.
+// SetStmt is SET 'key' = 'value'. Key and Value hold the unquoted text; both are "" for
+// SET alone, which lists the settings.
 type SetStmt struct {
 	Pos   Pos
 	Key   string
@@ -167,6 +168,52 @@ type ExplainStmt struct {
 // ShowTablesStmt is SHOW TABLES (views included).
 type ShowTablesStmt struct {
 	Pos Pos
+}
+
+// ShowStmt is SHOW CATALOGS, SHOW DATABASES, SHOW CURRENT CATALOG or SHOW CURRENT
+// DATABASE (What, upper case).
+type ShowStmt struct {
+	Pos  Pos
+	What string
+}
+
+// ShowColumnsStmt is SHOW COLUMNS FROM|IN table.
+type ShowColumnsStmt struct {
+	Pos   Pos
+	Table string
+}
+
+// ShowCreateStmt is SHOW CREATE TABLE|VIEW name.
+type ShowCreateStmt struct {
+	Pos  Pos
+	View bool
+	Name string
+}
+
+// UseStmt is USE [CATALOG] name: Name is catalog.database, database or (with Catalog) a
+// catalog, as parts.
+type UseStmt struct {
+	Pos     Pos
+	Catalog bool
+	Name    []string
+}
+
+// ResetStmt is RESET 'key', or RESET (Key "") for every key.
+type ResetStmt struct {
+	Pos Pos
+	Key string
+}
+
+// CreateFunctionStmt is CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] name AS
+// 'class' [LANGUAGE lang]; Language is upper case, "" when absent.
+type CreateFunctionStmt struct {
+	Pos         Pos
+	Temporary   bool
+	System      bool
+	IfNotExists bool
+	Name        []string
+	Class       string
+	Language    string
 }
 
 // ShowCheckpointsStmt is SHOW CHECKPOINTS: the statistics of the session's checkpoints.
@@ -490,6 +537,12 @@ func (*ShowCheckpointsStmt) stmt() {}
 func (*DescribeStmt) stmt()        {}
 func (*ShowJobsStmt) stmt()        {}
 func (*StopJobStmt) stmt()         {}
+func (*ShowStmt) stmt()            {}
+func (*ShowColumnsStmt) stmt()     {}
+func (*ShowCreateStmt) stmt()      {}
+func (*UseStmt) stmt()             {}
+func (*ResetStmt) stmt()           {}
+func (*CreateFunctionStmt) stmt()  {}
 
 func (*TableName) tableExpr()     {}
 func (*SubqueryTable) tableExpr() {}
@@ -530,6 +583,12 @@ func (n *ShowCheckpointsStmt) Position() Pos { return n.Pos }
 func (n *DescribeStmt) Position() Pos        { return n.Pos }
 func (n *ShowJobsStmt) Position() Pos        { return n.Pos }
 func (n *StopJobStmt) Position() Pos         { return n.Pos }
+func (n *ShowStmt) Position() Pos            { return n.Pos }
+func (n *ShowColumnsStmt) Position() Pos     { return n.Pos }
+func (n *ShowCreateStmt) Position() Pos      { return n.Pos }
+func (n *UseStmt) Position() Pos             { return n.Pos }
+func (n *ResetStmt) Position() Pos           { return n.Pos }
+func (n *CreateFunctionStmt) Position() Pos  { return n.Pos }
 func (n *TableName) Position() Pos           { return n.Pos }
 func (n *SubqueryTable) Position() Pos       { return n.Pos }
 func (n *WindowTable) Position() Pos         { return n.Pos }

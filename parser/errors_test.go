@@ -32,7 +32,7 @@ var errorTests = []struct{ in, want string }{
 	{"CREATE TABLE t (a INT, PRIMARY KEY (a))", `1:39: unexpected ")", expected NOT ENFORCED`},
 	{"CREATE TABLE t (ts INT, WATERMARK FOR ts ts)", `1:42: unexpected "ts", expected AS`},
 	{"CREATE TABLE t (a INT, PRIMARY KEY (a) NOT ENFORCED, b INT PRIMARY KEY NOT ENFORCED)", `1:54: a table can have only one PRIMARY KEY`},
-	{"CREATE FOO", `1:8: unexpected "FOO", expected TABLE or VIEW`},
+	{"CREATE FOO", `1:8: unexpected "FOO", expected TABLE, VIEW, SYSTEM or FUNCTION`},
 	{"CREATE TABLE t (a ARRAY<INT)", `1:28: unexpected ")", expected '>'`},
 	{"CREATE TABLE t (a ARRAY INT)", `1:25: unexpected "INT", expected '<'`},
 	{"CREATE TABLE t (m MAP<INT>)", `1:26: unexpected ">", expected ','`},

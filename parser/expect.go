@@ -55,6 +55,9 @@ var productionWords = map[string][]string{
 	"ShowTablesG":     {"SHOW"},
 	"DescribeG":       {"DESCRIBE"},
 	"StopJobG":        {"STOP"},
+	"UseG":            {"USE"},
+	"ResetG":          {"RESET"},
+	"CreateFunctionG": {"function name"},
 }
 
 // firstOf returns, in user words, what can start the EBNF participle reports as expected,

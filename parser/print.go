@@ -19,6 +19,9 @@ func (s *Script) String() string {
 }
 
 func (n *SetStmt) String() string {
+	if n.Key == "" && n.Value == "" {
+		return "SET"
+	}
 	return "SET " + quoteString(n.Key) + " = " + quoteString(n.Value)
 }
 
@@ -141,6 +144,57 @@ func (n *ShowTablesStmt) String() string      { return "SHOW TABLES" }
 func (n *ShowCheckpointsStmt) String() string { return "SHOW CHECKPOINTS" }
 func (n *DescribeStmt) String() string        { return "DESCRIBE " + quoteIdent(n.Name) }
 func (n *ShowJobsStmt) String() string        { return "SHOW JOBS" }
+func (n *ShowStmt) String() string            { return "SHOW " + n.What }
+func (n *ShowColumnsStmt) String() string     { return "SHOW COLUMNS FROM " + quoteIdent(n.Table) }
+
+func (n *ShowCreateStmt) String() string {
+	if n.View {
+		return "SHOW CREATE VIEW " + quoteIdent(n.Name)
+	}
+	return "SHOW CREATE TABLE " + quoteIdent(n.Name)
+}
+
+func (n *UseStmt) String() string {
+	s := "USE "
+	if n.Catalog {
+		s += "CATALOG "
+	}
+	return s + dotted(n.Name)
+}
+
+func (n *ResetStmt) String() string {
+	if n.Key == "" {
+		return "RESET"
+	}
+	return "RESET " + quoteString(n.Key)
+}
+
+func (n *CreateFunctionStmt) String() string {
+	s := "CREATE "
+	if n.Temporary {
+		s += "TEMPORARY "
+	}
+	if n.System {
+		s += "SYSTEM "
+	}
+	s += "FUNCTION "
+	if n.IfNotExists {
+		s += "IF NOT EXISTS "
+	}
+	s += dotted(n.Name) + " AS " + quoteString(n.Class)
+	if n.Language != "" {
+		s += " LANGUAGE " + n.Language
+	}
+	return s
+}
+
+func dotted(parts []string) string {
+	q := make([]string, len(parts))
+	for i, p := range parts {
+		q[i] = quoteIdent(p)
+	}
+	return strings.Join(q, ".")
+}
 func (n *StopJobStmt) String() string {
 	s := "STOP JOB " + quoteString(n.Name)
 	if n.Savepoint {
