@@ -49,6 +49,7 @@ type Session struct {
 	cfg      Config
 	catalog  *planner.Catalog
 	settings map[string]string
+	location *time.Location // the session's time zone before any SET, for RESET
 	// connectors are the built-in connectors and those of packages of their own.
 	connectors *connector.Registry
 
@@ -89,7 +90,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.StateDir == "" {
 		cfg.StateDir = "streamsql-state"
 	}
-	s := &Session{cfg: cfg, catalog: planner.NewCatalog(), settings: map[string]string{}, connectors: connectors}
+	s := &Session{cfg: cfg, catalog: planner.NewCatalog(), settings: map[string]string{}, connectors: connectors, location: cfg.Location}
 	for k, v := range cfg.Settings {
 		if err := job.Check(k, v); err != nil {
 			return nil, err
@@ -193,7 +194,22 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 	p := &planner.Planner{Catalog: s.catalog, Emit: settings.Emit}
 	switch st := stmt.(type) {
 	case *parser.SetStmt:
+		if st.Key == "" {
+			return s.listSettings()
+		}
 		return s.set(st)
+	case *parser.ResetStmt:
+		return s.reset(st)
+	case *parser.ShowStmt:
+		return s.show(st)
+	case *parser.ShowColumnsStmt:
+		return s.showColumns(st)
+	case *parser.ShowCreateStmt:
+		return s.showCreate(st)
+	case *parser.UseStmt:
+		return s.use(st)
+	case *parser.CreateFunctionStmt:
+		return createFunction(st)
 	case *parser.CreateTableStmt:
 		t, err := planner.BindTable(st)
 		if err != nil {

@@ -63,7 +63,8 @@ type Node interface {
 
 // --- statements ---
 
-// SetStmt is SET 'key' = 'value'. Key and Value hold the unquoted text.
+// SetStmt is SET 'key' = 'value'. Key and Value hold the unquoted text; both are "" for
+// SET alone, which lists the settings.
 type SetStmt struct {
 	Pos   Pos
 	Key   string
@@ -169,6 +170,52 @@ type ShowTablesStmt struct {
 	Pos Pos
 }
 
+// ShowStmt is SHOW CATALOGS, SHOW DATABASES, SHOW CURRENT CATALOG or SHOW CURRENT
+// DATABASE (What, upper case).
+type ShowStmt struct {
+	Pos  Pos
+	What string
+}
+
+// ShowColumnsStmt is SHOW COLUMNS FROM|IN table.
+type ShowColumnsStmt struct {
+	Pos   Pos
+	Table string
+}
+
+// ShowCreateStmt is SHOW CREATE TABLE|VIEW name.
+type ShowCreateStmt struct {
+	Pos  Pos
+	View bool
+	Name string
+}
+
+// UseStmt is USE [CATALOG] name: Name is catalog.database, database or (with Catalog) a
+// catalog, as parts.
+type UseStmt struct {
+	Pos     Pos
+	Catalog bool
+	Name    []string
+}
+
+// ResetStmt is RESET 'key', or RESET (Key "") for every key.
+type ResetStmt struct {
+	Pos Pos
+	Key string
+}
+
+// CreateFunctionStmt is CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] name AS
+// 'class' [LANGUAGE lang]; Language is upper case, "" when absent.
+type CreateFunctionStmt struct {
+	Pos         Pos
+	Temporary   bool
+	System      bool
+	IfNotExists bool
+	Name        []string
+	Class       string
+	Language    string
+}
+
 // ShowCheckpointsStmt is SHOW CHECKPOINTS: the statistics of the session's checkpoints.
 type ShowCheckpointsStmt struct {
 	Pos Pos
@@ -196,7 +243,10 @@ type DescribeStmt struct {
 
 // --- queries ---
 
-// Query is a SELECT block, with the common table expressions of its WITH.
+// Query is a query with the common table expressions of its WITH: a SELECT block, the
+// rows of VALUES (Values set, the block empty) or a set operation (Set set, the block
+// empty), then ORDER BY and LIMIT over the whole. A parenthesised query that has its own
+// ORDER BY or LIMIT and is ordered or limited again becomes SELECT * FROM (query).
 type Query struct {
 	Pos      Pos
 	With     []*CTE
@@ -206,6 +256,19 @@ type Query struct {
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
+	Values   [][]Expr // VALUES (a, b), ...: each row's columns
+	Set      *SetOp
+	OrderBy  []OrderItem
+	Limit    Expr // nil when absent
+}
+
+// SetOp is Left UNION|INTERSECT|EXCEPT [ALL] Right. INTERSECT binds tighter than UNION
+// and EXCEPT; all associate to the left.
+type SetOp struct {
+	Pos         Pos
+	Op          string // UNION, INTERSECT or EXCEPT
+	All         bool
+	Left, Right *Query
 }
 
 // CTE is one `name [(columns)] AS (query)` of a WITH clause.
@@ -234,22 +297,29 @@ type TableName struct {
 
 // WindowTable is a window table-valued function in FROM:
 // TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)), and HOP, CUMULATE and
-// SESSION likewise. Args are the arguments after the descriptor.
+// SESSION likewise. It reads a table or view (Table) or a subquery (Query). Args are the
+// arguments after the descriptor; with named arguments (DATA => TABLE t, TIMECOL =>
+// DESCRIPTOR(ts), SIZE => ...), ArgNames holds their names, upper case, in the order
+// written (DATA and TIMECOL are not among them); it is nil for positional ones.
 type WindowTable struct {
 	Pos         Pos
 	Fn          string // upper case
-	Table       string
+	Table       string // "" when Query is set
+	Query       *Query
 	PartitionBy []string // SESSION's PARTITION BY columns
 	TimeCol     string
 	Args        []Expr
+	ArgNames    []string
 	Alias       string
 }
 
-// SubqueryTable is (SELECT ...) [AS] alias in FROM.
+// SubqueryTable is (query) [AS] alias [(columns)] in FROM; the columns rename the
+// query's.
 type SubqueryTable struct {
-	Pos   Pos
-	Query *Query
-	Alias string
+	Pos     Pos
+	Query   *Query
+	Alias   string
+	Columns []string
 }
 
 // JoinTable is `Left [INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN Right ON On`.
@@ -467,6 +537,12 @@ func (*ShowCheckpointsStmt) stmt() {}
 func (*DescribeStmt) stmt()        {}
 func (*ShowJobsStmt) stmt()        {}
 func (*StopJobStmt) stmt()         {}
+func (*ShowStmt) stmt()            {}
+func (*ShowColumnsStmt) stmt()     {}
+func (*ShowCreateStmt) stmt()      {}
+func (*UseStmt) stmt()             {}
+func (*ResetStmt) stmt()           {}
+func (*CreateFunctionStmt) stmt()  {}
 
 func (*TableName) tableExpr()     {}
 func (*SubqueryTable) tableExpr() {}
@@ -507,6 +583,12 @@ func (n *ShowCheckpointsStmt) Position() Pos { return n.Pos }
 func (n *DescribeStmt) Position() Pos        { return n.Pos }
 func (n *ShowJobsStmt) Position() Pos        { return n.Pos }
 func (n *StopJobStmt) Position() Pos         { return n.Pos }
+func (n *ShowStmt) Position() Pos            { return n.Pos }
+func (n *ShowColumnsStmt) Position() Pos     { return n.Pos }
+func (n *ShowCreateStmt) Position() Pos      { return n.Pos }
+func (n *UseStmt) Position() Pos             { return n.Pos }
+func (n *ResetStmt) Position() Pos           { return n.Pos }
+func (n *CreateFunctionStmt) Position() Pos  { return n.Pos }
 func (n *TableName) Position() Pos           { return n.Pos }
 func (n *SubqueryTable) Position() Pos       { return n.Pos }
 func (n *WindowTable) Position() Pos         { return n.Pos }
@@ -532,3 +614,4 @@ func (n *OverExpr) Position() Pos            { return n.Pos }
 func (n *ItemExpr) Position() Pos            { return n.Pos }
 func (n *FieldExpr) Position() Pos           { return n.Pos }
 func (n *CollectionExpr) Position() Pos      { return n.Pos }
+func (n *SetOp) Position() Pos               { return n.Pos }

@@ -32,7 +32,7 @@ var errorTests = []struct{ in, want string }{
 	{"CREATE TABLE t (a INT, PRIMARY KEY (a))", `1:39: unexpected ")", expected NOT ENFORCED`},
 	{"CREATE TABLE t (ts INT, WATERMARK FOR ts ts)", `1:42: unexpected "ts", expected AS`},
 	{"CREATE TABLE t (a INT, PRIMARY KEY (a) NOT ENFORCED, b INT PRIMARY KEY NOT ENFORCED)", `1:54: a table can have only one PRIMARY KEY`},
-	{"CREATE FOO", `1:8: unexpected "FOO", expected TABLE or VIEW`},
+	{"CREATE FOO", `1:8: unexpected "FOO", expected TABLE, VIEW, SYSTEM or FUNCTION`},
 	{"CREATE TABLE t (a ARRAY<INT)", `1:28: unexpected ")", expected '>'`},
 	{"CREATE TABLE t (a ARRAY INT)", `1:25: unexpected "INT", expected '<'`},
 	{"CREATE TABLE t (m MAP<INT>)", `1:26: unexpected ">", expected ','`},
@@ -45,7 +45,7 @@ var errorTests = []struct{ in, want string }{
 	{"SELECT a[1].", `1:13: unexpected end of input, expected field name`},
 	{"WITH a (SELECT 1) SELECT 1", `1:9: unexpected "SELECT", expected identifier`},
 	{"WITH a AS SELECT 1", `1:11: unexpected "SELECT", expected '('`},
-	{"WITH a AS (SELECT 1)", `1:21: unexpected end of input, expected SELECT or '('`},
+	{"WITH a AS (SELECT 1)", `1:21: unexpected end of input, expected SELECT, VALUES or '('`},
 
 	// lexical errors
 	{"SELECT 'abc", `1:8: unterminated string literal`},
@@ -92,6 +92,25 @@ var errorTests = []struct{ in, want string }{
 	{"SELECT * FROM a CROSS JOIN b", `1:17: CROSS JOIN is not supported, use JOIN ... ON`},
 	{"SELECT * FROM a natural join b", `1:17: NATURAL JOIN is not supported, use JOIN ... ON`},
 
+	// set operations, VALUES, ORDER BY and LIMIT
+	{"SELECT a FROM t UNION ALL", `1:26: unexpected end of input, expected SELECT, VALUES or '('`},
+	{"SELECT a FROM t UNION ORDER BY a", `1:23: unexpected "ORDER", expected SELECT, VALUES or '('`},
+	{"SELECT a FROM t ORDER a", `1:23: unexpected "a", expected BY`},
+	{"SELECT a FROM t ORDER BY a LIMIT", `1:33: unexpected end of input, expected expression`},
+	{"SELECT a FROM t ORDER BY a UNION SELECT b FROM u", `1:28: unexpected "UNION", expected ';'`},
+	{"VALUES", `1:7: unexpected end of input, expected expression`},
+	{"VALUES (1, 2), ", `1:15: unexpected end of input, expected expression`},
+	{"SELECT * FROM t AS x (a, b)", `1:20: a column list after an alias renames the columns of a subquery or VALUES only`},
+	{"SELECT * FROM (VALUES (1)) AS x (a", `1:35: unexpected end of input, expected ')' or ','`},
+
+	// window table functions
+	{"SELECT * FROM TABLE(TUMBLE(TABLE t, TIMECOL => DESCRIPTOR(ts), INTERVAL '1' MINUTE))", `1:37: window function arguments are either all named (SIZE => ...) or all positional`},
+	{"SELECT * FROM TABLE(TUMBLE(DATA => TABLE t, SIZE => INTERVAL '1' MINUTE))", `1:15: window TUMBLE needs its TIMECOL => DESCRIPTOR(col) argument`},
+	{"SELECT * FROM TABLE(TUMBLE(DATA => TABLE t, DATA => TABLE u))", `1:45: DATA is given twice`},
+	{"SELECT * FROM TABLE(TUMBLE(TABLE t, INTERVAL '1' MINUTE))", `1:37: unexpected "INTERVAL", expected DESCRIPTOR`},
+	{"SELECT * FROM TABLE(TUMBLE(t, DESCRIPTOR(ts)))", `1:28: unexpected "t", expected TABLE or '('`},
+	{"SELECT * FROM TABLE(TUMBLE((SELECT FROM t), DESCRIPTOR(ts), INTERVAL '1' MINUTE))", `1:36: unexpected "FROM", expected expression or '*'`},
+
 	// OVER windows
 	{"SELECT ROW_NUMBER() OVER w FROM t", `1:26: unexpected "w", expected '('`},
 	{"SELECT ROW_NUMBER() OVER FROM t", `1:26: unexpected "FROM", expected '('`},
@@ -117,7 +136,7 @@ var errorTests = []struct{ in, want string }{
 	{"INSERT t SELECT 1", `1:8: unexpected "t", expected INTO`},
 	{"INSERT INTO t (a, b SELECT 1", `1:21: unexpected "SELECT", expected ')' or ','`},
 	{"DROP t", `1:6: unexpected "t", expected TABLE or VIEW`},
-	{"EXPLAIN DROP TABLE t", `1:9: unexpected "DROP", expected INSERT, SELECT or '('`},
+	{"EXPLAIN DROP TABLE t", `1:9: unexpected "DROP", expected INSERT, SELECT, VALUES or '('`},
 	{"SET 'a' = ", `1:10: unexpected end of input, expected string literal, identifier or number`},
 	{"CREATE VIEW v SELECT 1", `1:15: unexpected "SELECT", expected AS`},
 }

@@ -15,14 +15,20 @@ import (
 // Lookahead is 0: once an alternative has consumed a token it is committed, so that an error
 // after a separator ("SELECT a, FROM t") is reported where it is rather than where the
 // parser last had a choice. The few places that need more lookahead say so with (?= ...).
-var stmtParser = participle.MustBuild[stmtRoot](
+var stmtParser = participle.MustBuild[stmtRoot](append(grammarOptions,
+	participle.Union[stmtG](&queryStmtG{}, &insertG{}, &createG{}, &dropG{}, &setG{},
+		&explainG{}, &showTablesG{}, &describeG{}, &stopJobG{}, &useG{}, &resetG{}))...)
+
+// queryParser parses a query where hand-written grammar needs one: a window function's
+// data, TUMBLE((SELECT ...), ...).
+var queryParser = participle.MustBuild[queryExprG](grammarOptions...)
+
+var grammarOptions = []participle.Option{
 	participle.Lexer(sqlLexer),
 	participle.CaseInsensitive("Keyword", "Ident"),
-	participle.Union[stmtG](&queryStmtG{}, &insertG{}, &createG{}, &dropG{}, &setG{},
-		&explainG{}, &showTablesG{}, &describeG{}, &stopJobG{}),
 	participle.ParseTypeWith(parseExpr),
 	participle.UseLookahead(0),
-)
+}
 
 // stmtRoot is the grammar's root: one statement, without its ';'.
 type stmtRoot struct {
@@ -106,13 +112,50 @@ func matchWords(lex *lexer.PeekingLexer, words ...string) error {
 	return nil
 }
 
-// setG is SET 'key' = 'value', or SET dotted.key-name = value.
+// setG is SET 'key' = 'value', or SET dotted.key-name = value; SET alone lists the
+// settings.
 type setG struct {
 	Pos       Pos
-	QuotedKey string `parser:"'SET' ( @String"`
-	Key       string `parser:"      | @(Ident | Keyword) ( @('.' | '-') @(Ident | Keyword | Number) )* )"`
-	QuotedVal string `parser:"'=' ( @String"`
-	Value     string `parser:"    | @(Ident | Keyword | Number) )"`
+	QuotedKey string `parser:"'SET' ( ( @String"`
+	Key       string `parser:"        | @(Ident | Keyword) ( @('.' | '-') @(Ident | Keyword | Number) )* )"`
+	QuotedVal string `parser:"  '=' ( @String"`
+	Value     string `parser:"      | @(Ident | Keyword | Number) ) )?"`
+}
+
+// resetG is RESET 'key', or RESET alone for every key.
+type resetG struct {
+	Pos Pos
+	Key string `parser:"'RESET' @String?"`
+}
+
+func (g *resetG) toAST() (Stmt, error) {
+	if g.Key == "" {
+		return &ResetStmt{Pos: g.Pos}, nil
+	}
+	return &ResetStmt{Pos: g.Pos, Key: unquoteString(g.Key)}, nil
+}
+
+// useG is USE [CATALOG] name, the name possibly catalog.database.
+type useG struct {
+	Pos     Pos
+	Catalog bool     `parser:"'USE' ( @'CATALOG' (?= Ident | QuotedIdent) )?"`
+	Name    []identG `parser:"@@ ( '.' @@ )*"`
+}
+
+func (g *useG) toAST() (Stmt, error) {
+	if g.Catalog && len(g.Name) > 1 {
+		return nil, errorAt(g.Name[1].Pos, "USE CATALOG takes a catalog name, not a path")
+	}
+	return &UseStmt{Pos: g.Pos, Catalog: g.Catalog, Name: names(g.Name)}, nil
+}
+
+// createFunctionG is [IF NOT EXISTS] name AS 'class' [LANGUAGE lang], after CREATE
+// [TEMPORARY [SYSTEM]] FUNCTION.
+type createFunctionG struct {
+	IfNotExists bool     `parser:"@( (?= 'IF' 'NOT') 'IF' 'NOT' 'EXISTS' )?"`
+	Name        []identG `parser:"@@ ( '.' @@ )*"`
+	Class       string   `parser:"'AS' @String"`
+	Language    string   `parser:"( 'LANGUAGE' @Ident )?"`
 }
 
 func (g *setG) toAST() (Stmt, error) {
@@ -129,9 +172,11 @@ func (g *setG) toAST() (Stmt, error) {
 // createG is CREATE [TEMPORARY] TABLE ... or CREATE [TEMPORARY] VIEW ....
 type createG struct {
 	Pos       Pos
-	Temporary bool          `parser:"'CREATE' @'TEMPORARY'?"`
-	Table     *createTableG `parser:"( 'TABLE' @@"`
-	View      *createViewG  `parser:"| 'VIEW' @@ )"`
+	Temporary bool             `parser:"'CREATE' @'TEMPORARY'?"`
+	Table     *createTableG    `parser:"( 'TABLE' @@"`
+	View      *createViewG     `parser:"| 'VIEW' @@"`
+	System    bool             `parser:"| ( @'SYSTEM' 'FUNCTION' | 'FUNCTION' )"`
+	Function  *createFunctionG `parser:"  @@ )"`
 }
 
 type createTableG struct {
@@ -183,6 +228,10 @@ type optionG struct {
 }
 
 func (g *createG) toAST() (Stmt, error) {
+	if f := g.Function; f != nil {
+		return &CreateFunctionStmt{Pos: g.Pos, Temporary: g.Temporary, System: g.System, IfNotExists: f.IfNotExists,
+			Name: names(f.Name), Class: unquoteString(f.Class), Language: strings.ToUpper(f.Language)}, nil
+	}
 	if g.View != nil {
 		q, err := g.View.Query.toAST()
 		if err != nil {
@@ -293,13 +342,28 @@ func (g *explainG) toAST() (Stmt, error) {
 	return &ExplainStmt{Pos: g.Pos, Stmt: s}, nil
 }
 
+// showTablesG is every SHOW statement.
 type showTablesG struct {
-	Pos  Pos
-	What string `parser:"'SHOW' @( 'TABLES' | 'CHECKPOINTS' | 'JOBS' )"`
+	Pos        Pos
+	What       string  `parser:"'SHOW' ( @( 'TABLES' | 'CHECKPOINTS' | 'JOBS' | 'CATALOGS' | 'DATABASES' )"`
+	Current    string  `parser:"       | 'CURRENT' @( 'CATALOG' | 'DATABASE' )"`
+	Columns    *identG `parser:"       | 'COLUMNS' ( 'FROM' | 'IN' ) @@"`
+	Create     string  `parser:"       | 'CREATE' @( 'TABLE' | 'VIEW' )"`
+	CreateName *identG `parser:"         @@ )"`
 }
 
 func (g *showTablesG) toAST() (Stmt, error) {
+	switch {
+	case g.Current != "":
+		return &ShowStmt{Pos: g.Pos, What: "CURRENT " + strings.ToUpper(g.Current)}, nil
+	case g.Columns != nil:
+		return &ShowColumnsStmt{Pos: g.Pos, Table: g.Columns.Name}, nil
+	case g.Create != "":
+		return &ShowCreateStmt{Pos: g.Pos, View: strings.EqualFold(g.Create, "VIEW"), Name: g.CreateName.Name}, nil
+	}
 	switch strings.ToUpper(g.What) {
+	case "CATALOGS", "DATABASES":
+		return &ShowStmt{Pos: g.Pos, What: strings.ToUpper(g.What)}, nil
 	case "CHECKPOINTS":
 		return &ShowCheckpointsStmt{Pos: g.Pos}, nil
 	case "JOBS":

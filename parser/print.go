@@ -19,6 +19,9 @@ func (s *Script) String() string {
 }
 
 func (n *SetStmt) String() string {
+	if n.Key == "" && n.Value == "" {
+		return "SET"
+	}
 	return "SET " + quoteString(n.Key) + " = " + quoteString(n.Value)
 }
 
@@ -141,6 +144,57 @@ func (n *ShowTablesStmt) String() string      { return "SHOW TABLES" }
 func (n *ShowCheckpointsStmt) String() string { return "SHOW CHECKPOINTS" }
 func (n *DescribeStmt) String() string        { return "DESCRIBE " + quoteIdent(n.Name) }
 func (n *ShowJobsStmt) String() string        { return "SHOW JOBS" }
+func (n *ShowStmt) String() string            { return "SHOW " + n.What }
+func (n *ShowColumnsStmt) String() string     { return "SHOW COLUMNS FROM " + quoteIdent(n.Table) }
+
+func (n *ShowCreateStmt) String() string {
+	if n.View {
+		return "SHOW CREATE VIEW " + quoteIdent(n.Name)
+	}
+	return "SHOW CREATE TABLE " + quoteIdent(n.Name)
+}
+
+func (n *UseStmt) String() string {
+	s := "USE "
+	if n.Catalog {
+		s += "CATALOG "
+	}
+	return s + dotted(n.Name)
+}
+
+func (n *ResetStmt) String() string {
+	if n.Key == "" {
+		return "RESET"
+	}
+	return "RESET " + quoteString(n.Key)
+}
+
+func (n *CreateFunctionStmt) String() string {
+	s := "CREATE "
+	if n.Temporary {
+		s += "TEMPORARY "
+	}
+	if n.System {
+		s += "SYSTEM "
+	}
+	s += "FUNCTION "
+	if n.IfNotExists {
+		s += "IF NOT EXISTS "
+	}
+	s += dotted(n.Name) + " AS " + quoteString(n.Class)
+	if n.Language != "" {
+		s += " LANGUAGE " + n.Language
+	}
+	return s
+}
+
+func dotted(parts []string) string {
+	q := make([]string, len(parts))
+	for i, p := range parts {
+		q[i] = quoteIdent(p)
+	}
+	return strings.Join(q, ".")
+}
 func (n *StopJobStmt) String() string {
 	s := "STOP JOB " + quoteString(n.Name)
 	if n.Savepoint {
@@ -154,6 +208,60 @@ func (n *StopJobStmt) String() string {
 
 func (n *Query) String() string {
 	var b strings.Builder
+	n.printWith(&b)
+	switch {
+	case n.Set != nil:
+		b.WriteString(n.Set.String())
+	case n.Values != nil:
+		b.WriteString("VALUES ")
+		for i, row := range n.Values {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + exprList(row) + ")")
+		}
+	default:
+		n.printSelect(&b)
+	}
+	for i, o := range n.OrderBy {
+		if i == 0 {
+			b.WriteString(" ORDER BY ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(o.Expr.String())
+		if o.Desc {
+			b.WriteString(" DESC")
+		}
+	}
+	if n.Limit != nil {
+		b.WriteString(" LIMIT " + n.Limit.String())
+	}
+	return b.String()
+}
+
+// String prints a set operation's operands, parenthesised where they would otherwise
+// read differently: with a WITH, ORDER BY or LIMIT of their own, or a set operation on
+// the right or binding less tightly on the left.
+func (n *SetOp) String() string {
+	operand := func(q *Query, right bool) string {
+		paren := len(q.With) > 0 || q.OrderBy != nil || q.Limit != nil
+		if q.Set != nil {
+			paren = paren || right || setPrec(q.Set.Op) < setPrec(n.Op)
+		}
+		if paren {
+			return "(" + q.String() + ")"
+		}
+		return q.String()
+	}
+	op := n.Op
+	if n.All {
+		op += " ALL"
+	}
+	return operand(n.Left, false) + " " + op + " " + operand(n.Right, true)
+}
+
+func (n *Query) printWith(b *strings.Builder) {
 	for i, c := range n.With {
 		if i == 0 {
 			b.WriteString("WITH ")
@@ -169,6 +277,9 @@ func (n *Query) String() string {
 	if len(n.With) > 0 {
 		b.WriteString(" ")
 	}
+}
+
+func (n *Query) printSelect(b *strings.Builder) {
 	b.WriteString("SELECT ")
 	if n.Distinct {
 		b.WriteString("DISTINCT ")
@@ -191,7 +302,6 @@ func (n *Query) String() string {
 	if n.Having != nil {
 		b.WriteString(" HAVING " + n.Having.String())
 	}
-	return b.String()
 }
 
 func (n *SelectItem) String() string {
@@ -204,12 +314,29 @@ func (n *SelectItem) String() string {
 	return n.Expr.String() + alias(n.Alias)
 }
 
-func (n *TableName) String() string     { return quoteIdent(n.Name) + alias(n.Alias) }
-func (n *SubqueryTable) String() string { return "(" + n.Query.String() + ")" + alias(n.Alias) }
+func (n *TableName) String() string { return quoteIdent(n.Name) + alias(n.Alias) }
+func (n *SubqueryTable) String() string {
+	s := "(" + n.Query.String() + ")" + alias(n.Alias)
+	if n.Columns != nil {
+		s += " (" + identList(n.Columns) + ")"
+	}
+	return s
+}
 
 func (n *WindowTable) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "TABLE(%s(TABLE %s", n.Fn, quoteIdent(n.Table))
+	named := func(name string) {
+		if n.ArgNames != nil {
+			b.WriteString(name + " => ")
+		}
+	}
+	fmt.Fprintf(&b, "TABLE(%s(", n.Fn)
+	named("DATA")
+	if n.Query != nil {
+		b.WriteString("(" + n.Query.String() + ")")
+	} else {
+		b.WriteString("TABLE " + quoteIdent(n.Table))
+	}
 	for i, c := range n.PartitionBy {
 		if i == 0 {
 			b.WriteString(" PARTITION BY ")
@@ -218,9 +345,15 @@ func (n *WindowTable) String() string {
 		}
 		b.WriteString(quoteIdent(c))
 	}
-	fmt.Fprintf(&b, ", DESCRIPTOR(%s)", quoteIdent(n.TimeCol))
-	for _, a := range n.Args {
-		b.WriteString(", " + a.String())
+	b.WriteString(", ")
+	named("TIMECOL")
+	fmt.Fprintf(&b, "DESCRIPTOR(%s)", quoteIdent(n.TimeCol))
+	for i, a := range n.Args {
+		b.WriteString(", ")
+		if n.ArgNames != nil {
+			named(n.ArgNames[i])
+		}
+		b.WriteString(a.String())
 	}
 	return b.String() + "))" + alias(n.Alias)
 }

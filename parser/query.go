@@ -21,12 +21,46 @@ func (g *queryStmtG) toAST() (Stmt, error) {
 	return &QueryStmt{Pos: g.Pos, Query: q}, nil
 }
 
-// queryExprG is a query: [WITH ...] a SELECT block, possibly parenthesised. Set
-// operations (UNION, ...) will be added here.
+// queryExprG is a query: [WITH ...] a body of SELECT blocks, VALUES and parenthesised
+// queries combined by set operations, then ORDER BY and LIMIT.
 type queryExprG struct {
-	With   *withG      `parser:"  @@"`
-	Paren  *queryExprG `parser:"| '(' @@ ')'"`
+	With *withG `parser:"  @@"`
+	Body *bodyG `parser:"| @@"`
+}
+
+// bodyG is a query without WITH: terms combined by set operations, ordered and limited.
+type bodyG struct {
+	First   *termG        `parser:"@@"`
+	Ops     []*setOpG     `parser:"@@*"`
+	OrderBy []*orderItemG `parser:"( 'ORDER' 'BY' @@ ( ',' @@ )* )?"`
+	Limit   Expr          `parser:"( 'LIMIT' @@ )?"`
+}
+
+// setOpG is one UNION, INTERSECT or EXCEPT [ALL | DISTINCT] and its right operand.
+type setOpG struct {
+	Pos   Pos
+	Op    string `parser:"@( 'UNION' | 'INTERSECT' | 'EXCEPT' )"`
+	All   bool   `parser:"( @'ALL' | 'DISTINCT' )?"`
+	Right *termG `parser:"@@"`
+}
+
+// termG is an operand of a set operation.
+type termG struct {
+	Paren  *queryExprG `parser:"  '(' @@ ')'"`
 	Select *selectG    `parser:"| @@"`
+	Values *valuesG    `parser:"| @@"`
+}
+
+// valuesG is VALUES row, ...: each row an expression, (a, b) being a row of two columns.
+type valuesG struct {
+	Pos  Pos
+	Rows []Expr `parser:"'VALUES' @@ ( ',' @@ )*"`
+}
+
+// orderItemG is one ORDER BY expression and its direction.
+type orderItemG struct {
+	Expr Expr   `parser:"@@"`
+	Dir  string `parser:"@( 'ASC' | 'DESC' )?"`
 }
 
 // withG is WITH cte, ... query. It is an alternative of its own rather than an optional
@@ -46,11 +80,8 @@ type cteG struct {
 }
 
 func (g *queryExprG) toAST() (*Query, error) {
-	switch {
-	case g.Paren != nil:
-		return g.Paren.toAST()
-	case g.Select != nil:
-		return g.Select.toAST()
+	if g.Body != nil {
+		return g.Body.toAST()
 	}
 	q, err := g.With.Query.toAST()
 	if err != nil {
@@ -67,6 +98,74 @@ func (g *queryExprG) toAST() (*Query, error) {
 		q.With = append(q.With, &CTE{Pos: c.Pos, Name: c.Name.Name, Columns: names(c.Columns), Query: cq})
 	}
 	return q, nil
+}
+
+// setPrec is how tightly a set operation binds: INTERSECT before UNION and EXCEPT.
+func setPrec(op string) int {
+	if op == "INTERSECT" {
+		return 2
+	}
+	return 1
+}
+
+func (g *bodyG) toAST() (*Query, error) {
+	first, err := g.First.toAST()
+	if err != nil {
+		return nil, err
+	}
+	terms := []*Query{first}
+	for _, op := range g.Ops {
+		t, err := op.Right.toAST()
+		if err != nil {
+			return nil, err
+		}
+		terms = append(terms, t)
+	}
+	// Precedence climbing over the operators, which associate to the left.
+	i := 0
+	var climb func(min int) *Query
+	climb = func(min int) *Query {
+		left := terms[i]
+		for i < len(g.Ops) && setPrec(strings.ToUpper(g.Ops[i].Op)) >= min {
+			op := g.Ops[i]
+			name := strings.ToUpper(op.Op)
+			i++
+			right := climb(setPrec(name) + 1)
+			left = &Query{Pos: left.Pos, Set: &SetOp{Pos: op.Pos, Op: name, All: op.All, Left: left, Right: right}}
+		}
+		return left
+	}
+	q := climb(1)
+	if g.OrderBy == nil && g.Limit == nil {
+		return q, nil
+	}
+	if q.OrderBy != nil || q.Limit != nil || len(q.With) > 0 {
+		// (SELECT ... LIMIT 1) ORDER BY a: the inner query is a subquery of the outer.
+		q = &Query{Pos: q.Pos, Items: []*SelectItem{{Pos: q.Pos, Star: true}}, From: &SubqueryTable{Pos: q.Pos, Query: q}}
+	}
+	for _, o := range g.OrderBy {
+		q.OrderBy = append(q.OrderBy, OrderItem{Expr: o.Expr, Desc: strings.EqualFold(o.Dir, "DESC")})
+	}
+	q.Limit = g.Limit
+	return q, nil
+}
+
+func (g *termG) toAST() (*Query, error) {
+	switch {
+	case g.Paren != nil:
+		return g.Paren.toAST()
+	case g.Values != nil:
+		q := &Query{Pos: g.Values.Pos}
+		for _, r := range g.Values.Rows {
+			if f, ok := r.(*FuncCall); ok && f.Name == "ROW" && !f.Star && !f.Distinct {
+				q.Values = append(q.Values, f.Args)
+			} else {
+				q.Values = append(q.Values, []Expr{r})
+			}
+		}
+		return q, nil
+	}
+	return g.Select.toAST()
 }
 
 type selectG struct {
@@ -200,18 +299,23 @@ type tableRefG struct {
 	Window *windowTableG `parser:"( @@"`
 	Sub    *queryExprG   `parser:"| '(' @@ ')'"`
 	Name   *identG       `parser:"| @@ )"`
-	Alias  *identG       `parser:"( 'AS'? @@ )?"`
+	Alias  *identG       `parser:"( 'AS'? @@"`
+	Cols   []identG      `parser:"  ( '(' @@ ( ',' @@ )*"`
+	End    *listEnd      `parser:"    @@ )? )?"`
 }
 
-// windowTableG is TABLE(fn(TABLE t, DESCRIPTOR(col), arg, ...)): a window table-valued
-// function.
+// windowTableG is TABLE(fn(data, DESCRIPTOR(col), arg, ...)): a window table-valued
+// function. The data is TABLE name or a parenthesised query, with SESSION's PARTITION BY;
+// the arguments are positional, or all named (DATA => ..., TIMECOL => ..., SIZE => ...).
 type windowTableG struct {
 	Pos         Pos
 	Fn          string
 	Table       string
+	Query       *queryExprG
 	PartitionBy []string
 	TimeCol     string
 	Args        []Expr
+	ArgNames    []string
 }
 
 // Parse implements participle.Parseable.
@@ -223,10 +327,10 @@ func (g *windowTableG) Parse(lex *lexer.PeekingLexer) error {
 		return participle.NextMatch
 	}
 	g.Pos = start.Pos
-	next := func(want func(*lexer.Token) bool, expected string) (*lexer.Token, error) {
+	expect := func(want func(*lexer.Token) bool, expected ...string) (*lexer.Token, error) {
 		t := lex.Next()
 		if !want(t) {
-			return nil, unexpected(t, expected)
+			return nil, unexpected(t, expected...)
 		}
 		return t, nil
 	}
@@ -234,80 +338,138 @@ func (g *windowTableG) Parse(lex *lexer.PeekingLexer) error {
 		return func(t *lexer.Token) bool { return isWord(t, w) || isKeyword(t, w) }
 	}
 	punct := func(p string) func(*lexer.Token) bool { return func(t *lexer.Token) bool { return isPunct(t, p) } }
-	fn, err := next(isName, "TUMBLE, HOP, CUMULATE or SESSION")
+	fn, err := expect(isName, "TUMBLE, HOP, CUMULATE or SESSION")
 	if err != nil {
 		return err
 	}
 	g.Fn = strings.ToUpper(identText(fn))
-	type step struct {
-		want     func(*lexer.Token) bool
-		expected string
-		into     *string
+	if _, err := expect(punct("("), "'('"); err != nil {
+		return err
 	}
-	run := func(steps ...step) error {
-		for _, st := range steps {
-			t, err := next(st.want, st.expected)
+	var haveData, haveTime bool
+	for i := 0; ; i++ {
+		if i > 0 {
+			if t := lex.Next(); isPunct(t, ")") {
+				break
+			} else if !isPunct(t, ",") {
+				return unexpected(t, "','", "')'")
+			}
+		}
+		at := lex.Peek()
+		name := argName(lex)
+		switch {
+		case i == 0 && name != "":
+			g.ArgNames = []string{}
+		case i > 0 && (name != "") != (g.ArgNames != nil):
+			return errorAt(at.Pos, "window function arguments are either all named (SIZE => ...) or all positional")
+		}
+		what := name
+		if name == "" {
+			what = map[int]string{0: "DATA", 1: "TIMECOL"}[i]
+		}
+		switch what {
+		case "DATA":
+			if haveData {
+				return errorAt(at.Pos, "DATA is given twice")
+			}
+			haveData = true
+			if err := g.parseData(lex); err != nil {
+				return err
+			}
+		case "TIMECOL":
+			if haveTime {
+				return errorAt(at.Pos, "TIMECOL is given twice")
+			}
+			haveTime = true
+			if _, err := expect(word("DESCRIPTOR"), "DESCRIPTOR"); err != nil {
+				return err
+			}
+			if _, err := expect(punct("("), "'('"); err != nil {
+				return err
+			}
+			col, err := expect(isName, "time column")
 			if err != nil {
 				return err
 			}
-			if st.into != nil {
-				*st.into = identText(t)
-			}
-		}
-		return nil
-	}
-	if err := run(step{punct("("), "'('", nil}, step{word("TABLE"), "TABLE", nil}, step{isName, "table name", &g.Table}); err != nil {
-		return err
-	}
-	if isWord(lex.Peek(), "PARTITION") || isKeyword(lex.Peek(), "PARTITION") {
-		lex.Next()
-		if err := run(step{word("BY"), "BY", nil}); err != nil {
-			return err
-		}
-		for {
-			var col string
-			if err := run(step{isName, "partition column", &col}); err != nil {
+			g.TimeCol = identText(col)
+			if _, err := expect(punct(")"), "')'"); err != nil {
 				return err
 			}
-			g.PartitionBy = append(g.PartitionBy, col)
-			cp := lex.MakeCheckpoint()
-			if !isPunct(lex.Next(), ",") || isWord(lex.Peek(), "DESCRIPTOR") {
-				lex.LoadCheckpoint(cp) // the comma before DESCRIPTOR
-				break
+		default:
+			e, err := parseExpr(lex)
+			if err == participle.NextMatch {
+				return unexpected(lex.Peek(), "expression")
+			}
+			if err != nil {
+				return err
+			}
+			g.Args = append(g.Args, e)
+			if name != "" {
+				g.ArgNames = append(g.ArgNames, name)
 			}
 		}
 	}
-	for _, step := range []step{
-		{punct(","), "','", nil}, {word("DESCRIPTOR"), "DESCRIPTOR", nil}, {punct("("), "'('", nil},
-		{isName, "time column", &g.TimeCol}, {punct(")"), "')'", nil},
-	} {
-		t, err := next(step.want, step.expected)
+	switch {
+	case !haveData:
+		return errorAt(start.Pos, "window "+g.Fn+" needs its DATA => TABLE argument")
+	case !haveTime:
+		return errorAt(start.Pos, "window "+g.Fn+" needs its TIMECOL => DESCRIPTOR(col) argument")
+	}
+	_, err = expect(punct(")"), "')'")
+	return err
+}
+
+// parseData reads a window function's table: TABLE name or (query), then SESSION's
+// optional PARTITION BY columns.
+func (g *windowTableG) parseData(lex *lexer.PeekingLexer) error {
+	switch t := lex.Next(); {
+	case isWord(t, "TABLE"):
+		name := lex.Next()
+		if !isName(name) {
+			return unexpected(name, "table name")
+		}
+		g.Table = identText(name)
+	case isPunct(t, "("):
+		q, err := queryParser.ParseFromLexer(lex, participle.AllowTrailing(true))
 		if err != nil {
 			return err
 		}
-		if step.into != nil {
-			*step.into = identText(t)
+		if t := lex.Next(); !isPunct(t, ")") {
+			return unexpected(t, "')'")
 		}
+		g.Query = q
+	default:
+		return unexpected(t, "TABLE", "'('")
+	}
+	if !isWord(lex.Peek(), "PARTITION") {
+		return nil
+	}
+	lex.Next()
+	if t := lex.Next(); !isWord(t, "BY") {
+		return unexpected(t, "BY")
 	}
 	for {
-		t := lex.Next()
-		if isPunct(t, ")") {
-			break
+		col := lex.Next()
+		if !isName(col) {
+			return unexpected(col, "partition column")
 		}
-		if !isPunct(t, ",") {
-			return unexpected(t, "','", "')'")
+		g.PartitionBy = append(g.PartitionBy, identText(col))
+		cp := lex.MakeCheckpoint()
+		if !isPunct(lex.Next(), ",") || isWord(lex.Peek(), "DESCRIPTOR") || argName(lex) != "" {
+			lex.LoadCheckpoint(cp) // the comma before the next argument
+			return nil
 		}
-		e, err := parseExpr(lex)
-		if err == participle.NextMatch {
-			return unexpected(lex.Peek(), "expression")
-		}
-		if err != nil {
-			return err
-		}
-		g.Args = append(g.Args, e)
 	}
-	_, err = next(punct(")"), "')'")
-	return err
+}
+
+// argName consumes `name =>` and returns the name, upper case, if they come next.
+func argName(lex *lexer.PeekingLexer) string {
+	cp := lex.MakeCheckpoint()
+	if t := lex.Next(); isName(t) && isPunct(lex.Next(), "=") && isPunct(lex.Next(), ">") {
+		return strings.ToUpper(identText(t))
+	}
+	lex.LoadCheckpoint(cp)
+	return ""
 }
 
 func (g *tableRefG) toAST() (TableExpr, error) {
@@ -316,14 +478,25 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 		alias = g.Alias.Name
 	}
 	if w := g.Window; w != nil {
-		return &WindowTable{Pos: w.Pos, Fn: w.Fn, Table: w.Table, PartitionBy: w.PartitionBy, TimeCol: w.TimeCol, Args: w.Args, Alias: alias}, nil
+		t := &WindowTable{Pos: w.Pos, Fn: w.Fn, Table: w.Table, PartitionBy: w.PartitionBy, TimeCol: w.TimeCol, Args: w.Args, ArgNames: w.ArgNames, Alias: alias}
+		if w.Query != nil {
+			q, err := w.Query.toAST()
+			if err != nil {
+				return nil, err
+			}
+			t.Query = q
+		}
+		return t, nil
 	}
 	if g.Sub != nil {
 		q, err := g.Sub.toAST()
 		if err != nil {
 			return nil, err
 		}
-		return &SubqueryTable{Pos: g.Pos, Query: q, Alias: alias}, nil
+		return &SubqueryTable{Pos: g.Pos, Query: q, Alias: alias, Columns: names(g.Cols)}, nil
+	}
+	if g.Cols != nil {
+		return nil, errorAt(g.Alias.Pos, "a column list after an alias renames the columns of a subquery or VALUES only")
 	}
 	return &TableName{Pos: g.Pos, Name: g.Name.Name, Alias: alias}, nil
 }

@@ -137,27 +137,54 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 			p.ctes = append(p.ctes[:len(p.ctes):len(p.ctes)], &cte{def: c, scope: p.ctes})
 		}
 	}
-	q, err := groupWindow(commaJoins(q))
+	var out Node
+	var err error
+	switch {
+	case q.Set != nil:
+		out, err = p.setOp(q.Set, depth)
+	case q.Values != nil:
+		out, err = p.values(q)
+	default:
+		out, err = p.selectBlock(q, depth)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	input, sc, err := p.from(q.From, depth)
+	switch {
+	case q.OrderBy != nil && q.Set == nil && q.Values == nil:
+		out, err = p.orderedBlock(q, out, depth)
+	case q.OrderBy != nil || q.Limit != nil:
+		out, err = p.orderLimit(q, out)
+	}
 	if err != nil {
 		return nil, nil, err
+	}
+	return out, newScope("", out.Schema()), nil
+}
+
+// selectBlock plans SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ....
+func (p *Planner) selectBlock(q *parser.Query, depth int) (Node, error) {
+	q, err := groupWindow(commaJoins(q))
+	if err != nil {
+		return nil, err
+	}
+	input, sc, err := p.from(q.From, depth)
+	if err != nil {
+		return nil, err
 	}
 	b := &exprBinder{sc: sc}
 	if q.Where != nil {
 		cond, err := b.bind(q.Where)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		checked, err := b.expect(q.Where, cond, TypeBoolean)
 		if err != nil {
-			return nil, nil, errorf(q.Where, "WHERE needs a BOOLEAN condition, got %s", cond.Type().Nullable())
+			return nil, errorf(q.Where, "WHERE needs a BOOLEAN condition, got %s", cond.Type().Nullable())
 		}
 		// A bound on the row number of a ROW_NUMBER() below makes it a Top-N.
 		if input, checked, err = foldRankFilter(input, checked, q.Where); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if checked != nil {
 			input = &Filter{Input: input, Cond: checked}
@@ -165,7 +192,7 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 	}
 	items, err := expandStars(q.Items, sc)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	hasAgg := len(q.GroupBy) > 0 || q.Having != nil
 	for _, it := range items {
@@ -173,12 +200,12 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 	}
 	over, at, err := overItem(items)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var out Node
 	switch {
 	case hasAgg && over != nil:
-		return nil, nil, errorf(over.Expr, "ROW_NUMBER() OVER cannot rank the groups of its own SELECT: "+
+		return nil, errorf(over.Expr, "ROW_NUMBER() OVER cannot rank the groups of its own SELECT: "+
 			"rank them in an enclosing query, SELECT *, ROW_NUMBER() OVER (...) AS rownum FROM (SELECT ... GROUP BY ...)")
 	case hasAgg:
 		out, err = p.aggregate(q, items, input, b)
@@ -192,7 +219,7 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 		out, err = project(items, input, b)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if q.Distinct {
 		keys := make([]int, len(out.Schema()))
@@ -201,7 +228,7 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 		}
 		out = &Aggregate{Input: out, Keys: keys, Names: schemaNames(out.Schema())}
 	}
-	return out, newScope("", out.Schema()), nil
+	return out, nil
 }
 
 func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
@@ -252,13 +279,19 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 		}
 		return nil, nil, errorf(t, "unknown table `%s`%s", t.Name, suggest(t.Name, p.Catalog.Names()))
 	case *parser.WindowTable:
-		return p.windowTable(t)
+		return p.windowTable(t, depth)
 	case *parser.JoinTable:
 		return p.join(t, depth)
 	case *parser.SubqueryTable:
 		n, _, err := p.query(t.Query, depth+1)
 		if err != nil {
 			return nil, nil, err
+		}
+		if t.Columns != nil {
+			if len(t.Columns) != len(n.Schema()) {
+				return nil, nil, errorf(t, "%s names %d columns but its query produces %d", t.Alias, len(t.Columns), len(n.Schema()))
+			}
+			n = rename(n, t.Columns)
 		}
 		return n, newScope(t.Alias, n.Schema()), nil
 	}

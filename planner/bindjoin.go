@@ -221,7 +221,8 @@ func windowJoin(n *Join) bool {
 }
 
 // rowtime says whether column i of n is an event-time attribute: the column a
-// WATERMARK is declared on, passed through projections and filters.
+// WATERMARK is declared on, passed through projections and filters, and through a UNION
+// ALL whose inputs all have it there.
 func rowtime(n Node, i int) bool {
 	switch n := n.(type) {
 	case *WatermarkAssigner:
@@ -235,6 +236,13 @@ func rowtime(n Node, i int) bool {
 		if in := len(n.Input.Schema()); i < in {
 			return rowtime(n.Input, i)
 		}
+	case *Union:
+		for _, in := range n.Inputs {
+			if !rowtime(in, i) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

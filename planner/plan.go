@@ -21,9 +21,13 @@ type Scan struct {
 	Table *Table
 }
 
-// Values produces fixed rows: a SELECT without FROM reads one empty row.
+// Values produces fixed rows: Tuples, each row's constant expressions (of one type per
+// column but for nullability), or without Tuples, Rows rows of no columns (a SELECT
+// without FROM reads one).
 type Values struct {
-	Rows int
+	Rows   int
+	Tuples [][]Expr
+	Names  []string
 }
 
 // Filter keeps the rows where Cond is TRUE.
@@ -91,8 +95,21 @@ type Sink struct {
 	Table *Table
 }
 
-func (n *Scan) Schema() Schema   { return n.Table.PhysicalSchema() }
-func (n *Values) Schema() Schema { return nil }
+func (n *Scan) Schema() Schema { return n.Table.PhysicalSchema() }
+func (n *Values) Schema() Schema {
+	if n.Tuples == nil {
+		return nil
+	}
+	s := make(Schema, len(n.Names))
+	for c := range s {
+		col := make([]Expr, len(n.Tuples))
+		for r, t := range n.Tuples {
+			col[r] = t[c]
+		}
+		s[c] = Column{Name: n.Names[c], Type: unionType(col...)}
+	}
+	return s
+}
 func (n *Filter) Schema() Schema { return n.Input.Schema() }
 func (n *Sink) Schema() Schema   { return n.Input.Schema() }
 
@@ -134,7 +151,20 @@ func (n *Scan) Describe() string {
 	return fmt.Sprintf("TableSourceScan(table=[%s], connector=[%s])", n.Table.Name, n.Table.Connector())
 }
 
-func (n *Values) Describe() string { return fmt.Sprintf("Values(rows=[%d])", n.Rows) }
+func (n *Values) Describe() string {
+	if n.Tuples == nil {
+		return fmt.Sprintf("Values(rows=[%d])", n.Rows)
+	}
+	rows := make([]string, len(n.Tuples))
+	for i, t := range n.Tuples {
+		vals := make([]string, len(t))
+		for j, e := range t {
+			vals[j] = e.String()
+		}
+		rows[i] = "(" + strings.Join(vals, ", ") + ")"
+	}
+	return fmt.Sprintf("Values(tuples=[%s])", strings.Join(rows, ", "))
+}
 
 func (n *Filter) Describe() string {
 	return fmt.Sprintf("Filter(where=[%s])", exprSQL(n.Cond, n.Input.Schema()))

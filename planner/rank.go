@@ -79,6 +79,9 @@ func (n *Rank) Schema() Schema {
 func (n *Rank) Children() []Node { return []Node{n.Input} }
 
 func (n *Rank) Updating() bool {
+	if len(n.OrderBy) == 0 && !n.Input.Updating() {
+		return false // LIMIT n: the first n rows, which no later one displaces
+	}
 	return n.Window == nil && n.Dedup() != KeepFirstRow
 }
 

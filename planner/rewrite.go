@@ -36,6 +36,12 @@ func rewrite(n Node) Node {
 		c := *x
 		c.Input = rewrite(x.Input)
 		n = &c
+	case *Union:
+		c := &Union{}
+		for _, in := range x.Inputs {
+			c.Inputs = append(c.Inputs, rewrite(in))
+		}
+		n = c
 	}
 	for _, r := range rewrites {
 		n = r(n)

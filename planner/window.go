@@ -79,23 +79,31 @@ func watermarked(t *Table, scan Node) Node {
 	return &WatermarkAssigner{Input: scan, TimeCol: scan.Schema().Index(t.Watermark.Column), Expr: t.Watermark.Expr, SQL: t.Watermark.SQL}
 }
 
-// windowTable plans TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)) and its kin.
-func (p *Planner) windowTable(w *parser.WindowTable) (Node, *scope, error) {
-	tbl, ok := p.Catalog.Table(w.Table)
-	if !ok {
-		if _, isView := p.Catalog.View(w.Table); isView {
-			return nil, nil, errorf(w, "window %s reads view %s: window functions read tables with a WATERMARK only", w.Fn, w.Table)
-		}
-		return nil, nil, errorf(w, "unknown table `%s`%s", w.Table, suggest(w.Table, p.Catalog.Names()))
+// windowTable plans TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)) and its kin, over a
+// table, a view, a WITH query or a subquery whose time column is a time attribute.
+func (p *Planner) windowTable(w *parser.WindowTable, depth int) (Node, *scope, error) {
+	input, err := p.windowData(w, depth)
+	if err != nil {
+		return nil, nil, err
 	}
-	if tbl.Watermark == nil || !strings.EqualFold(tbl.Watermark.Column, w.TimeCol) {
-		return nil, nil, errorf(w, "window %s needs an event-time column: %s of table %s has no WATERMARK (declare WATERMARK FOR %s AS ...)",
-			w.Fn, w.TimeCol, tbl.Name, w.TimeCol)
+	timeCol := input.Schema().Index(w.TimeCol)
+	if timeCol < 0 {
+		return nil, nil, errorf(w, "window %s: unknown column `%s` in DESCRIPTOR%s", w.Fn, w.TimeCol, suggest(w.TimeCol, schemaNames(input.Schema())))
 	}
-	input := scanWithComputed(tbl)
-	tvf := &WindowTVF{Input: input, Kind: w.Fn, TimeCol: input.Schema().Index(tbl.Watermark.Column)}
+	if input.Updating() {
+		return nil, nil, errorf(w, "window %s reads an updating input: window functions read insert-only rows", w.Fn)
+	}
+	if !rowtime(input, timeCol) {
+		return nil, nil, errorf(w, "window %s needs an event-time column: %s is not a time attribute (a column with a WATERMARK, passed through unchanged by views and subqueries)",
+			w.Fn, w.TimeCol)
+	}
+	tvf := &WindowTVF{Input: input, Kind: w.Fn, TimeCol: timeCol}
+	args, err := windowArgs(w)
+	if err != nil {
+		return nil, nil, err
+	}
 	var intervals []int64
-	for _, a := range w.Args {
+	for _, a := range args {
 		b := &exprBinder{sc: &scope{}}
 		e, err := b.bind(a)
 		if err != nil {
@@ -144,9 +152,80 @@ func (p *Planner) windowTable(w *parser.WindowTable) (Node, *scope, error) {
 	}
 	alias := w.Alias
 	if alias == "" {
-		alias = tbl.Name
+		alias = w.Table
 	}
 	return tvf, newScope(alias, tvf.Schema()), nil
+}
+
+// windowData plans what a window function reads. A table's time column must carry its
+// WATERMARK; a view's or a query's must pass one through.
+func (p *Planner) windowData(w *parser.WindowTable, depth int) (Node, error) {
+	if w.Query != nil {
+		n, _, err := p.query(w.Query, depth+1)
+		return n, err
+	}
+	if tbl, ok := p.Catalog.Table(w.Table); ok && !p.isCTE(w.Table) {
+		if tbl.Watermark == nil || !strings.EqualFold(tbl.Watermark.Column, w.TimeCol) {
+			return nil, errorf(w, "window %s needs an event-time column: %s of table %s has no WATERMARK (declare WATERMARK FOR %s AS ...)",
+				w.Fn, w.TimeCol, tbl.Name, w.TimeCol)
+		}
+		return scanWithComputed(tbl), nil
+	}
+	n, _, err := p.from(&parser.TableName{Pos: w.Pos, Name: w.Table}, depth)
+	return n, err
+}
+
+// isCTE reports whether name is a WITH query in scope.
+func (p *Planner) isCTE(name string) bool {
+	for _, c := range p.ctes {
+		if equalFold(c.def.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// windowParams are the arguments of each window function after its DESCRIPTOR, in
+// positional order; the last, OFFSET, is optional.
+var windowParams = map[string][]string{
+	"TUMBLE":   {"SIZE", "OFFSET"},
+	"HOP":      {"SLIDE", "SIZE", "OFFSET"},
+	"CUMULATE": {"STEP", "SIZE", "OFFSET"},
+	"SESSION":  {"GAP"},
+}
+
+// windowArgs returns a window function's arguments after its DESCRIPTOR in positional
+// order, placing named ones by their names.
+func windowArgs(w *parser.WindowTable) ([]parser.Expr, error) {
+	if w.ArgNames == nil {
+		return w.Args, nil
+	}
+	params, ok := windowParams[w.Fn]
+	if !ok {
+		return nil, errorf(w, "unknown window function %s (TUMBLE, HOP, CUMULATE or SESSION)", w.Fn)
+	}
+	byName := map[string]parser.Expr{}
+	for i, name := range w.ArgNames {
+		switch {
+		case !slices.Contains(params, name):
+			return nil, errorf(w.Args[i], "window %s has no argument %s (it takes DATA, TIMECOL, %s)", w.Fn, name, strings.Join(params, ", "))
+		case byName[name] != nil:
+			return nil, errorf(w.Args[i], "window %s: %s is given twice", w.Fn, name)
+		}
+		byName[name] = w.Args[i]
+	}
+	var args []parser.Expr
+	for i, name := range params {
+		a := byName[name]
+		if a == nil {
+			if name == "OFFSET" {
+				break
+			}
+			return nil, errorf(w, "window %s needs its %s => argument", w.Fn, params[i])
+		}
+		args = append(args, a)
+	}
+	return args, nil
 }
 
 // windowOf says which window column of which WindowTVF column i of n is, looking

@@ -55,6 +55,19 @@ var differentialQueries = []struct{ name, sql, sqlite string }{
 	{"with", "WITH big AS (SELECT id, grp, a FROM t WHERE a > 800) SELECT grp AS g, COUNT(*) AS n FROM big GROUP BY grp", ""},
 	{"with chained and renamed", "WITH x (k, v) AS (SELECT grp, a FROM t WHERE a IS NOT NULL), y AS (SELECT k, SUM(v) AS total FROM x GROUP BY k) " +
 		"SELECT k AS k, total AS total FROM y WHERE total > 100", ""},
+	{"union all", "SELECT id AS id, grp AS g FROM t WHERE a < 100 UNION ALL SELECT id, grp FROM t WHERE a > 900 UNION ALL SELECT id, s FROM t WHERE id < 50", ""},
+	{"union", "SELECT grp AS g, a % 7 AS m FROM t WHERE a IS NOT NULL UNION SELECT grp, a % 5 FROM t WHERE a IS NOT NULL", ""},
+	{"union all of types and nulls", "SELECT a AS x, b AS y FROM t WHERE id < 300 UNION ALL SELECT c, NULL FROM t WHERE id > 99700", ""},
+	{"aggregate of a union all", "SELECT g AS g, COUNT(*) AS n, SUM(a) AS s FROM (SELECT grp AS g, a FROM t UNION ALL SELECT s, a FROM t WHERE id < 500) AS u GROUP BY g", ""},
+	{"union of an updating input", "SELECT g AS g, n AS n FROM (SELECT grp AS g, COUNT(*) AS n FROM t GROUP BY grp UNION SELECT grp, COUNT(*) FROM t WHERE a > 500 GROUP BY grp) AS u", ""},
+	{"values", "SELECT x AS x, y AS y FROM (VALUES (1, 'a'), (2, 'b'), (3, NULL), (1, 'a')) AS v (x, y)",
+		"SELECT column1 AS x, column2 AS y FROM (VALUES (1, 'a'), (2, 'b'), (3, NULL), (1, 'a'))"},
+	{"union with values", "SELECT grp AS g FROM t UNION SELECT * FROM (VALUES ('zz'), (CAST(NULL AS STRING)), ('g1')) AS v (g)",
+		"SELECT grp AS g FROM t UNION VALUES ('zz'), (NULL), ('g1')"},
+	{"order by limit", "SELECT id AS id, a AS a FROM t ORDER BY a DESC, id LIMIT 10", ""},
+	{"order by hidden expression limit", "SELECT id AS id FROM t WHERE b IS NOT NULL ORDER BY b * 2, id DESC LIMIT 7", ""},
+	{"order by aggregate limit", "SELECT grp AS g, SUM(a) AS s FROM t GROUP BY grp ORDER BY COUNT(*) DESC, grp LIMIT 3", ""},
+	{"union order by limit", "SELECT id AS id FROM t WHERE a < 10 UNION ALL SELECT id FROM t WHERE a > 990 ORDER BY id DESC LIMIT 5", ""},
 	{"with in a subquery", "SELECT g AS g, n AS n FROM (WITH c AS (SELECT grp AS g, COUNT(*) AS n FROM t GROUP BY grp) SELECT g, n FROM c) AS s", ""},
 }
 

@@ -184,6 +184,11 @@ func (b *builder) node(n planner.Node) (int, error) {
 		b.addOp(stage, j.countIn)
 		return stage, nil
 	case *planner.Values:
+		if n.Tuples != nil {
+			return b.startSource(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
+				return ops.NewValues(mem, env, n), nil
+			}}, b.slot("values", "", []string{n.Describe()})), nil
+		}
 		rows := n.Rows
 		return b.startSource(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
 			return &valuesReader{rows: rows}, nil
@@ -250,6 +255,8 @@ func (b *builder) node(n planner.Node) (int, error) {
 		return stage, nil
 	case *planner.Join:
 		return b.join(n)
+	case *planner.Union:
+		return b.union(n)
 	case *planner.Rank:
 		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionBy}
 		if len(input.HashKeys) == 0 {
@@ -348,6 +355,30 @@ func (b *builder) join(n *planner.Join) (int, error) {
 	return stage, nil
 }
 
+// union starts the stage of a UNION ALL, reading every input stage: forwarded task to
+// task when they all run as many tasks, else gathered into one.
+func (b *builder) union(n *planner.Union) (int, error) {
+	var inputs []exec.Input
+	for _, c := range n.Inputs {
+		in, err := b.node(c)
+		if err != nil {
+			return 0, err
+		}
+		inputs = append(inputs, exec.Input{Stage: in, Partition: exec.Forward})
+	}
+	tasks := TasksOf(b.j.env.Connectors, n, b.j.settings.Parallelism)
+	for i := range inputs {
+		if b.stages[inputs[i].Stage].Parallelism != tasks {
+			inputs[i].Partition = exec.Gather
+		}
+	}
+	stage := b.startStage(exec.Stage{Name: "Union", Parallelism: tasks, Inputs: inputs})
+	b.addOp(stage, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+		return ops.NewUnion(n, out), nil
+	})
+	return stage, nil
+}
+
 // keyedState returns where a stage's task keeps an operator's checkpointed state: the
 // operator's uid in the job's store, and the key groups the task owns (nil without
 // checkpoints).
@@ -387,6 +418,14 @@ func TasksOf(connectors *connector.Registry, n planner.Node, parallelism int) in
 			return 1
 		}
 		return parallelism
+	case *planner.Union:
+		tasks := TasksOf(connectors, n.Inputs[0], parallelism)
+		for _, in := range n.Inputs[1:] {
+			if TasksOf(connectors, in, parallelism) != tasks {
+				return 1
+			}
+		}
+		return tasks
 	}
 	if c := n.Children(); len(c) > 0 {
 		return TasksOf(connectors, c[0], parallelism)
