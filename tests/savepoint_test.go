@@ -532,7 +532,8 @@ func stopAll(t *testing.T, p *started, state, target string, drain bool) map[str
 
 // TestRescale: four stateful jobs (group aggregate, window aggregate, join, Top-N) over
 // a Kafka source, stopped mid-way at parallelism 2 with savepoints and restored from
-// them at 4, stopped again and restarted from their own checkpoints at 1, end with the
+// them at 4, stopped again and restarted from their own checkpoints at 1, stopped again
+// and started elsewhere from those retained checkpoints (-s chk-N) at 2, end with the
 // tables of a run that was never stopped or rescaled.
 func TestRescale(t *testing.T) {
 	if testing.Short() {
@@ -578,17 +579,31 @@ func TestRescale(t *testing.T) {
 		t.Errorf("2 -> 4 did not start from the savepoints:\n%s", p.errOut)
 	}
 
-	kafkaProduce(t, addr, "in", rescaleInput(2000, 3000))
-	got := rescaleScript(addr, dir, 1, nil)
-	p = run(addr, state, got)
+	kafkaProduce(t, addr, "in", rescaleInput(2000, 2500))
+	p = run(addr, state, rescaleScript(addr, dir, 1, nil))
 	settle()
-	stopAll(t, p, state, "", true)
+	stopAll(t, p, state, "", false)
 	if n := strings.Count(p.errOut.String(), "rescaling: checkpoint"); n != len(rescaleJobs) {
 		t.Errorf("4 -> 1 rescaled %d jobs from their checkpoints:\n%s", n, p.errOut)
 	}
+
+	kafkaProduce(t, addr, "in", rescaleInput(2500, 3000))
+	retained := map[string]string{}
+	for _, job := range rescaleJobs {
+		chks, _ := filepath.Glob(filepath.Join(state, job, "checkpoints", "chk-*"))
+		sort.Slice(chks, func(i, k int) bool { return len(chks[i]) < len(chks[k]) || len(chks[i]) == len(chks[k]) && chks[i] < chks[k] })
+		if len(chks) == 0 {
+			t.Fatalf("%s retained no checkpoint", job)
+		}
+		retained[job] = chks[len(chks)-1]
+	}
+	got, elsewhere := rescaleScript(addr, dir, 2, retained), t.TempDir()
+	p = run(addr, elsewhere, got)
+	settle()
+	stopAll(t, p, elsewhere, "", true)
 	for table, w := range wantTables {
 		if g := rescaleTables(t, got)[table]; g != w {
-			t.Errorf("table %s after 2 -> 4 -> 1:\n%s", table, diffLines(w, g))
+			t.Errorf("table %s after 2 -> 4 -> 1 -> 2:\n%s", table, diffLines(w, g))
 		}
 	}
 }
