@@ -591,7 +591,9 @@ func TestRescale(t *testing.T) {
 	retained := map[string]string{}
 	for _, job := range rescaleJobs {
 		chks, _ := filepath.Glob(filepath.Join(state, job, "checkpoints", "chk-*"))
-		sort.Slice(chks, func(i, k int) bool { return len(chks[i]) < len(chks[k]) || len(chks[i]) == len(chks[k]) && chks[i] < chks[k] })
+		sort.Slice(chks, func(i, k int) bool {
+			return len(chks[i]) < len(chks[k]) || len(chks[i]) == len(chks[k]) && chks[i] < chks[k]
+		})
 		if len(chks) == 0 {
 			t.Fatalf("%s retained no checkpoint", job)
 		}
