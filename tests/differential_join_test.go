@@ -58,6 +58,7 @@ var joinQueries = []struct{ name, sql, sqlite string }{
 // TestDifferentialJoins runs every join query at parallelism 1 and 2 over two tables of
 // events slightly out of order (within their watermark delay), some with NULL keys.
 func TestDifferentialJoins(t *testing.T) {
+	t.Parallel() // in-process and independent: it shares the two cores with the other differential tests
 	r := rand.New(rand.NewPCG(5, 11))
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
 	dir := t.TempDir()

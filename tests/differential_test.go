@@ -74,6 +74,7 @@ var differentialQueries = []struct{ name, sql, sqlite string }{
 const differentialRows = 100_000
 
 func TestDifferentialSQLite(t *testing.T) {
+	t.Parallel() // in-process and independent: it shares the two cores with the other differential tests
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.json")
 	rows := generateRows(differentialRows)

@@ -57,6 +57,7 @@ var topnQueries = []struct{ name, sql, sqlite string }{
 // 30k events at distinct times, arriving out of order by up to 1 s: less than the
 // watermark's 2 s delay, so none is late, yet a key's rows do not arrive in time order.
 func TestDifferentialTopN(t *testing.T) {
+	t.Parallel() // in-process and independent: it shares the two cores with the other differential tests
 	r := rand.New(rand.NewPCG(5, 11))
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
 	type arrival struct {

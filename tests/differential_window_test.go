@@ -92,6 +92,7 @@ func cumulate(step, size int64) string {
 // TestDifferentialWindows compares window aggregates with SQLite over 30k events in
 // event-time order but shuffled within the watermark's 2 s delay, so none is late.
 func TestDifferentialWindows(t *testing.T) {
+	t.Parallel() // in-process and independent: it shares the two cores with the other differential tests
 	r := rand.New(rand.NewPCG(21, 7))
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
 	events := make([]event, 30_000)
