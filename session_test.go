@@ -306,3 +306,26 @@ INSERT INTO files SELECT id FROM gen;`); err != nil {
 		t.Errorf("the resumed job read %d rows after the stopped one's %d", got, stopped)
 	}
 }
+
+// TestSkipCountsPerTable: malformed records skipped by the parallel tasks of one table
+// are reported once, as the table's total.
+func TestSkipCountsPerTable(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 4 {
+		data := fmt.Sprintf("%d\nnot a number\n%d\nnor this\n", i, i+10)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.csv", i)), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log strings.Builder
+	s, _ := NewSession(Config{Out: io.Discard, Err: &syncWriter{w: &log}, StateDir: t.TempDir()})
+	err := s.Exec(context.Background(), `SET 'parallelism.default' = '3';
+CREATE TABLE nums (n BIGINT) WITH ('connector' = 'filesystem', 'path' = '`+dir+`', 'format' = 'csv', 'csv.ignore-parse-errors' = 'true');
+SELECT n FROM nums;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := log.String(); strings.Count(got, "skipped") != 1 || !strings.Contains(got, "table nums: skipped 8 malformed records") {
+		t.Errorf("skip counts:\n%s", got)
+	}
+}

@@ -141,10 +141,19 @@ func (j *Job) reportSkipped() {
 	readers, late := j.readers, j.late
 	j.readers, j.late = nil, nil
 	j.mu.Unlock()
+	// One total per table, over its parallel tasks, in the order the tables were opened.
+	skipped := map[string]int64{}
+	var tables []string
 	for _, r := range readers {
 		if sc, ok := r.reader.(exec.SkipCounter); ok && sc.Skipped() > 0 {
-			fmt.Fprintf(j.env.Err, "table %s: skipped %d malformed records\n", r.table, sc.Skipped())
+			if _, seen := skipped[r.table]; !seen {
+				tables = append(tables, r.table)
+			}
+			skipped[r.table] += sc.Skipped()
 		}
+	}
+	for _, table := range tables {
+		fmt.Fprintf(j.env.Err, "table %s: skipped %d malformed records\n", table, skipped[table])
 	}
 	var dropped int64
 	routed := map[string]int64{}
