@@ -268,7 +268,7 @@ func (e *extreme) add(g int32, v value, _ int64) {
 		return
 	}
 	if !e.has[g] || e.less(v, e.best[g]) {
-		e.best[g], e.has[g] = v, true
+		e.best[g], e.has[g] = owned(v), true
 	}
 }
 func (e *extreme) result(g int32) value {
@@ -309,6 +309,9 @@ func (e *extremeMultiset) add(g int32, v value, sign int64) {
 	if m == nil {
 		m = map[value]int64{}
 		e.values[g] = m
+	}
+	if _, ok := m[v]; !ok {
+		v = owned(v) // a new key of the map
 	}
 	if m[v] += sign; m[v] <= 0 {
 		delete(m, v)
@@ -365,7 +368,10 @@ func (d *distinct) add(g int32, v value, sign int64) {
 		m = map[value]int64{}
 		d.seen[g] = m
 	}
-	before := m[v]
+	before, ok := m[v]
+	if !ok {
+		v = owned(v) // a new key of the map
+	}
 	after := before + sign
 	if after <= 0 {
 		delete(m, v)

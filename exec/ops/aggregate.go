@@ -284,7 +284,9 @@ func (a *aggregate) newGroup(key []value, encoded []byte, kg uint16) int32 {
 			acc.grow(int(g) + 1)
 		}
 	}
-	copy(a.keys[int(g)*len(a.keyCols):], key)
+	for i, v := range key {
+		a.keys[int(g)*len(a.keyCols)+i] = owned(v)
+	}
 	a.kgs[g] = kg
 	a.stored[g] = false
 	a.groups.insert(key, encoded, g)

@@ -349,7 +349,7 @@ func (j *join) regular(s, o *joinSide, vals []value, enc string, kg uint16, kind
 		}
 	}
 	if !retract {
-		k.rows = append(k.rows, &joinRow{vals: vals, count: 1, assoc: matched, key: k})
+		k.rows = append(k.rows, &joinRow{vals: ownedRow(vals), count: 1, assoc: matched, key: k})
 	}
 	j.dropIfEmpty(s, k)
 }
@@ -362,7 +362,7 @@ func (j *join) timed(s, o *joinSide, vals []value, enc string, kg uint16, cands 
 		r.assoc++
 		j.markDirty(o, r.key)
 	}
-	row := &joinRow{vals: vals, count: 1, assoc: int64(len(cands))}
+	row := &joinRow{vals: ownedRow(vals), count: 1, assoc: int64(len(cands))}
 	if enc == "" || vals[s.timeCol].null {
 		if s.outer && row.assoc == 0 {
 			j.padded(s, vals, exec.Insert, 1)

@@ -236,7 +236,7 @@ func (r *rank) insert(p *rankPart, row []value) {
 		return
 	}
 	r.touch(p)
-	p.rows = slices.Insert(p.rows, pos, &rankRow{vals: slices.Clone(row), seq: r.seq})
+	p.rows = slices.Insert(p.rows, pos, &rankRow{vals: ownedRow(row), seq: r.seq})
 	r.seq++
 	if !r.keepAll && len(p.rows) > r.end {
 		p.rows = slices.Delete(p.rows, r.end, len(p.rows))
@@ -377,7 +377,7 @@ func (r *rank) first(row []value, kg uint16) {
 			r.late++ // it would have been first, but its key's row is out
 		}
 	case len(p.rows) == 0 || t.i < p.rows[0].vals[r.timeCol].i:
-		p.rows = []*rankRow{{vals: slices.Clone(row), seq: r.seq}}
+		p.rows = []*rankRow{{vals: ownedRow(row), seq: r.seq}}
 		r.seq++
 		r.markDirty(p)
 		if t.i <= r.watermark {

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -17,6 +18,26 @@ type value struct {
 	f    float64
 	s    string
 	d    decimal128.Num
+}
+
+// owned returns v with its string copied out of the batch it was read from (readers
+// return strings that share the batch's buffers): a value kept beyond its batch must not
+// keep the batch's memory alive, or read it once the allocator reuses it.
+func owned(v value) value {
+	if v.s != "" {
+		v.s = strings.Clone(v.s)
+	}
+	return v
+}
+
+// ownedRow is a row of owned values in a slice of its own (readRows slices one array
+// per batch).
+func ownedRow(vals []value) []value {
+	row := make([]value, len(vals))
+	for i, v := range vals {
+		row[i] = owned(v)
+	}
+	return row
 }
 
 // reader returns a function reading row i of arr as a value, chosen once per array.
