@@ -71,15 +71,18 @@ func (p *Planner) join(t *parser.JoinTable, depth int) (Node, *scope, error) {
 }
 
 // conjuncts splits a condition at its top-level ANDs.
-func conjuncts(e Expr) []Expr {
+func conjuncts(e Expr) []Expr { return appendConjuncts(nil, e) }
+
+// appendConjuncts appends e's conjuncts to out: one slice for a whole chain of ANDs,
+// so a long one is linear.
+func appendConjuncts(out []Expr, e Expr) []Expr {
 	if c, ok := e.(*Call); ok && c.Fn == FnAnd {
-		var out []Expr
 		for _, a := range c.Args {
-			out = append(out, conjuncts(a)...)
+			out = appendConjuncts(out, a)
 		}
 		return out
 	}
-	return []Expr{e}
+	return append(out, e)
 }
 
 func and(es []Expr) Expr {

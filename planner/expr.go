@@ -261,43 +261,101 @@ func (e *Literal) String() string {
 }
 
 func (e *Call) String() string {
-	args := make([]string, len(e.Args))
-	for i, a := range e.Args {
-		args[i] = a.String()
+	var b strings.Builder
+	e.write(&b)
+	return b.String()
+}
+
+// write appends e's text to b: one builder for a whole tree of calls, so printing a
+// long chain (1+1+...+1) is linear, not quadratic.
+func (e *Call) write(b *strings.Builder) {
+	arg := func(i int) { writeExpr(b, e.Args[i]) }
+	list := func(args []Expr, sep string) {
+		for i, a := range args {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			writeExpr(b, a)
+		}
 	}
 	switch e.Fn {
 	case FnAdd, FnSub, FnMul, FnDiv, FnEq, FnNe, FnLt, FnLe, FnGt, FnGe, FnIsDistinct, FnIsNotDistinct:
-		return "(" + args[0] + " " + string(e.Fn) + " " + args[1] + ")"
+		b.WriteByte('(')
+		arg(0)
+		b.WriteString(" " + string(e.Fn) + " ")
+		arg(1)
+		b.WriteByte(')')
+		return
 	case FnAnd, FnOr:
-		return "(" + strings.Join(args, " "+string(e.Fn)+" ") + ")"
+		b.WriteByte('(')
+		list(e.Args, " "+string(e.Fn)+" ")
+		b.WriteByte(')')
+		return
 	case FnIsNull, FnIsNotNull, FnIsTrue, FnIsNotTrue, FnIsFalse, FnIsNotFalse:
-		return "(" + args[0] + " " + string(e.Fn) + ")"
+		b.WriteByte('(')
+		arg(0)
+		b.WriteString(" " + string(e.Fn) + ")")
+		return
 	case FnIn:
-		return "(" + args[0] + " IN (" + strings.Join(args[1:], ", ") + "))"
-	case FnLike:
-		return "(" + args[0] + " LIKE " + args[1] + ")"
-	case FnSimilar:
-		return "(" + args[0] + " SIMILAR TO " + args[1] + ")"
+		b.WriteByte('(')
+		arg(0)
+		b.WriteString(" IN (")
+		list(e.Args[1:], ", ")
+		b.WriteString("))")
+		return
+	case FnLike, FnSimilar:
+		op := " LIKE "
+		if e.Fn == FnSimilar {
+			op = " SIMILAR TO "
+		}
+		b.WriteByte('(')
+		arg(0)
+		b.WriteString(op)
+		arg(1)
+		b.WriteByte(')')
+		return
 	case FnField:
-		if i, ok := e.Args[1].(*Literal); ok && len(args) == 2 {
+		if i, ok := e.Args[1].(*Literal); ok && len(e.Args) == 2 {
 			if k, ok := i.Value.(int32); ok && int(k) < len(e.Args[0].Type().Fields()) {
-				return args[0] + "." + e.Args[0].Type().Fields()[k].Name
+				arg(0)
+				b.WriteString("." + e.Args[0].Type().Fields()[k].Name)
+				return
 			}
 		}
 	case FnItem:
-		return args[0] + "[" + args[1] + "]"
+		arg(0)
+		b.WriteByte('[')
+		arg(1)
+		b.WriteByte(']')
+		return
 	case FnArray, FnMap:
-		return string(e.Fn) + "[" + strings.Join(args, ", ") + "]"
+		b.WriteString(string(e.Fn) + "[")
+		list(e.Args, ", ")
+		b.WriteByte(']')
+		return
 	case FnFloorTime, FnCeilTime:
-		if u, ok := e.Args[0].(*Literal); ok && len(args) == 2 {
+		if u, ok := e.Args[0].(*Literal); ok && len(e.Args) == 2 {
 			name := "FLOOR"
 			if e.Fn == FnCeilTime {
 				name = "CEIL"
 			}
-			return fmt.Sprintf("%s(%s TO %v)", name, args[1], u.Value)
+			b.WriteString(name + "(")
+			arg(1)
+			fmt.Fprintf(b, " TO %v)", u.Value)
+			return
 		}
 	}
-	return string(e.Fn) + "(" + strings.Join(args, ", ") + ")"
+	b.WriteString(string(e.Fn) + "(")
+	list(e.Args, ", ")
+	b.WriteByte(')')
+}
+
+func writeExpr(b *strings.Builder, x Expr) {
+	if c, ok := x.(*Call); ok {
+		c.write(b)
+		return
+	}
+	b.WriteString(x.String())
 }
 
 func (e *Cast) String() string {

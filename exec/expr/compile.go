@@ -213,22 +213,42 @@ func (nd *callNode) evalScalars(c *ctx, args []datum) (datum, error) {
 }
 
 // compiler turns planner expressions into nodes, folding constant subtrees.
-type compiler struct{ c *ctx }
+type compiler struct {
+	c      *ctx
+	consts map[planner.Expr]bool // isConst's answers: each subtree is asked once
+}
 
 func (cp *compiler) compile(e planner.Expr) (node, error) {
 	nd, err := cp.compileNode(e)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := nd.(*constNode); !ok && isConstExpr(e) {
+	if _, ok := nd.(*constNode); !ok && cp.isConst(e) {
 		nd = cp.fold(nd)
 	}
 	return nd, nil
 }
 
+// isConst is isConstExpr, remembered: compile asks it of every subtree, which would
+// make a long chain of calls quadratic.
+func (cp *compiler) isConst(e planner.Expr) bool {
+	if c, ok := cp.consts[e]; ok {
+		return c
+	}
+	if cp.consts == nil {
+		cp.consts = map[planner.Expr]bool{}
+	}
+	c := constExpr(e, cp.isConst)
+	cp.consts[e] = c
+	return c
+}
+
 // isConstExpr reports whether e reads no column and no clock. A structured value is
 // never folded: it has no scalar form (see nested.go).
-func isConstExpr(e planner.Expr) bool {
+func isConstExpr(e planner.Expr) bool { return constExpr(e, isConstExpr) }
+
+// constExpr is isConstExpr, asking sub of e's operands.
+func constExpr(e planner.Expr, sub func(planner.Expr) bool) bool {
 	if e.Type().IsNested() {
 		return false
 	}
@@ -236,20 +256,20 @@ func isConstExpr(e planner.Expr) bool {
 	case *planner.Literal:
 		return true
 	case *planner.Cast:
-		return isConstExpr(e.X)
+		return sub(e.X)
 	case *planner.Case:
 		for _, w := range e.Whens {
-			if !isConstExpr(w.Cond) || !isConstExpr(w.Result) {
+			if !sub(w.Cond) || !sub(w.Result) {
 				return false
 			}
 		}
-		return e.Else == nil || isConstExpr(e.Else)
+		return e.Else == nil || sub(e.Else)
 	case *planner.Call:
 		if kernels[e.Fn].volatile {
 			return false
 		}
 		for _, a := range e.Args {
-			if !isConstExpr(a) {
+			if !sub(a) {
 				return false
 			}
 		}
