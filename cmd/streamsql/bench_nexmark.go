@@ -34,7 +34,7 @@ type nexmarkResult struct {
 	VsGenerator    float64 `json:"vs_generator"` // events per core-second as a share of the generator's
 	PeakRSSBytes   int64   `json:"peak_rss_bytes"`
 	Checkpoints    int     `json:"checkpoints"`
-	StateBytes     int64   `json:"state_bytes"`
+	StateBytes     int64   `json:"state_bytes"` // the most the state directory held while the job ran
 	Parallelism    int     `json:"parallelism"`
 	CheckpointMode string  `json:"checkpoint_mode,omitempty"`
 }
@@ -197,13 +197,32 @@ func runNexmark(dir, sql string, stderr io.Writer) (nexmarkResult, error) {
 	if err != nil {
 		return nexmarkResult{}, err
 	}
+	// A finished job removes its checkpoints, so the state directory is watched while
+	// the job runs.
+	var r nexmarkResult
+	stop, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			n, b := stateOf(dir)
+			r.Checkpoints, r.StateBytes = max(r.Checkpoints, n), max(r.StateBytes, b)
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 	cpu0 := cpuTime()
 	start := time.Now()
 	err = session.Exec(context.Background(), sql)
 	if err == nil {
 		err = session.Wait()
 	}
-	var r nexmarkResult
+	close(stop)
+	<-watched
 	r.Seconds = time.Since(start).Seconds()
 	r.CPUSeconds = (cpuTime() - cpu0).Seconds()
 	r.PeakRSSBytes = peakRSS()
@@ -211,7 +230,6 @@ func runNexmark(dir, sql string, stderr io.Writer) (nexmarkResult, error) {
 	if err != nil {
 		return nexmarkResult{}, err
 	}
-	r.Checkpoints, r.StateBytes = stateOf(dir)
 	return r, nil
 }
 
@@ -246,8 +264,8 @@ func peakRSS() int64 {
 	return int64(ru.Maxrss) << 10
 }
 
-// stateOf reports the checkpoints a job's state directory saw (the highest checkpoint
-// id: ids count from 1) and the bytes it holds at the end.
+// stateOf reports the checkpoints a job's state directory holds (the highest checkpoint
+// id: ids count from 1) and its bytes.
 func stateOf(dir string) (checkpoints int, bytes int64) {
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
