@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -193,12 +194,14 @@ func runNexmark(dir, sql string, stderr io.Writer) (nexmarkResult, error) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	resetPeakRSS()
-	session, err := streamsql.NewSession(streamsql.Config{Out: io.Discard, Err: stderr, Format: "csv", StateDir: dir, Fresh: true})
+	notices := &checkpointCounter{w: stderr}
+	session, err := streamsql.NewSession(streamsql.Config{Out: io.Discard, Err: notices, Format: "csv", StateDir: dir, Fresh: true})
 	if err != nil {
 		return nexmarkResult{}, err
 	}
 	// A finished job removes its checkpoints, so the state directory is watched while
-	// the job runs.
+	// the job runs (checkpoints counted also from the job's notices, as one may come and
+	// go between two looks).
 	var r nexmarkResult
 	stop, watched := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -226,6 +229,7 @@ func runNexmark(dir, sql string, stderr io.Writer) (nexmarkResult, error) {
 	r.Seconds = time.Since(start).Seconds()
 	r.CPUSeconds = (cpuTime() - cpu0).Seconds()
 	r.PeakRSSBytes = peakRSS()
+	r.Checkpoints = max(r.Checkpoints, notices.last())
 	session.Close()
 	if err != nil {
 		return nexmarkResult{}, err
@@ -282,4 +286,31 @@ func stateOf(dir string) (checkpoints int, bytes int64) {
 		return nil
 	})
 	return checkpoints, bytes
+}
+
+// checkpointCounter passes a job's notices on and keeps the highest id of the
+// "checkpoint N completed" ones.
+type checkpointCounter struct {
+	w  io.Writer
+	mu sync.Mutex
+	n  int
+}
+
+var completed = regexp.MustCompile(`checkpoint (\d+) completed`)
+
+func (c *checkpointCounter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	for _, m := range completed.FindAllSubmatch(p, -1) {
+		if id, err := strconv.Atoi(string(m[1])); err == nil && id > c.n {
+			c.n = id
+		}
+	}
+	c.mu.Unlock()
+	return c.w.Write(p)
+}
+
+func (c *checkpointCounter) last() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }

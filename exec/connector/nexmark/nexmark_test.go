@@ -479,3 +479,36 @@ func TestEventsRows(t *testing.T) {
 		t.Errorf("after 100 events: %v", err)
 	}
 }
+
+// BenchmarkReader measures the generator alone: events into Arrow batches of the
+// events table, released at once.
+func BenchmarkReader(b *testing.B) {
+	for _, shape := range []string{"events", "bid"} {
+		b.Run(shape, func(b *testing.B) {
+			schema := eventsSchema
+			if shape == "bid" {
+				schema = bidRow
+			}
+			r, err := Open(connector.SourceSpec{Table: table(schema, map[string]string{"table": shape}), BatchSize: 1024})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			events := int64(0)
+			for events < int64(b.N) {
+				before := r.lanes[0].Next
+				batch, err := r.Next(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if batch.Rec != nil {
+					batch.Rec.Release()
+				}
+				events += r.lanes[0].Next - before
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
