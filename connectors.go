@@ -4,6 +4,7 @@ import (
 	"github.com/streamsql/streamsql/exec/connector"
 	"github.com/streamsql/streamsql/exec/connector/embedded"
 	"github.com/streamsql/streamsql/exec/connector/kafka"
+	"github.com/streamsql/streamsql/exec/connector/nexmark"
 	"github.com/streamsql/streamsql/exec/connector/postgres"
 )
 
@@ -12,6 +13,7 @@ var connectors = &connector.Registry{
 	Sources: map[string]connector.SourceConnector{
 		"embedded": embedded.Source,
 		"kafka":    kafka.Source,
+		"nexmark":  nexmark.Source,
 	},
 	Sinks: map[string]connector.SinkConnector{
 		"embedded": embedded.Sink,

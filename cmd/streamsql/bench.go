@@ -40,6 +40,9 @@ INSERT INTO out SELECT k, COUNT(*), SUM(v) FROM gen GROUP BY k;`},
 // it as the baseline, then times each workload and reports rows/s and the ratio to the
 // baseline, all in this one run.
 func bench(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "nexmark" {
+		return benchNexmark(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("streamsql bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	rows := fs.Int("rows", 1_000_000, "rows per workload")

@@ -1,0 +1,362 @@
+package nexmark
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/connector"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// Reader is a task of the nexmark source: it generates the events of its lanes in id
+// order (so in event-time order) into Arrow builders, a batch at a time.
+type Reader struct {
+	table string
+	opts  options
+	task  int
+	tasks int
+	gen   *generator
+	ev    event
+	rb    *array.RecordBuilder
+	cols  []column
+	batch int
+	lanes []lane
+}
+
+var (
+	_ exec.Reader      = (*Reader)(nil)
+	_ exec.Snapshotter = (*Reader)(nil)
+	_ exec.Restorer    = (*Reader)(nil)
+)
+
+var errClosed = errors.New("nexmark: reader is closed")
+
+func open(_ context.Context, spec connector.SourceSpec) (exec.Reader, error) {
+	return Open(spec)
+}
+
+// Open opens task spec.Task of spec.Tasks of the nexmark source of spec.Table.
+func Open(spec connector.SourceSpec) (*Reader, error) {
+	t := spec.Table
+	opts, err := parseOptions(t)
+	if err != nil {
+		return nil, err
+	}
+	tasks := max(spec.Tasks, 1)
+	if spec.Task < 0 || spec.Task >= tasks {
+		return nil, connector.TableError(t, connector.ErrInvalidOption, "source task %d of %d does not exist", spec.Task, spec.Tasks)
+	}
+	mem := spec.Mem
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	schema := t.PhysicalSchema()
+	r := &Reader{table: t.Name, opts: opts, task: spec.Task, tasks: tasks, gen: newGenerator(opts.cfg),
+		batch: spec.BatchSize, lanes: []lane{{Next: int64(spec.Task), Step: int64(tasks), End: opts.events}}}
+	if r.batch <= 0 {
+		r.batch = connector.DefaultBatchSize
+	}
+	for _, c := range schema {
+		col, err := newColumn(t, opts.shape, c)
+		if err != nil {
+			return nil, err
+		}
+		r.cols = append(r.cols, col)
+	}
+	r.rb = array.NewRecordBuilder(mem, exec.ArrowSchema(schema))
+	for i := range r.cols {
+		r.cols[i].bind(r.rb.Field(i))
+	}
+	return r, nil
+}
+
+// maxScan bounds the ids one call to Next looks at, in batches, so that a plain table
+// of a rare type still returns to its task now and then.
+const maxScan = 64
+
+// Next generates the next batch; see exec.Reader.
+func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
+	if r.rb == nil {
+		return exec.Batch{}, errClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return exec.Batch{}, err
+	}
+	rows, scanned := 0, 0
+	for rows < r.batch && scanned < maxScan*r.batch {
+		l := r.nextLane()
+		if l == nil {
+			break
+		}
+		id := l.Next
+		l.Next += l.Step
+		scanned++
+		if r.opts.shape != shapeEvents && r.gen.cfg.kind(id) != r.opts.shape {
+			continue
+		}
+		r.gen.generate(id, &r.ev)
+		for i := range r.cols {
+			r.cols[i].append(&r.ev)
+		}
+		rows++
+	}
+	if rows == 0 {
+		if r.nextLane() == nil {
+			return exec.Batch{}, io.EOF
+		}
+		return exec.Batch{}, nil
+	}
+	return exec.Batch{Rec: r.rb.NewRecord()}, nil
+}
+
+// nextLane is the lane with the smallest next id, or nil when every lane is done.
+func (r *Reader) nextLane() *lane {
+	var best *lane
+	for i := range r.lanes {
+		l := &r.lanes[i]
+		if l.done() {
+			continue
+		}
+		if best == nil || l.Next < best.Next {
+			best = l
+		}
+	}
+	return best
+}
+
+// Close frees the builders.
+func (r *Reader) Close() error {
+	if r.rb != nil {
+		r.rb.Release()
+		r.rb = nil
+	}
+	return nil
+}
+
+// Field identifiers of the generator, by event type.
+type field int
+
+const (
+	fEventType field = iota
+	fPersonRow
+	fAuctionRow
+	fBidRow
+	fPersonID
+	fName
+	fEmail
+	fCard
+	fCity
+	fState
+	fAuctionID
+	fItemName
+	fDescription
+	fInitialBid
+	fReserve
+	fExpires
+	fSeller
+	fCategory
+	fBidAuction
+	fBidder
+	fPrice
+	fChannel
+	fURL
+	fDateTime
+	fExtra
+)
+
+// fieldsOf lists the fields of each event type by name, as the suite's DDL names them.
+var fieldsOf = [3]map[string]field{
+	Person: {"id": fPersonID, "name": fName, "emailaddress": fEmail, "creditcard": fCard, "city": fCity,
+		"state": fState, "datetime": fDateTime, "extra": fExtra},
+	Auction: {"id": fAuctionID, "itemname": fItemName, "description": fDescription, "initialbid": fInitialBid,
+		"reserve": fReserve, "datetime": fDateTime, "expires": fExpires, "seller": fSeller, "category": fCategory,
+		"extra": fExtra},
+	Bid: {"auction": fBidAuction, "bidder": fBidder, "price": fPrice, "channel": fChannel, "url": fURL,
+		"datetime": fDateTime, "extra": fExtra},
+}
+
+var typeNames = [3]string{"person", "auction", "bid"}
+
+// fieldNames lists each type's fields for error messages, in the suite's order.
+var fieldNames = [3]string{
+	Person:  "id, name, emailAddress, creditCard, city, state, dateTime, extra",
+	Auction: "id, itemName, description, initialBid, reserve, dateTime, expires, seller, category, extra",
+	Bid:     "auction, bidder, price, channel, url, dateTime, extra",
+}
+
+func arrowTime(ms int64) arrow.Timestamp { return arrow.Timestamp(ms) }
+
+// column writes one column of the table: a field of the event, or (the events table's)
+// a ROW of one type's fields, null for events of other types.
+type column struct {
+	f        field
+	kind     int // for a ROW: the event type it holds
+	children []column
+
+	ints    *array.Int64Builder
+	int32s  *array.Int32Builder
+	strs    *array.StringBuilder
+	times   *array.TimestampBuilder
+	structs *array.StructBuilder
+}
+
+func newColumn(t *planner.Table, shape int, c planner.Column) (column, error) {
+	name := strings.ToLower(c.Name)
+	bad := func(want string) error {
+		return connector.TableError(t, connector.ErrInvalidOption, "nexmark column %s must be of type %s, not %s", c.Name, want, c.Type.Nullable())
+	}
+	if shape != shapeEvents {
+		return newField(t, shape, c)
+	}
+	switch name {
+	case "event_type":
+		if c.Type.Kind != planner.Int && c.Type.Kind != planner.BigInt {
+			return column{}, bad("INT")
+		}
+		return column{f: fEventType}, nil
+	case "person", "auction", "bid":
+		kind := map[string]int{"person": Person, "auction": Auction, "bid": Bid}[name]
+		if c.Type.Kind != planner.Row {
+			return column{}, bad("ROW<...>")
+		}
+		col := column{f: fPersonRow + field(kind), kind: kind}
+		for _, fc := range c.Type.Fields() {
+			child, err := newField(t, kind, fc)
+			if err != nil {
+				return column{}, err
+			}
+			col.children = append(col.children, child)
+		}
+		return col, nil
+	}
+	return column{}, connector.TableError(t, connector.ErrInvalidOption,
+		"nexmark events table has no column %s (columns: event_type, person, auction, bid; option 'table' chooses a plain person, auction or bid table)", c.Name)
+}
+
+// newField is a column (or ROW field) holding a field of events of type kind.
+func newField(t *planner.Table, kind int, c planner.Column) (column, error) {
+	f, ok := fieldsOf[kind][strings.ToLower(c.Name)]
+	if !ok {
+		return column{}, connector.TableError(t, connector.ErrInvalidOption, "a nexmark %s has no field %s (fields: %s)", typeNames[kind], c.Name, fieldNames[kind])
+	}
+	want, got := planner.BigInt, c.Type.Kind
+	switch f {
+	case fName, fEmail, fCard, fCity, fState, fItemName, fDescription, fChannel, fURL, fExtra:
+		want = planner.String
+	case fDateTime, fExpires:
+		want = planner.Timestamp
+		if got == planner.TimestampLTZ {
+			got = planner.Timestamp // the same epoch millis
+		}
+	}
+	if got != want {
+		return column{}, connector.TableError(t, connector.ErrInvalidOption, "nexmark %s field %s must be of type %s, not %s",
+			typeNames[kind], c.Name, planner.Type{Kind: want, Precision: 3}, c.Type.Nullable())
+	}
+	return column{f: f, kind: kind}, nil
+}
+
+// bind caches the column's typed builder, which the record builder keeps across batches.
+func (c *column) bind(b array.Builder) {
+	switch b := b.(type) {
+	case *array.Int64Builder:
+		c.ints = b
+	case *array.Int32Builder:
+		c.int32s = b
+	case *array.StringBuilder:
+		c.strs = b
+	case *array.TimestampBuilder:
+		c.times = b
+	case *array.StructBuilder:
+		c.structs = b
+		for i := range c.children {
+			c.children[i].bind(b.FieldBuilder(i))
+		}
+	}
+}
+
+func (c *column) append(e *event) {
+	switch c.f {
+	case fEventType:
+		if c.int32s != nil {
+			c.int32s.Append(int32(e.kind))
+		} else {
+			c.ints.Append(int64(e.kind))
+		}
+	case fPersonRow, fAuctionRow, fBidRow:
+		if e.kind != c.kind {
+			c.structs.AppendNull()
+			return
+		}
+		c.structs.Append(true)
+		for i := range c.children {
+			c.children[i].append(e)
+		}
+	case fDateTime:
+		c.times.Append(arrowTime(e.time))
+	case fExpires:
+		c.times.Append(arrowTime(e.expires))
+	default:
+		if c.strs != nil {
+			c.strs.BinaryBuilder.Append(e.bytes(c.f))
+		} else {
+			c.ints.Append(e.int(c.f))
+		}
+	}
+}
+
+func (e *event) int(f field) int64 {
+	switch f {
+	case fPersonID:
+		return e.personID
+	case fAuctionID:
+		return e.auctionID
+	case fInitialBid:
+		return e.initialBid
+	case fReserve:
+		return e.reserve
+	case fSeller:
+		return e.seller
+	case fCategory:
+		return e.category
+	case fBidAuction:
+		return e.auction
+	case fBidder:
+		return e.bidder
+	case fPrice:
+		return e.price
+	}
+	return 0
+}
+
+func (e *event) bytes(f field) []byte {
+	switch f {
+	case fName:
+		return e.name
+	case fEmail:
+		return e.email
+	case fCard:
+		return e.card
+	case fCity:
+		return e.city
+	case fState:
+		return e.state
+	case fItemName:
+		return e.itemName
+	case fDescription:
+		return e.description
+	case fChannel:
+		return e.channel
+	case fURL:
+		return e.url
+	case fExtra:
+		return e.extra
+	}
+	return nil
+}
