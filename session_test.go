@@ -330,13 +330,11 @@ SELECT n FROM nums;`)
 	}
 }
 
-// TestLongExpressionsPlanLinearly: a flat chain of 100,000 terms (1+1+...+1, and a
-// WHERE of 100,000 ANDs) plans and prints in time linear in its length: four times the
-// terms takes well under the sixteen times that quadratic planning took.
+// TestLongExpressionsPlanLinearly: a flat chain of terms (1+1+...+1, and a WHERE of
+// ANDs) plans and prints in time linear in its length: four times the terms takes well
+// under the sixteen times that quadratic planning took. (100,000 terms plan in about a
+// second; the test keeps to 20,000, which -race makes slow enough.)
 func TestLongExpressionsPlanLinearly(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plans expressions of 100,000 terms")
-	}
 	s, _ := NewSession(Config{Out: io.Discard, Err: io.Discard, StateDir: t.TempDir()})
 	took := func(sql string) time.Duration {
 		best := time.Hour
@@ -353,10 +351,9 @@ func TestLongExpressionsPlanLinearly(t *testing.T) {
 		"sum": func(n int) string { return "EXPLAIN SELECT " + strings.Repeat("1 + ", n-1) + "1;" },
 		"and": func(n int) string { return "EXPLAIN SELECT 1 WHERE " + strings.Repeat("1 = 1 AND ", n-1) + "1 = 1;" },
 	} {
-		short, long := took(chain(25_000)), took(chain(100_000))
+		short, long := took(chain(5_000)), took(chain(20_000))
 		if long > 9*short {
-			t.Errorf("%s: 25,000 terms in %v, 100,000 in %v: not linear", name, short, long)
+			t.Errorf("%s: 5,000 terms in %v, 20,000 in %v: not linear", name, short, long)
 		}
-		t.Logf("%s: 25,000 terms in %v, 100,000 in %v", name, short, long)
 	}
 }
