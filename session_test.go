@@ -357,3 +357,33 @@ func TestLongExpressionsPlanLinearly(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointRetention: a stopped job keeps its checkpoints by default
+// (RETAIN_ON_CANCELLATION, so it resumes), and deletes them with
+// NO_EXTERNALIZED_CHECKPOINTS.
+func TestCheckpointRetention(t *testing.T) {
+	for retention, kept := range map[string]bool{"": true, "RETAIN_ON_CANCELLATION": true, "NO_EXTERNALIZED_CHECKPOINTS": false} {
+		state := t.TempDir()
+		set := ""
+		if retention != "" {
+			set = "SET 'execution.checkpointing.externalized-checkpoint-retention' = '" + retention + "';"
+		}
+		s, _ := NewSession(Config{Out: io.Discard, Err: io.Discard, StateDir: state})
+		err := s.Exec(context.Background(), set+`SET 'execution.checkpointing.interval' = '50 ms';
+CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000');
+CREATE TABLE hole (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO hole SELECT id FROM gen;`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if err := s.Exec(context.Background(), "STOP JOB 'insert-hole';"); err != nil {
+			t.Fatal(err)
+		}
+		s.Wait()
+		chks, _ := filepath.Glob(filepath.Join(state, "insert-hole", "checkpoints", "chk-*"))
+		if (len(chks) > 0) != kept {
+			t.Errorf("retention %q: after a stop, checkpoints %v", retention, chks)
+		}
+	}
+}
