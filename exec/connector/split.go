@@ -86,9 +86,6 @@ func (r *Registry) RescaleSource(t *planner.Table, states [][]byte, tasks int) (
 	return c.Rescale(t, states, tasks)
 }
 
-// CanRescale reports whether RescaleSource works for t.
-func (r *Registry) CanRescale(t *planner.Table) bool { return r.CanRescaleErr(t) == nil }
-
 // CanRescaleErr says why RescaleSource does not work for t, or nil when it does.
 func (r *Registry) CanRescaleErr(t *planner.Table) error {
 	if t == nil {

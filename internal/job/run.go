@@ -77,7 +77,7 @@ func (j *Job) run(ctx context.Context) error {
 		err := j.attempt(ctx, ck)
 		j.reportSkipped()
 		if errors.Is(err, exec.ErrStopped) {
-			j.stoppedWithSavepoint(ck)
+			j.afterStop(ck)
 			return err
 		}
 		if err == nil {
@@ -93,7 +93,7 @@ func (j *Job) run(ctx context.Context) error {
 			return err
 		}
 		if j.stopping.Load() {
-			j.stoppedWithSavepoint(ck)
+			j.afterStop(ck)
 			return exec.ErrStopped // asked to stop: it resumes from its latest checkpoint
 		}
 		delay, ok := s.Restart.Restart(time.Now())
@@ -113,15 +113,15 @@ func (j *Job) run(ctx context.Context) error {
 		case <-ctx.Done():
 			return err
 		case <-j.stops: // stopped while waiting to restart: the latest checkpoint holds it
-			j.stoppedWithSavepoint(ck)
+			j.afterStop(ck)
 			return exec.ErrStopped
 		}
 	}
 }
 
-// stoppedWithSavepoint takes the savepoint a stop asked for, of the final checkpoint,
-// then deletes the job's checkpoints if their retention says so.
-func (j *Job) stoppedWithSavepoint(ck *checkpointer) {
+// afterStop takes the savepoint a stop asked for, of the final checkpoint, then
+// deletes the job's checkpoints if their retention says so.
+func (j *Job) afterStop(ck *checkpointer) {
 	if ck == nil {
 		return
 	}

@@ -515,18 +515,14 @@ func (c *checkpointer) restoreSavepoint(r *RestoreReport) error {
 	for i := len(tasks) - 1; i >= 0; i-- {
 		first[tasks[i].Stage] = i
 	}
+	froms := map[string]*checkpoint.SavedOperator{} // by the new operator's UID
+	for _, op := range r.Operators {
+		froms[op.UID] = op.From
+	}
 	for s, slots := range j.slots {
 		for p, slot := range slots {
-			if slot.UID == "" {
-				continue
-			}
-			var from *checkpoint.SavedOperator
-			for _, op := range r.Operators {
-				if op.UID == slot.UID {
-					from = op.From
-				}
-			}
-			if from == nil {
+			from := froms[slot.UID]
+			if slot.UID == "" || from == nil {
 				continue
 			}
 			handles := from.Handles
@@ -575,7 +571,7 @@ func (j *Job) rescalable(slot Slot) bool {
 	case slot.keyed(), slot.Kind == "watermark", slot.Kind == "sink", slot.Kind == "result":
 		return true
 	case slot.Kind == "source":
-		return j.env.Connectors.CanRescale(slot.table)
+		return j.env.Connectors.CanRescaleErr(slot.table) == nil
 	}
 	return false
 }
