@@ -327,6 +327,7 @@ type SubqueryTable struct {
 type JoinTable struct {
 	Pos   Pos    // where Left starts
 	Comma bool   // `Left, Right`: an INNER join without ON, its condition in WHERE
+	Cross bool   // `Left CROSS JOIN Right`: an INNER join ON TRUE
 	Kind  string // INNER, LEFT, RIGHT or FULL
 	Left  TableExpr
 	Right TableExpr

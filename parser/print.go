@@ -369,6 +369,9 @@ func (n *JoinTable) String() string {
 	if n.Comma {
 		return n.Left.String() + ", " + right
 	}
+	if n.Cross {
+		return n.Left.String() + " CROSS JOIN " + right
+	}
 	return n.Left.String() + " " + n.Kind + " JOIN " + right + " ON " + n.On.String()
 }
 

@@ -240,16 +240,17 @@ type joinItemG struct {
 	Join  *joinG     `parser:"| @@"`
 }
 
-// joinG is `[INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN table ON condition`.
-// The words before JOIN are reserved, so they cannot be read as the previous table's alias.
+// joinG is `CROSS JOIN table` or `[INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]]
+// JOIN table ON condition`. The words before JOIN are reserved, so they cannot be read as
+// the previous table's alias.
 type joinG struct {
-	Kind  string     `parser:"( @'INNER' | @( 'LEFT' | 'RIGHT' | 'FULL' ) 'OUTER'? )? 'JOIN'"`
-	Right *tableRefG `parser:"@@"`
-	On    Expr       `parser:"'ON' @@"`
+	Cross *tableRefG `parser:"  'CROSS' 'JOIN' @@"`
+	Kind  string     `parser:"| ( @'INNER' | @( 'LEFT' | 'RIGHT' | 'FULL' ) 'OUTER'? )? 'JOIN'"`
+	Right *tableRefG `parser:"  @@"`
+	On    Expr       `parser:"  'ON' @@"`
 }
 
-// unsupportedJoin matches nothing: it fails with a clear message at a comma join or a CROSS
-// or NATURAL JOIN, which would otherwise be reported as an unexpected token where ';' was
+// unsupportedJoin matches nothing: it fails with a clear message at a NATURAL JOIN, which would otherwise be reported as an unexpected token where ';' was
 // expected. It consumes the token it reports, or participle would take the error for no
 // match.
 type unsupportedJoin struct{}
@@ -257,7 +258,7 @@ type unsupportedJoin struct{}
 // Parse implements participle.Parseable.
 func (*unsupportedJoin) Parse(lex *lexer.PeekingLexer) error {
 	switch t := lex.Peek(); {
-	case isKeyword(t, "CROSS"), isKeyword(t, "NATURAL"):
+	case isKeyword(t, "NATURAL"):
 		lex.Next()
 		return errorAt(t.Pos, strings.ToUpper(t.Value)+" JOIN is not supported, use JOIN ... ON")
 	}
@@ -279,6 +280,15 @@ func (g *fromG) toAST() (TableExpr, error) {
 			continue
 		}
 		j := item.Join
+		if j.Cross != nil {
+			right, err := j.Cross.toAST()
+			if err != nil {
+				return nil, err
+			}
+			on := &BoolLit{Pos: right.Position(), Value: true}
+			from = &JoinTable{Pos: from.Position(), Kind: "INNER", Cross: true, Left: from, Right: right, On: on}
+			continue
+		}
 		right, err := j.Right.toAST()
 		if err != nil {
 			return nil, err

@@ -11,9 +11,6 @@ import (
 // event times make an interval join; equal window_start and window_end of the same
 // window function on both sides make a window join. The rest is the residual condition.
 func (p *Planner) join(t *parser.JoinTable, depth int) (Node, *scope, error) {
-	if t.Kind == crossJoin {
-		return nil, nil, errorf(t.Right, "a comma join needs a condition in WHERE relating its tables (cross joins are not supported)")
-	}
 	left, lsc, err := p.from(t.Left, depth)
 	if err != nil {
 		return nil, nil, err
