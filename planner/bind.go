@@ -491,11 +491,12 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 		agg.Names = append(agg.Names, a.name)
 	}
 	agg.Input = pre
-	// GROUP BY window_start, window_end of a window function: a window aggregate.
+	// GROUP BY window_start, window_end of a window function, or of a window aggregate
+	// below (cascading windows): a window aggregate.
 	starts, ends := map[*WindowTVF]int{}, map[*WindowTVF]int{}
 	for i, k := range ab.keys {
 		if c, ok := k.(*ColumnRef); ok {
-			switch w, col := windowOf(input, c.Index); col {
+			switch w, col := finalWindowOf(input, c.Index); col {
 			case "window_start":
 				starts[w] = i
 			case "window_end":

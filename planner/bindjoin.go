@@ -191,14 +191,15 @@ func timeTerm(e Expr) (col int, offset int64, ok bool) {
 }
 
 // windowJoin makes n a window join when its keys pair the window_start and the
-// window_end of the same window function on both sides.
+// window_end of the same window function on both sides, or of window aggregates over
+// such windows.
 func windowJoin(n *Join) bool {
 	var w [2]*WindowTVF
 	ends := [2]int{-1, -1}
 	starts := false
 	for i, l := range n.LeftKeys {
-		lw, lcol := windowOf(n.Left, l)
-		rw, rcol := windowOf(n.Right, n.RightKeys[i])
+		lw, lcol := finalWindowOf(n.Left, l)
+		rw, rcol := finalWindowOf(n.Right, n.RightKeys[i])
 		if lw == nil || rw == nil || lcol != rcol {
 			continue
 		}
