@@ -323,6 +323,18 @@ func (n *SubqueryTable) String() string {
 	return s
 }
 
+func (n *UnnestTable) String() string {
+	s := "UNNEST(" + n.Expr.String() + ")"
+	if n.Ordinality {
+		s += " WITH ORDINALITY"
+	}
+	s += alias(n.Alias)
+	if n.Columns != nil {
+		s += " (" + identList(n.Columns) + ")"
+	}
+	return s
+}
+
 func (n *WindowTable) String() string {
 	var b strings.Builder
 	named := func(name string) {

@@ -306,12 +306,51 @@ func (g *fromG) toAST() (TableExpr, error) {
 // query, with an optional alias.
 type tableRefG struct {
 	Pos    Pos
-	Window *windowTableG `parser:"( @@"`
+	Unnest *unnestG      `parser:"( @@"`
+	Window *windowTableG `parser:"| @@"`
 	Sub    *queryExprG   `parser:"| '(' @@ ')'"`
 	Name   *identG       `parser:"| @@ )"`
 	Alias  *identG       `parser:"( 'AS'? @@"`
 	Cols   []identG      `parser:"  ( '(' @@ ( ',' @@ )*"`
 	End    *listEnd      `parser:"    @@ )? )?"`
+}
+
+// unnestG is UNNEST(expr) [WITH ORDINALITY]: the elements of an ARRAY or MAP, as a table.
+type unnestG struct {
+	Pos        Pos
+	Expr       Expr
+	Ordinality bool
+}
+
+// Parse implements participle.Parseable.
+func (g *unnestG) Parse(lex *lexer.PeekingLexer) error {
+	cp := lex.MakeCheckpoint()
+	start := lex.Peek()
+	if !isWord(lex.Next(), "UNNEST") || !isPunct(lex.Next(), "(") {
+		lex.LoadCheckpoint(cp)
+		return participle.NextMatch
+	}
+	g.Pos = start.Pos
+	p := &exprParser{lex: lex}
+	if !p.startsExpr() {
+		return unexpected(lex.Peek(), "expression")
+	}
+	e, err := p.expr(precOr)
+	if err != nil {
+		return err
+	}
+	g.Expr = e
+	if err := p.expect(")"); err != nil {
+		return err
+	}
+	if isWord(lex.Peek(), "WITH") {
+		lex.Next()
+		if t := lex.Next(); !isWord(t, "ORDINALITY") {
+			return unexpected(t, "ORDINALITY")
+		}
+		g.Ordinality = true
+	}
+	return nil
 }
 
 // windowTableG is TABLE(fn(data, DESCRIPTOR(col), arg, ...)): a window table-valued
@@ -486,6 +525,9 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 	var alias string
 	if g.Alias != nil {
 		alias = g.Alias.Name
+	}
+	if u := g.Unnest; u != nil {
+		return &UnnestTable{Pos: u.Pos, Expr: u.Expr, Ordinality: u.Ordinality, Alias: alias, Columns: names(g.Cols)}, nil
 	}
 	if w := g.Window; w != nil {
 		t := &WindowTable{Pos: w.Pos, Fn: w.Fn, Table: w.Table, PartitionBy: w.PartitionBy, TimeCol: w.TimeCol, Args: w.Args, ArgNames: w.ArgNames, Alias: alias}

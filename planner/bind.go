@@ -282,6 +282,8 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 		return p.windowTable(t, depth)
 	case *parser.JoinTable:
 		return p.join(t, depth)
+	case *parser.UnnestTable:
+		return nil, nil, errorf(t, "UNNEST reads a column of the table on its left: FROM t CROSS JOIN UNNEST(t.col) AS u (x)")
 	case *parser.SubqueryTable:
 		n, _, err := p.query(t.Query, depth+1)
 		if err != nil {

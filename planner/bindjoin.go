@@ -11,6 +11,9 @@ import (
 // event times make an interval join; equal window_start and window_end of the same
 // window function on both sides make a window join. The rest is the residual condition.
 func (p *Planner) join(t *parser.JoinTable, depth int) (Node, *scope, error) {
+	if u, ok := t.Right.(*parser.UnnestTable); ok {
+		return p.unnest(t, u, depth)
+	}
 	left, lsc, err := p.from(t.Left, depth)
 	if err != nil {
 		return nil, nil, err
@@ -233,6 +236,8 @@ func rowtime(n Node, i int) bool {
 		return ok && rowtime(n.Input, c.Index)
 	case *Filter:
 		return rowtime(n.Input, i)
+	case *Unnest:
+		return i < len(n.Input.Schema()) && rowtime(n.Input, i)
 	case *WindowTVF:
 		if in := len(n.Input.Schema()); i < in {
 			return rowtime(n.Input, i)

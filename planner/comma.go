@@ -88,6 +88,8 @@ func aliasesOf(t parser.TableExpr, out []string) []string {
 		return append(out, orName(t.Alias, t.Name))
 	case *parser.SubqueryTable:
 		return append(out, t.Alias)
+	case *parser.UnnestTable:
+		return append(out, t.Alias)
 	case *parser.WindowTable:
 		return append(out, orName(t.Alias, t.Table))
 	case *parser.JoinTable:
