@@ -42,6 +42,13 @@ func maskNulls(mem memory.Allocator, arr arrow.Array, keep []byte) arrow.Array {
 	return out
 }
 
+// sharesValidity says whether field f of s has s's validity bitmap (as the nexmark source
+// writes its ROWs), so it is NULL where s is already.
+func sharesValidity(s *array.Struct, f arrow.Array) bool {
+	sb, fb := s.Data().Buffers()[0], f.Data().Buffers()[0]
+	return sb != nil && sb == fb && s.Data().Offset() == f.Data().Offset()
+}
+
 // fieldKernel reads field idx of a ROW: NULL where the row is NULL.
 func fieldKernel(idx int) kernelFn {
 	return func(c *ctx, n int, args []datum) (datum, error) {
@@ -53,7 +60,7 @@ func fieldKernel(idx int) kernelFn {
 			return datum{}, newError(ErrUnsupported, "field %d of %s", idx, args[0].arr.DataType())
 		}
 		f := s.Field(idx)
-		if s.NullN() == 0 {
+		if s.NullN() == 0 || sharesValidity(s, f) {
 			f.Retain()
 			return arrDatum(f, false), nil
 		}

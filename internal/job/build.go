@@ -153,6 +153,11 @@ func (b *builder) windows(n planner.Node, agg *planner.Aggregate) error {
 
 // node adds the operators of n and its inputs, and returns the stage n's output leaves.
 func (b *builder) node(n planner.Node) (int, error) {
+	if p, ok := n.(*planner.Project); ok {
+		if swapped, ok := planner.PicksBeforeFilter(p); ok {
+			n = swapped
+		}
+	}
 	j, mem, env := b.j, b.mem, b.env
 	var in int
 	if c := n.Children(); len(c) == 1 {
