@@ -74,10 +74,35 @@ func (p *exprParser) call() (Expr, error) {
 	default:
 		e, err = p.args(f)
 	}
+	if err == nil {
+		e, err = p.filter(e)
+	}
 	if t := p.peek(); err == nil && isKeyword(t, "OVER") {
 		return nil, errorAt(t.Pos, "OVER windows are supported only for ROW_NUMBER, RANK and DENSE_RANK")
 	}
 	return e, err
+}
+
+// filter parses an aggregate's `FILTER (WHERE cond)` after a call e, if one follows. FILTER
+// is not reserved: it starts the clause only when `( WHERE` follows it, so a column
+// aliased filter still works.
+func (p *exprParser) filter(e Expr) (Expr, error) {
+	if t := p.peek(); !(isWord(t, "FILTER") || isKeyword(t, "FILTER")) || !isPunct(p.peekAt(1), "(") || !isKeyword(p.peekAt(2), "WHERE") {
+		return e, nil
+	}
+	f, ok := e.(*FuncCall)
+	if !ok {
+		return nil, errorAt(p.peek().Pos, "FILTER (WHERE ...) follows only an aggregate function call")
+	}
+	p.next()
+	p.next()
+	p.next()
+	cond, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	f.Filter = cond
+	return f, p.expect(")")
 }
 
 // ranking parses the rest of a ranking function after its '(':

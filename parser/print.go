@@ -573,6 +573,11 @@ func (o OrderItem) String() string {
 var trimSideOf = map[string]string{"TRIM": "BOTH", "LTRIM": "LEADING", "RTRIM": "TRAILING"}
 
 func (n *FuncCall) String() string {
+	if n.Filter != nil {
+		c := *n
+		c.Filter = nil
+		return c.String() + " FILTER (WHERE " + n.Filter.String() + ")"
+	}
 	plain := !n.Distinct && !n.Star
 	if plain && niladic[n.Name] && len(n.Args) == 0 {
 		return n.Name

@@ -72,6 +72,17 @@ func newAccumulator(call planner.AggCall, argType planner.Type, retracting bool)
 			acc = &extreme{less: lessFn}
 		}
 		return acc // DISTINCT changes nothing for MIN and MAX
+	case planner.AggVarPop, planner.AggVarSamp, planner.AggStddevPop, planner.AggStddevSamp:
+		acc = newVariance(call.Fn)
+	case planner.AggFirstValue, planner.AggLastValue, planner.AggListAgg:
+		switch {
+		case retracting:
+			acc = &valueList{fn: call.Fn, sep: call.Separator}
+		case call.Fn == planner.AggListAgg:
+			acc = &listAgg{sep: call.Separator}
+		default:
+			acc = &firstLast{last: call.Fn == planner.AggLastValue}
+		}
 	}
 	if call.Distinct {
 		acc = &distinct{inner: acc}
