@@ -475,6 +475,11 @@ type FuncCall struct {
 	Args     []Expr
 	TimeUnit string // FLOOR(x TO unit) and CEIL(x TO unit): the unit, upper case
 	Filter   Expr   // agg(...) FILTER (WHERE Filter); nil without
+	// OnNull is the NULL treatment written before the closing parenthesis, upper case:
+	// ARRAY_AGG's "RESPECT NULLS" or "IGNORE NULLS", JSON_ARRAYAGG's and JSON_OBJECTAGG's
+	// "NULL ON NULL" or "ABSENT ON NULL"; empty when not written. JSON_OBJECTAGG([KEY] k
+	// VALUE v ...) has Args k, v.
+	OnNull string
 }
 
 // ExtractExpr is EXTRACT(unit FROM x); Unit upper case (YEAR, MONTH, DAY, HOUR, MINUTE,

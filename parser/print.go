@@ -607,11 +607,17 @@ func (n *FuncCall) String() string {
 		}
 	}
 	list := strings.Join(args, ", ")
+	if n.Name == "JSON_OBJECTAGG" && len(args) == 2 && !n.Star {
+		list = "KEY " + args[0] + " VALUE " + args[1]
+	}
 	switch {
 	case n.Star:
 		list = "*"
 	case n.Distinct:
 		list = "DISTINCT " + list
+	}
+	if n.OnNull != "" {
+		list += " " + n.OnNull
 	}
 	return funcName(n.Name) + "(" + list + ")"
 }

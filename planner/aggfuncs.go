@@ -17,6 +17,7 @@ type AggFunction struct {
 	Min, Max     int
 	Star         bool
 	ManyDistinct bool
+	NoDistinct   bool // DISTINCT is refused
 	// Bind checks (and may cast) the bound arguments and returns the result type; it
 	// reports errors at the call.
 	Bind func(c *aggSite) (Type, error)
@@ -24,10 +25,11 @@ type AggFunction struct {
 
 // aggSite is an aggregate call being bound: its syntax and its bound arguments.
 type aggSite struct {
-	call *parser.FuncCall
-	fn   AggFunc
-	args []Expr
-	sep  *string // LISTAGG's separator, once bound
+	call      *parser.FuncCall
+	fn        AggFunc
+	args      []Expr  // bound; those past the first become the call's More columns
+	sep       *string // LISTAGG's separator, once bound
+	keepNulls bool
 }
 
 // aggRows is the aggregate function table, in the order of Flink's reference.
@@ -52,6 +54,10 @@ func aggRows() []AggFunction {
 		firstLast(AggFirstValue, "FIRST_VALUE"),
 		firstLast(AggLastValue, "LAST_VALUE"),
 		{Fn: AggListAgg, Names: []string{"LISTAGG"}, Min: 1, Max: 2, Bind: bindListAgg},
+		{Fn: AggCollect, Names: []string{"COLLECT"}, Min: 1, Max: 1, Bind: bindCollect},
+		{Fn: AggArrayAgg, Names: []string{"ARRAY_AGG"}, Min: 1, Max: 1, Bind: bindArrayAgg},
+		{Fn: AggJSONObject, Names: []string{"JSON_OBJECTAGG"}, Min: 2, Max: 2, NoDistinct: true, Bind: bindJSONObjectAgg},
+		{Fn: AggJSONArray, Names: []string{"JSON_ARRAYAGG"}, Min: 1, Max: 1, Bind: bindJSONArrayAgg},
 	}
 }
 
@@ -166,3 +172,76 @@ func bindListAgg(c *aggSite) (Type, error) {
 
 // quoteString writes s as an SQL string literal.
 func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// elementType checks that argument i of a collecting aggregate can be an element: typed
+// and not itself structured.
+func (c *aggSite) elementType(i int) (Type, error) {
+	t := c.args[i].Type().Nullable()
+	if t.Kind == Null {
+		return Type{}, errorf(c.call, "%s needs a typed argument", c.fn)
+	}
+	if t.IsNested() {
+		return Type{}, errorf(c.call, "%s of %s is not supported", c.fn, t)
+	}
+	return t, nil
+}
+
+// bindCollect types COLLECT: Flink's MULTISET<T>, which streamsql has no type for, is a
+// MAP<T, INT NOT NULL> from each distinct non-NULL value to how often it occurs (Flink
+// keeps a multiset so too).
+func bindCollect(c *aggSite) (Type, error) {
+	t, err := c.elementType(0)
+	if err != nil {
+		return Type{}, err
+	}
+	return MapType(t, Type{Kind: Int, NotNull: true}), nil
+}
+
+// bindArrayAgg types ARRAY_AGG(x [RESPECT NULLS | IGNORE NULLS]): ARRAY<T>, NULL
+// values kept unless IGNORE NULLS.
+func bindArrayAgg(c *aggSite) (Type, error) {
+	t, err := c.elementType(0)
+	if err != nil {
+		return Type{}, err
+	}
+	c.keepNulls = c.call.OnNull != "IGNORE NULLS"
+	return ArrayType(t), nil
+}
+
+// jsonArg makes argument i a value JSON can write as it is: a number, a BOOLEAN or a
+// STRING; other types are written as their text, as a JSON string.
+func (c *aggSite) jsonArg(i int) error {
+	t, err := c.elementType(i)
+	if err != nil {
+		return err
+	}
+	if !t.IsNumeric() && t.Kind != Boolean && t.Kind != String {
+		c.args[i] = castTo(c.args[i], TypeString)
+	}
+	return nil
+}
+
+// bindJSONArrayAgg types JSON_ARRAYAGG(x [NULL | ABSENT ON NULL]): a JSON array STRING,
+// NULL values left out unless NULL ON NULL.
+func bindJSONArrayAgg(c *aggSite) (Type, error) {
+	if err := c.jsonArg(0); err != nil {
+		return Type{}, err
+	}
+	c.keepNulls = c.call.OnNull == "NULL ON NULL"
+	return Type{Kind: String, NotNull: true}, nil
+}
+
+// bindJSONObjectAgg types JSON_OBJECTAGG([KEY] k VALUE v [NULL | ABSENT ON NULL]): a
+// JSON object STRING; the key a STRING, entries with a NULL value kept as null unless
+// ABSENT ON NULL.
+func bindJSONObjectAgg(c *aggSite) (Type, error) {
+	if t := c.args[0].Type(); t.Kind != String && t.Kind != Null {
+		return Type{}, errorf(c.call.Args[0], "the key of %s must be a STRING, got %s", c.fn, t.Nullable())
+	}
+	c.args[0] = castTo(c.args[0], TypeString)
+	if err := c.jsonArg(1); err != nil {
+		return Type{}, err
+	}
+	c.keepNulls = c.call.OnNull != "ABSENT ON NULL"
+	return Type{Kind: String, NotNull: true}, nil
+}

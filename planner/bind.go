@@ -481,7 +481,7 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 		agg.Names = append(agg.Names, ab.keyName(i))
 	}
 	for _, a := range ab.aggs {
-		call := AggCall{Fn: a.fn, Arg: -1, Distinct: a.distinct, T: a.t, Separator: a.sep}
+		call := AggCall{Fn: a.fn, Arg: -1, Distinct: a.distinct, T: a.t, Separator: a.sep, KeepNulls: a.keepNulls}
 		input := func(e Expr) int {
 			pre.Exprs = append(pre.Exprs, e)
 			pre.Names = append(pre.Names, fmt.Sprintf("$arg%d", len(pre.Exprs)-1))

@@ -14,14 +14,15 @@ type aggBinding struct {
 }
 
 type aggSpec struct {
-	fn       AggFunc
-	arg      Expr   // nil for COUNT(*)
-	more     []Expr // COUNT(DISTINCT a, b, ...)'s further arguments
-	filter   Expr   // FILTER (WHERE ...)'s condition; nil without
-	sep      string // LISTAGG's separator
-	distinct bool
-	t        Type
-	name     string
+	fn        AggFunc
+	arg       Expr   // nil for COUNT(*)
+	more      []Expr // COUNT(DISTINCT a, b, ...)'s further arguments
+	filter    Expr   // FILTER (WHERE ...)'s condition; nil without
+	sep       string // LISTAGG's separator
+	keepNulls bool
+	distinct  bool
+	t         Type
+	name      string
 }
 
 func (a *aggBinding) lookup(e parser.Expr) (Expr, bool, error) {
@@ -75,6 +76,9 @@ func (a *aggBinding) bindAgg(f *parser.FuncCall) (aggSpec, error) {
 		}
 		spec.filter = castTo(cond, TypeBoolean)
 	}
+	if f.Distinct && row.NoDistinct {
+		return spec, errorf(f, "%s does not take DISTINCT", f.Name)
+	}
 	if f.Star {
 		if !row.Star {
 			return spec, errorf(f, "%s(*) is not allowed; only COUNT(*)", f.Name)
@@ -120,7 +124,7 @@ func (a *aggBinding) bindAgg(f *parser.FuncCall) (aggSpec, error) {
 		return spec, err
 	}
 	spec.t = t
-	spec.arg = site.args[0]
+	spec.arg, spec.more, spec.keepNulls = site.args[0], site.args[1:], site.keepNulls
 	if site.sep != nil {
 		spec.sep = *site.sep
 	}

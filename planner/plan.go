@@ -87,6 +87,10 @@ const (
 	AggFirstValue AggFunc = "FIRST_VALUE"
 	AggLastValue  AggFunc = "LAST_VALUE"
 	AggListAgg    AggFunc = "LISTAGG"
+	AggCollect    AggFunc = "COLLECT"
+	AggArrayAgg   AggFunc = "ARRAY_AGG"
+	AggJSONArray  AggFunc = "JSON_ARRAYAGG"
+	AggJSONObject AggFunc = "JSON_OBJECTAGG"
 )
 
 // AggCall is one aggregate: Fn over input column Arg (-1 for COUNT(*)).
@@ -95,9 +99,12 @@ type AggCall struct {
 	Arg      int
 	Distinct bool
 	T        Type // result type
-	// More are the further argument columns of COUNT(DISTINCT a, b, ...), counted as
-	// one tuple with Arg.
+	// More are the further argument columns: of COUNT(DISTINCT a, b, ...), counted as
+	// one tuple with Arg; JSON_OBJECTAGG's value (Arg is its key).
 	More []int
+	// KeepNulls keeps NULL values as elements: ARRAY_AGG (unless IGNORE NULLS),
+	// JSON_ARRAYAGG ... NULL ON NULL, JSON_OBJECTAGG (unless ABSENT ON NULL).
+	KeepNulls bool
 	// Filter is 1 + the BOOLEAN input column of FILTER (WHERE ...): only rows where it is
 	// TRUE reach the call. 0: no filter.
 	Filter int
@@ -137,6 +144,14 @@ func (a AggCall) argText(col func(int) string) string {
 	}
 	if a.Fn == AggListAgg {
 		arg += ", " + quoteString(a.Separator)
+	}
+	switch {
+	case a.Fn == AggArrayAgg && !a.KeepNulls:
+		arg += " IGNORE NULLS"
+	case a.Fn == AggJSONArray && a.KeepNulls:
+		arg += " NULL ON NULL"
+	case a.Fn == AggJSONObject && !a.KeepNulls:
+		arg += " ABSENT ON NULL"
 	}
 	s := a.Fn.String() + "(" + arg + ")"
 	if a.Filter > 0 {

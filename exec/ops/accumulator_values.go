@@ -106,10 +106,16 @@ func (l *listAgg) load(d *decoder, g int32) {
 // valueList is FIRST_VALUE, LAST_VALUE or LISTAGG over an input with retractions: like
 // Flink's retracting versions it keeps every non-NULL value in arrival order, and a
 // retraction removes the oldest occurrence of its value.
+//
+// It is also ARRAY_AGG and JSON_ARRAYAGG (which keep their values whether the input
+// retracts or not): keepNulls keeps NULL values as elements, and json writes an element
+// of JSON_ARRAYAGG.
 type valueList struct {
-	fn   planner.AggFunc
-	sep  string
-	vals [][]value
+	fn        planner.AggFunc
+	sep       string
+	keepNulls bool
+	json      func([]byte, value) []byte
+	vals      [][]value
 }
 
 func (l *valueList) grow(g int) { l.vals = growTo(l.vals, g) }
@@ -117,7 +123,7 @@ func (l *valueList) update(groups []int32, signs []int8, col arrow.Array) error 
 	return forEachRow(l, groups, signs, col)
 }
 func (l *valueList) add(g int32, v value, sign int64) {
-	if v.null {
+	if v.null && !l.keepNulls {
 		return
 	}
 	for ; sign > 0; sign-- {
@@ -135,10 +141,22 @@ func (l *valueList) add(g int32, v value, sign int64) {
 }
 func (l *valueList) result(g int32) value {
 	list := l.vals[g]
+	if l.fn == planner.AggJSONArray {
+		buf := []byte{'['}
+		for i, v := range list {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = l.json(buf, v)
+		}
+		return value{s: string(append(buf, ']'))}
+	}
 	if len(list) == 0 {
 		return value{null: true}
 	}
 	switch l.fn {
+	case planner.AggArrayAgg:
+		return encodedList(list)
 	case planner.AggFirstValue:
 		return list[0]
 	case planner.AggLastValue:

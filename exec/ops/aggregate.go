@@ -106,12 +106,8 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 	}
 	a.stateOrder = planner.AggStateOrder(n)
 	for _, call := range n.Aggs {
-		var argType planner.Type
-		if call.Arg >= 0 {
-			argType = in[call.Arg].Type
-		}
 		a.calls = append(a.calls, call)
-		a.accs = append(a.accs, newAccumulator(call, argType, n.Input.Updating()))
+		a.accs = append(a.accs, newAccumulator(call, in, n.Input.Updating()))
 	}
 	for _, f := range a.builder.Fields() {
 		a.appenders = append(a.appenders, appender(f))
@@ -486,6 +482,12 @@ func (a *aggregate) updateAccs(rec arrow.Record, groups []int32, signs []int8) e
 		if f := call.FilterCol(); f >= 0 {
 			gs = filterGroups(growTo(a.filtered[:0], len(groups)), groups, rec.Column(f))
 			a.filtered = gs
+		}
+		if p, ok := acc.(pairUpdater); ok {
+			if err := p.updatePairs(gs, signs, rec.Column(call.Arg), rec.Column(call.More[0])); err != nil {
+				return err
+			}
+			continue
 		}
 		if len(call.More) > 0 {
 			if err := a.updateTuples(acc.(rowAdder), call, rec, gs, signs); err != nil {
