@@ -91,6 +91,8 @@ var differentialQueries = []struct{ name, sql, sqlite string }{
 	{"first and last value", "SELECT grp AS g, FIRST_VALUE(a) AS f, LAST_VALUE(s) AS l FROM t GROUP BY grp",
 		"SELECT grp AS g, (SELECT a FROM t AS u WHERE u.grp IS t.grp AND a IS NOT NULL ORDER BY id LIMIT 1) AS f, " +
 			"(SELECT s FROM t AS u WHERE u.grp IS t.grp ORDER BY id DESC LIMIT 1) AS l FROM t GROUP BY grp"},
+	{"json_arrayagg", "SELECT grp AS g, JSON_ARRAYAGG(a) AS j, JSON_ARRAYAGG(a NULL ON NULL) FILTER (WHERE id < 2000) AS jn FROM t WHERE id < 5000 GROUP BY grp",
+		"SELECT grp AS g, json_group_array(a) FILTER (WHERE a IS NOT NULL) AS j, json_group_array(a) FILTER (WHERE id < 2000) AS jn FROM (SELECT * FROM t WHERE id < 5000 ORDER BY id) GROUP BY grp"},
 	{"with in a subquery", "SELECT g AS g, n AS n FROM (WITH c AS (SELECT grp AS g, COUNT(*) AS n FROM t GROUP BY grp) SELECT g, n FROM c) AS s", ""},
 }
 
