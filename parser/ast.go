@@ -313,6 +313,17 @@ type WindowTable struct {
 	Alias       string
 }
 
+// UnnestTable is UNNEST(expr) [WITH ORDINALITY] [AS] alias [(columns)] in FROM: the
+// elements of an ARRAY or MAP, on the right of a join with the table its expression reads
+// (CROSS JOIN UNNEST(t.tags) AS u (tag)).
+type UnnestTable struct {
+	Pos        Pos
+	Expr       Expr
+	Ordinality bool
+	Alias      string
+	Columns    []string // nil: the element's own names
+}
+
 // SubqueryTable is (query) [AS] alias [(columns)] in FROM; the columns rename the
 // query's.
 type SubqueryTable struct {
@@ -327,6 +338,7 @@ type SubqueryTable struct {
 type JoinTable struct {
 	Pos   Pos    // where Left starts
 	Comma bool   // `Left, Right`: an INNER join without ON, its condition in WHERE
+	Cross bool   // `Left CROSS JOIN Right`: an INNER join ON TRUE
 	Kind  string // INNER, LEFT, RIGHT or FULL
 	Left  TableExpr
 	Right TableExpr
@@ -553,6 +565,7 @@ func (*CreateFunctionStmt) stmt()  {}
 
 func (*TableName) tableExpr()     {}
 func (*SubqueryTable) tableExpr() {}
+func (*UnnestTable) tableExpr()   {}
 func (*WindowTable) tableExpr()   {}
 func (*JoinTable) tableExpr()     {}
 
@@ -598,6 +611,7 @@ func (n *ResetStmt) Position() Pos           { return n.Pos }
 func (n *CreateFunctionStmt) Position() Pos  { return n.Pos }
 func (n *TableName) Position() Pos           { return n.Pos }
 func (n *SubqueryTable) Position() Pos       { return n.Pos }
+func (n *UnnestTable) Position() Pos         { return n.Pos }
 func (n *WindowTable) Position() Pos         { return n.Pos }
 func (n *JoinTable) Position() Pos           { return n.Pos }
 func (n *Ident) Position() Pos               { return n.Pos }

@@ -89,7 +89,7 @@ var errorTests = []struct{ in, want string }{
 	{"SELECT * FROM a LEFT b ON x", `1:22: unexpected "b", expected JOIN`},
 	{"SELECT * FROM a INNER OUTER JOIN b ON x", `1:23: unexpected "OUTER", expected JOIN`},
 	{"SELECT * FROM a JION b ON x", `1:17: unexpected "JION", expected JOIN`},
-	{"SELECT * FROM a CROSS JOIN b", `1:17: CROSS JOIN is not supported, use JOIN ... ON`},
+	{"SELECT * FROM a NATURAL JOIN b", `1:17: NATURAL JOIN is not supported, use JOIN ... ON`},
 	{"SELECT * FROM a natural join b", `1:17: NATURAL JOIN is not supported, use JOIN ... ON`},
 
 	// set operations, VALUES, ORDER BY and LIMIT

@@ -35,6 +35,7 @@ var productionWords = map[string][]string{
 	"unsupportedJoin": {"JOIN"},
 	"TableRefG":       {"table name", "'('"},
 	"windowTableG":    {"TABLE"},
+	"unnestG":         {"UNNEST"},
 	"QueryStmtG":      {"SELECT", "VALUES", "'('"},
 	"QueryExprG":      {"SELECT", "VALUES", "'('"},
 	"BodyG":           {"SELECT", "VALUES", "'('"},

@@ -323,6 +323,18 @@ func (n *SubqueryTable) String() string {
 	return s
 }
 
+func (n *UnnestTable) String() string {
+	s := "UNNEST(" + n.Expr.String() + ")"
+	if n.Ordinality {
+		s += " WITH ORDINALITY"
+	}
+	s += alias(n.Alias)
+	if n.Columns != nil {
+		s += " (" + identList(n.Columns) + ")"
+	}
+	return s
+}
+
 func (n *WindowTable) String() string {
 	var b strings.Builder
 	named := func(name string) {
@@ -368,6 +380,9 @@ func (n *JoinTable) String() string {
 	}
 	if n.Comma {
 		return n.Left.String() + ", " + right
+	}
+	if n.Cross {
+		return n.Left.String() + " CROSS JOIN " + right
 	}
 	return n.Left.String() + " " + n.Kind + " JOIN " + right + " ON " + n.On.String()
 }

@@ -240,16 +240,17 @@ type joinItemG struct {
 	Join  *joinG     `parser:"| @@"`
 }
 
-// joinG is `[INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN table ON condition`.
-// The words before JOIN are reserved, so they cannot be read as the previous table's alias.
+// joinG is `CROSS JOIN table` or `[INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]]
+// JOIN table ON condition`. The words before JOIN are reserved, so they cannot be read as
+// the previous table's alias.
 type joinG struct {
-	Kind  string     `parser:"( @'INNER' | @( 'LEFT' | 'RIGHT' | 'FULL' ) 'OUTER'? )? 'JOIN'"`
-	Right *tableRefG `parser:"@@"`
-	On    Expr       `parser:"'ON' @@"`
+	Cross *tableRefG `parser:"  'CROSS' 'JOIN' @@"`
+	Kind  string     `parser:"| ( @'INNER' | @( 'LEFT' | 'RIGHT' | 'FULL' ) 'OUTER'? )? 'JOIN'"`
+	Right *tableRefG `parser:"  @@"`
+	On    Expr       `parser:"  'ON' @@"`
 }
 
-// unsupportedJoin matches nothing: it fails with a clear message at a comma join or a CROSS
-// or NATURAL JOIN, which would otherwise be reported as an unexpected token where ';' was
+// unsupportedJoin matches nothing: it fails with a clear message at a NATURAL JOIN, which would otherwise be reported as an unexpected token where ';' was
 // expected. It consumes the token it reports, or participle would take the error for no
 // match.
 type unsupportedJoin struct{}
@@ -257,7 +258,7 @@ type unsupportedJoin struct{}
 // Parse implements participle.Parseable.
 func (*unsupportedJoin) Parse(lex *lexer.PeekingLexer) error {
 	switch t := lex.Peek(); {
-	case isKeyword(t, "CROSS"), isKeyword(t, "NATURAL"):
+	case isKeyword(t, "NATURAL"):
 		lex.Next()
 		return errorAt(t.Pos, strings.ToUpper(t.Value)+" JOIN is not supported, use JOIN ... ON")
 	}
@@ -279,6 +280,15 @@ func (g *fromG) toAST() (TableExpr, error) {
 			continue
 		}
 		j := item.Join
+		if j.Cross != nil {
+			right, err := j.Cross.toAST()
+			if err != nil {
+				return nil, err
+			}
+			on := &BoolLit{Pos: right.Position(), Value: true}
+			from = &JoinTable{Pos: from.Position(), Kind: "INNER", Cross: true, Left: from, Right: right, On: on}
+			continue
+		}
 		right, err := j.Right.toAST()
 		if err != nil {
 			return nil, err
@@ -296,12 +306,51 @@ func (g *fromG) toAST() (TableExpr, error) {
 // query, with an optional alias.
 type tableRefG struct {
 	Pos    Pos
-	Window *windowTableG `parser:"( @@"`
+	Unnest *unnestG      `parser:"( @@"`
+	Window *windowTableG `parser:"| @@"`
 	Sub    *queryExprG   `parser:"| '(' @@ ')'"`
 	Name   *identG       `parser:"| @@ )"`
 	Alias  *identG       `parser:"( 'AS'? @@"`
 	Cols   []identG      `parser:"  ( '(' @@ ( ',' @@ )*"`
 	End    *listEnd      `parser:"    @@ )? )?"`
+}
+
+// unnestG is UNNEST(expr) [WITH ORDINALITY]: the elements of an ARRAY or MAP, as a table.
+type unnestG struct {
+	Pos        Pos
+	Expr       Expr
+	Ordinality bool
+}
+
+// Parse implements participle.Parseable.
+func (g *unnestG) Parse(lex *lexer.PeekingLexer) error {
+	cp := lex.MakeCheckpoint()
+	start := lex.Peek()
+	if !isWord(lex.Next(), "UNNEST") || !isPunct(lex.Next(), "(") {
+		lex.LoadCheckpoint(cp)
+		return participle.NextMatch
+	}
+	g.Pos = start.Pos
+	p := &exprParser{lex: lex}
+	if !p.startsExpr() {
+		return unexpected(lex.Peek(), "expression")
+	}
+	e, err := p.expr(precOr)
+	if err != nil {
+		return err
+	}
+	g.Expr = e
+	if err := p.expect(")"); err != nil {
+		return err
+	}
+	if isWord(lex.Peek(), "WITH") {
+		lex.Next()
+		if t := lex.Next(); !isWord(t, "ORDINALITY") {
+			return unexpected(t, "ORDINALITY")
+		}
+		g.Ordinality = true
+	}
+	return nil
 }
 
 // windowTableG is TABLE(fn(data, DESCRIPTOR(col), arg, ...)): a window table-valued
@@ -476,6 +525,9 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 	var alias string
 	if g.Alias != nil {
 		alias = g.Alias.Name
+	}
+	if u := g.Unnest; u != nil {
+		return &UnnestTable{Pos: u.Pos, Expr: u.Expr, Ordinality: u.Ordinality, Alias: alias, Columns: names(g.Cols)}, nil
 	}
 	if w := g.Window; w != nil {
 		t := &WindowTable{Pos: w.Pos, Fn: w.Fn, Table: w.Table, PartitionBy: w.PartitionBy, TimeCol: w.TimeCol, Args: w.Args, ArgNames: w.ArgNames, Alias: alias}

@@ -282,6 +282,8 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 		return p.windowTable(t, depth)
 	case *parser.JoinTable:
 		return p.join(t, depth)
+	case *parser.UnnestTable:
+		return nil, nil, errorf(t, "UNNEST reads a column of the table on its left: FROM t CROSS JOIN UNNEST(t.col) AS u (x)")
 	case *parser.SubqueryTable:
 		n, _, err := p.query(t.Query, depth+1)
 		if err != nil {
@@ -500,11 +502,12 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 		agg.Names = append(agg.Names, a.name)
 	}
 	agg.Input = pre
-	// GROUP BY window_start, window_end of a window function: a window aggregate.
+	// GROUP BY window_start, window_end of a window function, or of a window aggregate
+	// below (cascading windows): a window aggregate.
 	starts, ends := map[*WindowTVF]int{}, map[*WindowTVF]int{}
 	for i, k := range ab.keys {
 		if c, ok := k.(*ColumnRef); ok {
-			switch w, col := windowOf(input, c.Index); col {
+			switch w, col := finalWindowOf(input, c.Index); col {
 			case "window_start":
 				starts[w] = i
 			case "window_end":

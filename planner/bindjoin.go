@@ -11,8 +11,8 @@ import (
 // event times make an interval join; equal window_start and window_end of the same
 // window function on both sides make a window join. The rest is the residual condition.
 func (p *Planner) join(t *parser.JoinTable, depth int) (Node, *scope, error) {
-	if t.Kind == crossJoin {
-		return nil, nil, errorf(t.Right, "a comma join needs a condition in WHERE relating its tables (cross joins are not supported)")
+	if u, ok := t.Right.(*parser.UnnestTable); ok {
+		return p.unnest(t, u, depth)
 	}
 	left, lsc, err := p.from(t.Left, depth)
 	if err != nil {
@@ -194,14 +194,15 @@ func timeTerm(e Expr) (col int, offset int64, ok bool) {
 }
 
 // windowJoin makes n a window join when its keys pair the window_start and the
-// window_end of the same window function on both sides.
+// window_end of the same window function on both sides, or of window aggregates over
+// such windows.
 func windowJoin(n *Join) bool {
 	var w [2]*WindowTVF
 	ends := [2]int{-1, -1}
 	starts := false
 	for i, l := range n.LeftKeys {
-		lw, lcol := windowOf(n.Left, l)
-		rw, rcol := windowOf(n.Right, n.RightKeys[i])
+		lw, lcol := finalWindowOf(n.Left, l)
+		rw, rcol := finalWindowOf(n.Right, n.RightKeys[i])
 		if lw == nil || rw == nil || lcol != rcol {
 			continue
 		}
@@ -235,6 +236,8 @@ func rowtime(n Node, i int) bool {
 		return ok && rowtime(n.Input, c.Index)
 	case *Filter:
 		return rowtime(n.Input, i)
+	case *Unnest:
+		return i < len(n.Input.Schema()) && rowtime(n.Input, i)
 	case *WindowTVF:
 		if in := len(n.Input.Schema()); i < in {
 			return rowtime(n.Input, i)

@@ -6,8 +6,7 @@ import "github.com/streamsql/streamsql/parser"
 // is planned as the equivalent regular, interval or window join. Below the top of FROM,
 // a comma join takes the WHERE conjuncts that name, by qualifier, only its own tables and
 // one of its right side's; the comma join at the top takes all that are left (an inner
-// join's ON and WHERE filter alike). A comma join given none is a cross join, which is
-// refused (commaError).
+// join's ON and WHERE filter alike). A comma join given none is a cross join: ON TRUE.
 // The query is copied, never changed: views share their AST.
 func commaJoins(q *parser.Query) *parser.Query {
 	if !hasComma(q.From) {
@@ -76,8 +75,7 @@ func placeConds(t parser.TableExpr, conj []parser.Expr, used []bool, top bool) p
 		}
 	}
 	if on == nil {
-		on = &parser.BoolLit{Pos: j.Pos, Value: false}
-		nj.Kind = crossJoin
+		on = &parser.BoolLit{Pos: j.Pos, Value: true}
 	}
 	nj.Comma, nj.On = false, on
 	return &nj
@@ -89,6 +87,8 @@ func aliasesOf(t parser.TableExpr, out []string) []string {
 	case *parser.TableName:
 		return append(out, orName(t.Alias, t.Name))
 	case *parser.SubqueryTable:
+		return append(out, t.Alias)
+	case *parser.UnnestTable:
 		return append(out, t.Alias)
 	case *parser.WindowTable:
 		return append(out, orName(t.Alias, t.Table))
@@ -167,6 +167,3 @@ func touches(quals, names []string) bool {
 	}
 	return false
 }
-
-// crossJoin marks a comma join that got no condition, for p.join to refuse.
-const crossJoin = "CROSS"

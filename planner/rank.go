@@ -217,6 +217,22 @@ func rankWindow(input Node, partition []int) (*WindowTVF, int) {
 	return nil, 0
 }
 
+// finalWindowOf is windowOf that also sees the window_start and window_end of an
+// insert-only window aggregate's output other than a SESSION window's: its rows are
+// final when their window fires, before the watermark that fired them goes on, so a
+// further aggregate or join on those bounds can treat them as rows of the same windows.
+// (A session's bounds are not a window function's: rows of it cannot be merged again.)
+func finalWindowOf(n Node, i int) (*WindowTVF, string) {
+	if w, col := windowOf(n, i); w != nil {
+		return w, col
+	}
+	w, col := windowColumnOf(n, i)
+	if w == nil || w.Kind == "SESSION" || n.Updating() {
+		return nil, ""
+	}
+	return w, col
+}
+
 // windowColumnOf is windowOf that also sees the window_start and window_end of a window
 // aggregate's output.
 func windowColumnOf(n Node, i int) (*WindowTVF, string) {

@@ -16,6 +16,14 @@ import (
 // window; both tables are indexed by k and by (k, ws), so that SQLite's outer joins do
 // not compare every pair of rows.
 var joinQueries = []struct{ name, sql, sqlite string }{
+	{"cross",
+		"SELECT a.id AS lid, b.id AS rid FROM (SELECT id FROM l WHERE id < 200) a CROSS JOIN (SELECT id FROM r WHERE id < 150) b", ""},
+	{"comma without condition",
+		"SELECT a.id AS lid, b.id AS rid FROM (SELECT id FROM l WHERE id < 100) a, (SELECT id, k FROM r WHERE id < 100) b WHERE b.k IS NULL", ""},
+	{"left, no equal keys",
+		"SELECT a.id AS lid, b.id AS rid FROM (SELECT id, v FROM l WHERE id < 300) a LEFT JOIN (SELECT id, w FROM r WHERE id < 300) b ON a.v > b.w + 95", ""},
+	{"full, no equal keys",
+		"SELECT a.id AS lid, b.id AS rid FROM (SELECT id, v FROM l WHERE id < 300) a FULL JOIN (SELECT id, w FROM r WHERE id < 300) b ON a.v + b.w = 3", ""},
 	{"inner",
 		"SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k", ""},
 	{"left",

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,7 @@ func benchNexmark(args []string, stdout, stderr io.Writer) int {
 	mode := fset.String("checkpoint-mode", "EXACTLY_ONCE", "execution.checkpointing.mode: EXACTLY_ONCE or AT_LEAST_ONCE")
 	dir := fset.String("dir", "queries/nexmark", "directory of the query files (qN.sql)")
 	asJSON := fset.Bool("json", false, "print one JSON object per query instead of a table")
+	profile := fset.String("cpuprofile", "", "write each query's CPU profile to `PREFIX`.<query>.prof (for go tool pprof)")
 	if err := fset.Parse(args); err != nil {
 		return 2
 	}
@@ -100,6 +102,13 @@ func benchNexmark(args []string, stdout, stderr io.Writer) int {
 	}
 	var results []nexmarkResult
 	run := func(name, sql string) error {
+		if *profile != "" {
+			stop, err := startProfile(*profile + "." + name + ".prof")
+			if err != nil {
+				return err
+			}
+			defer stop()
+		}
 		r, err := runNexmark(filepath.Join(tmp, name), settings+sql, stderr)
 		if err != nil {
 			return fmt.Errorf("%s: %v", name, err)
@@ -313,4 +322,20 @@ func (c *checkpointCounter) last() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.n
+}
+
+// startProfile starts a CPU profile into path; the returned func ends it.
+func startProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

@@ -158,7 +158,8 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 	j.hashes = exec.HashRows(b.Rec, s.keyCols, j.hashes[:0])
 	now := j.now()
 	encs := make([]string, n)
-	skip := make([]bool, n) // a window join's late row
+	keyed := make([]bool, n) // false: a NULL key, which matches nothing and is never stored
+	skip := make([]bool, n)  // a window join's late row
 	j.cands = j.cands[:0]
 	var buf []byte
 	for i, vals := range rows {
@@ -172,7 +173,7 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 			// It matches nothing: padded at once if outer, never stored.
 		default:
 			buf = encodeKey(buf[:0], key)
-			encs[i] = string(buf)
+			encs[i], keyed[i] = string(buf), true
 			if k := o.keys[encs[i]]; k != nil {
 				k.access = now
 				cands = j.inRange(in, vals, k.rows)
@@ -188,9 +189,9 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 			continue
 		}
 		if j.mode == regularJoin {
-			j.regular(s, o, vals, encs[i], uint16(exec.KeyGroup(j.hashes[i])), b.Kind(i), j.cands[i], now)
+			j.regular(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), b.Kind(i), j.cands[i], now)
 		} else {
-			j.timed(s, o, vals, encs[i], uint16(exec.KeyGroup(j.hashes[i])), j.cands[i])
+			j.timed(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), j.cands[i])
 		}
 	}
 	return j.emit(ctx)
@@ -298,8 +299,9 @@ func (j *join) filterResidual(in int, rows [][]value) error {
 }
 
 // regular applies one row of a regular join: an insert (+I, +U) or retraction (-U, -D)
-// of vals on side s, whose matches on side o are cands.
-func (j *join) regular(s, o *joinSide, vals []value, enc string, kg uint16, kind exec.RowKind, cands []*joinRow, now int64) {
+// of vals on side s, whose matches on side o are cands. A join without keys has the
+// empty enc for every row; keyed is false for a NULL key.
+func (j *join) regular(s, o *joinSide, vals []value, enc string, keyed bool, kg uint16, kind exec.RowKind, cands []*joinRow, now int64) {
 	retract := kind.IsRetraction()
 	matched := int64(0)
 	for _, r := range cands {
@@ -321,7 +323,7 @@ func (j *join) regular(s, o *joinSide, vals []value, enc string, kg uint16, kind
 	if matched == 0 && s.outer {
 		j.padded(s, vals, kind, 1)
 	}
-	if enc == "" {
+	if !keyed {
 		return // a NULL key is never stored: it cannot match
 	}
 	k := s.keys[enc]
@@ -356,14 +358,14 @@ func (j *join) regular(s, o *joinSide, vals []value, enc string, kg uint16, kind
 
 // timed applies an inserted row of an interval or window join: it is joined with its
 // matches now, and stored until the watermark passes its expiry.
-func (j *join) timed(s, o *joinSide, vals []value, enc string, kg uint16, cands []*joinRow) {
+func (j *join) timed(s, o *joinSide, vals []value, enc string, keyed bool, kg uint16, cands []*joinRow) {
 	for _, r := range cands {
 		j.pair(s.index, vals, r.vals, exec.Insert, 1)
 		r.assoc++
 		j.markDirty(o, r.key)
 	}
 	row := &joinRow{vals: ownedRow(vals), count: 1, assoc: int64(len(cands))}
-	if enc == "" || vals[s.timeCol].null {
+	if !keyed || vals[s.timeCol].null {
 		if s.outer && row.assoc == 0 {
 			j.padded(s, vals, exec.Insert, 1)
 		}

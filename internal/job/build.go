@@ -201,6 +201,10 @@ func (b *builder) node(n planner.Node) (int, error) {
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewProject(mem, env, n.Exprs, n.Schema(), out)
 		})
+	case *planner.Unnest:
+		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+			return ops.NewUnnest(mem, n, out), nil
+		})
 	case *planner.WatermarkAssigner:
 		b.addStateful(in, b.meaningSlot(n), func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewWatermarkAssigner(mem, env, n, out)

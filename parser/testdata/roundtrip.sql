@@ -238,3 +238,7 @@ RESET 'parallelism.default';
 CREATE TEMPORARY SYSTEM FUNCTION IF NOT EXISTS my_fn AS 'com.example.MyFn' LANGUAGE JAVA;
 
 CREATE FUNCTION db.f AS 'com.example.F';
+SELECT a.id, b.id FROM a CROSS JOIN b;
+SELECT id, tag FROM t CROSS JOIN UNNEST(t.tags) AS u (tag);
+SELECT id, tag, pos FROM t LEFT JOIN UNNEST(tags) WITH ORDINALITY AS u (tag, pos) ON TRUE;
+SELECT id, k, v FROM t, UNNEST(ARRAY[1, 2]) u WHERE id > 0;

@@ -17,16 +17,17 @@ import (
 // Reader is a task of the nexmark source: it generates the events of its lanes in id
 // order (so in event-time order) into Arrow builders, a batch at a time.
 type Reader struct {
-	table string
-	opts  options
-	task  int
-	tasks int
-	gen   *generator
-	ev    event
-	rb    *array.RecordBuilder
-	cols  []column
-	batch int
-	lanes []lane
+	table  string
+	opts   options
+	task   int
+	tasks  int
+	gen    *generator
+	ev     event
+	schema *arrow.Schema
+	cols   []column
+	batch  int
+	lanes  []lane
+	closed bool
 }
 
 var (
@@ -52,10 +53,6 @@ func Open(spec connector.SourceSpec) (*Reader, error) {
 	if spec.Task < 0 || spec.Task >= tasks {
 		return nil, connector.TableError(t, connector.ErrInvalidOption, "source task %d of %d does not exist", spec.Task, spec.Tasks)
 	}
-	mem := spec.Mem
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
 	schema := t.PhysicalSchema()
 	r := &Reader{table: t.Name, opts: opts, task: spec.Task, tasks: tasks, gen: newGenerator(opts.cfg),
 		batch: spec.BatchSize, lanes: []lane{{Next: int64(spec.Task), Step: int64(tasks), End: opts.events}}}
@@ -69,9 +66,9 @@ func Open(spec connector.SourceSpec) (*Reader, error) {
 		}
 		r.cols = append(r.cols, col)
 	}
-	r.rb = array.NewRecordBuilder(mem, exec.ArrowSchema(schema))
+	r.schema = exec.ArrowSchema(schema)
 	for i := range r.cols {
-		r.cols[i].bind(r.rb.Field(i))
+		r.cols[i].bind(r.schema.Field(i).Type)
 	}
 	return r, nil
 }
@@ -82,11 +79,14 @@ const maxScan = 64
 
 // Next generates the next batch; see exec.Reader.
 func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
-	if r.rb == nil {
+	if r.closed {
 		return exec.Batch{}, errClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return exec.Batch{}, err
+	}
+	for i := range r.cols {
+		r.cols[i].reset(r.batch)
 	}
 	rows, scanned := 0, 0
 	for rows < r.batch && scanned < maxScan*r.batch {
@@ -102,7 +102,7 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		}
 		r.gen.generate(id, &r.ev)
 		for i := range r.cols {
-			r.cols[i].append(&r.ev)
+			r.cols[i].append(&r.ev, rows)
 		}
 		rows++
 	}
@@ -112,7 +112,17 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		}
 		return exec.Batch{}, nil
 	}
-	return exec.Batch{Rec: r.rb.NewRecord()}, nil
+	arrays := make([]arrow.Array, len(r.cols))
+	for i := range r.cols {
+		data := r.cols[i].data(rows)
+		arrays[i] = array.MakeFromData(data)
+		data.Release()
+	}
+	rec := array.NewRecord(r.schema, arrays, int64(rows))
+	for _, a := range arrays {
+		a.Release()
+	}
+	return exec.Batch{Rec: rec}, nil
 }
 
 // nextLane is the lane with the smallest next id, or nil when every lane is done.
@@ -130,12 +140,9 @@ func (r *Reader) nextLane() *lane {
 	return best
 }
 
-// Close frees the builders.
+// Close ends the reader; batches it returned stay valid.
 func (r *Reader) Close() error {
-	if r.rb != nil {
-		r.rb.Release()
-		r.rb = nil
-	}
+	r.closed = true
 	return nil
 }
 
@@ -193,17 +200,22 @@ var fieldNames = [3]string{
 func arrowTime(ms int64) arrow.Timestamp { return arrow.Timestamp(ms) }
 
 // column writes one column of the table: a field of the event, or (the events table's)
-// a ROW of one type's fields, null for events of other types.
+// a ROW of one type's fields, null for events of other types. A batch's values go into
+// Go slices that become the Arrow buffers as they are, without a builder's per-value
+// bookkeeping; each batch gets new slices, since its record outlives the call.
 type column struct {
 	f        field
 	kind     int // for a ROW: the event type it holds
 	children []column
+	typ      arrow.DataType
 
-	ints    *array.Int64Builder
-	int32s  *array.Int32Builder
-	strs    *array.StringBuilder
-	times   *array.TimestampBuilder
-	structs *array.StructBuilder
+	ints   []int64 // BIGINT and TIMESTAMP fields
+	int32s []int32 // an INT event_type
+	offs   []int32 // STRING fields: value i is bytes[offs[i]:offs[i+1]]
+	bytes  []byte
+	valid  []byte // a ROW's validity bitmap, which its fields share
+	nulls  int
+	hint   int // the string bytes of the last batch, for the next one's capacity
 }
 
 func newColumn(t *planner.Table, shape int, c planner.Column) (column, error) {
@@ -262,52 +274,102 @@ func newField(t *planner.Table, kind int, c planner.Column) (column, error) {
 	return column{f: f, kind: kind}, nil
 }
 
-// bind caches the column's typed builder, which the record builder keeps across batches.
-func (c *column) bind(b array.Builder) {
-	switch b := b.(type) {
-	case *array.Int64Builder:
-		c.ints = b
-	case *array.Int32Builder:
-		c.int32s = b
-	case *array.StringBuilder:
-		c.strs = b
-	case *array.TimestampBuilder:
-		c.times = b
-	case *array.StructBuilder:
-		c.structs = b
+// bind records the column's Arrow type, and its fields'.
+func (c *column) bind(t arrow.DataType) {
+	c.typ = t
+	if st, ok := t.(*arrow.StructType); ok {
 		for i := range c.children {
-			c.children[i].bind(b.FieldBuilder(i))
+			c.children[i].bind(st.Field(i).Type)
 		}
 	}
 }
 
-func (c *column) append(e *event) {
+// reset gives the column new slices for a batch of up to n rows.
+func (c *column) reset(n int) {
+	switch c.typ.ID() {
+	case arrow.INT32:
+		c.int32s = make([]int32, 0, n)
+	case arrow.STRING:
+		c.offs = append(make([]int32, 0, n+1), 0)
+		c.bytes = make([]byte, 0, c.hint+c.hint/8)
+	case arrow.STRUCT:
+		c.valid, c.nulls = make([]byte, (n+7)/8), 0
+		for i := range c.children {
+			c.children[i].reset(n)
+		}
+	default:
+		c.ints = make([]int64, 0, n)
+	}
+}
+
+// append writes event e as row i.
+func (c *column) append(e *event, i int) {
 	switch c.f {
 	case fEventType:
 		if c.int32s != nil {
-			c.int32s.Append(int32(e.kind))
+			c.int32s = append(c.int32s, int32(e.kind))
 		} else {
-			c.ints.Append(int64(e.kind))
+			c.ints = append(c.ints, int64(e.kind))
 		}
 	case fPersonRow, fAuctionRow, fBidRow:
 		if e.kind != c.kind {
-			c.structs.AppendNull()
+			c.nulls++
+			for k := range c.children {
+				c.children[k].appendZero()
+			}
 			return
 		}
-		c.structs.Append(true)
-		for i := range c.children {
-			c.children[i].append(e)
+		c.valid[i/8] |= 1 << (i % 8)
+		for k := range c.children {
+			c.children[k].append(e, i)
 		}
 	case fDateTime:
-		c.times.Append(arrowTime(e.time))
+		c.ints = append(c.ints, int64(arrowTime(e.time)))
 	case fExpires:
-		c.times.Append(arrowTime(e.expires))
+		c.ints = append(c.ints, int64(arrowTime(e.expires)))
 	default:
-		if c.strs != nil {
-			c.strs.BinaryBuilder.Append(e.bytes(c.f))
+		if c.offs != nil {
+			c.bytes = append(c.bytes, e.bytes(c.f)...)
+			c.offs = append(c.offs, int32(len(c.bytes)))
 		} else {
-			c.ints.Append(e.int(c.f))
+			c.ints = append(c.ints, e.int(c.f))
 		}
+	}
+}
+
+// appendZero writes the placeholder of a ROW field whose row is null.
+func (c *column) appendZero() {
+	if c.offs != nil {
+		c.offs = append(c.offs, int32(len(c.bytes)))
+	} else {
+		c.ints = append(c.ints, 0)
+	}
+}
+
+// data is the column's n rows as Arrow array data; valid is the validity bitmap of the
+// ROW the column is a field of (nil: none).
+func (c *column) data(n int) arrow.ArrayData { return c.dataWith(n, nil, 0) }
+
+func (c *column) dataWith(n int, valid *memory.Buffer, nulls int) arrow.ArrayData {
+	switch c.typ.ID() {
+	case arrow.INT32:
+		return array.NewData(c.typ, n, []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.int32s))}, nil, nulls, 0)
+	case arrow.STRING:
+		c.hint = len(c.bytes)
+		return array.NewData(c.typ, n, []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offs)), memory.NewBufferBytes(c.bytes)}, nil, nulls, 0)
+	case arrow.STRUCT:
+		own := memory.NewBufferBytes(c.valid)
+		children := make([]arrow.ArrayData, len(c.children))
+		for i := range c.children {
+			children[i] = c.children[i].dataWith(n, own, c.nulls)
+		}
+		d := array.NewData(c.typ, n, []*memory.Buffer{own}, children, c.nulls, 0)
+		for _, ch := range children {
+			ch.Release()
+		}
+		return d
+	default:
+		return array.NewData(c.typ, n, []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(c.ints))}, nil, nulls, 0)
 	}
 }
 
