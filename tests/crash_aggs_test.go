@@ -2,8 +2,6 @@ package tests
 
 import (
 	"math/rand/v2"
-	"sort"
-	"strings"
 	"testing"
 )
 
@@ -57,11 +55,4 @@ func TestCrashRecoveryNewAggregates(t *testing.T) {
 			t.Errorf("after crashes: %s\nfailure-free:  %s", got[i], want[i])
 		}
 	}
-}
-
-func sortedLines(t *testing.T, out string) []string {
-	t.Helper()
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	sort.Strings(lines)
-	return lines
 }
