@@ -477,7 +477,8 @@ type CastExpr struct {
 // normalised to calls: SUBSTRING(s FROM a [FOR b]) -> SUBSTRING(s, a[, b]);
 // POSITION(a IN b) -> POSITION(a, b); TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) ->
 // TRIM(s, chars?) with Name TRIM, LTRIM or RTRIM; CURRENT_TIMESTAMP (no parentheses) ->
-// CURRENT_TIMESTAMP().
+// CURRENT_TIMESTAMP(). An aggregate call may be followed by FILTER (WHERE cond), kept in
+// Filter; whether the function is an aggregate is the planner's to check.
 type FuncCall struct {
 	Pos      Pos
 	Name     string
@@ -485,6 +486,12 @@ type FuncCall struct {
 	Star     bool
 	Args     []Expr
 	TimeUnit string // FLOOR(x TO unit) and CEIL(x TO unit): the unit, upper case
+	Filter   Expr   // agg(...) FILTER (WHERE Filter); nil without
+	// OnNull is the NULL treatment written before the closing parenthesis, upper case:
+	// ARRAY_AGG's "RESPECT NULLS" or "IGNORE NULLS", JSON_ARRAYAGG's and JSON_OBJECTAGG's
+	// "NULL ON NULL" or "ABSENT ON NULL"; empty when not written. JSON_OBJECTAGG([KEY] k
+	// VALUE v ...) has Args k, v.
+	OnNull string
 }
 
 // ExtractExpr is EXTRACT(unit FROM x); Unit upper case (YEAR, MONTH, DAY, HOUR, MINUTE,

@@ -59,6 +59,8 @@ func (p *exprParser) call() (Expr, error) {
 		e, err = p.cast(t, f.Name == "TRY_CAST")
 	case f.Name == "EXTRACT":
 		e, err = p.extract(t)
+	case nullTreatments[f.Name] != nil && !isPunct(p.peek(), ")") && !isPunct(p.peek(), "*"):
+		e, err = p.aggArgs(f)
 	case p.genericArgsAhead():
 		e, err = p.args(f) // SUBSTRING(), TRIM(*), ...: only the generic syntax fits
 	case f.Name == "SUBSTRING":
@@ -74,10 +76,110 @@ func (p *exprParser) call() (Expr, error) {
 	default:
 		e, err = p.args(f)
 	}
+	if err == nil {
+		e, err = p.filter(e)
+	}
 	if t := p.peek(); err == nil && isKeyword(t, "OVER") {
 		return nil, errorAt(t.Pos, "OVER windows are supported only for ROW_NUMBER, RANK and DENSE_RANK")
 	}
 	return e, err
+}
+
+// nullTreatments are the aggregates that take a NULL treatment before their closing
+// parenthesis, and the ones each takes.
+var nullTreatments = map[string][]string{
+	"ARRAY_AGG":      {"RESPECT NULLS", "IGNORE NULLS"},
+	"JSON_ARRAYAGG":  {"NULL ON NULL", "ABSENT ON NULL"},
+	"JSON_OBJECTAGG": {"NULL ON NULL", "ABSENT ON NULL"},
+}
+
+// aggArgs parses the arguments of ARRAY_AGG([DISTINCT] x [RESPECT|IGNORE NULLS]),
+// JSON_ARRAYAGG(x [NULL|ABSENT ON NULL]) and JSON_OBJECTAGG([KEY] k VALUE v [NULL|ABSENT
+// ON NULL]) after '('.
+func (p *exprParser) aggArgs(f *FuncCall) (Expr, error) {
+	if isKeyword(p.peek(), "DISTINCT") {
+		p.next()
+		f.Distinct = true
+	}
+	treatments := nullTreatments[f.Name]
+	object := f.Name == "JSON_OBJECTAGG"
+	if object && isWord(p.peek(), "KEY") && !isWord(p.peekAt(1), "VALUE") && !p.operatorAt(1) {
+		p.next() // KEY, the keyword
+	}
+	for {
+		x, err := p.inner()
+		if err != nil {
+			return nil, err
+		}
+		f.Args = append(f.Args, x)
+		if object && len(f.Args) == 1 {
+			if err := p.expect("VALUE"); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if !object && isPunct(p.peek(), ",") {
+			p.next()
+			continue
+		}
+		break
+	}
+	for _, tr := range treatments {
+		words := strings.Fields(tr)
+		if !p.wordsAhead(words) {
+			continue
+		}
+		for range words {
+			p.next()
+		}
+		f.OnNull = tr
+		break
+	}
+	alts := []string{"')'"}
+	if f.OnNull == "" {
+		alts = append(alts, treatments...)
+	}
+	return f, p.expect(")", alts...)
+}
+
+// wordsAhead reports whether the next tokens are the keywords or words ws.
+func (p *exprParser) wordsAhead(ws []string) bool {
+	for i, w := range ws {
+		t := p.peekAt(i)
+		if !isKeyword(t, w) && !isWord(t, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// operatorAt reports whether the token n places ahead is punctuation other than '(',
+// which cannot start an expression.
+func (p *exprParser) operatorAt(n int) bool {
+	t := p.peekAt(n)
+	return t.Type == tokPunct && t.Value != "(" && t.Value != "-" && t.Value != "+"
+}
+
+// filter parses an aggregate's `FILTER (WHERE cond)` after a call e, if one follows. FILTER
+// is not reserved: it starts the clause only when `( WHERE` follows it, so a column
+// aliased filter still works.
+func (p *exprParser) filter(e Expr) (Expr, error) {
+	if t := p.peek(); !(isWord(t, "FILTER") || isKeyword(t, "FILTER")) || !isPunct(p.peekAt(1), "(") || !isKeyword(p.peekAt(2), "WHERE") {
+		return e, nil
+	}
+	f, ok := e.(*FuncCall)
+	if !ok {
+		return nil, errorAt(p.peek().Pos, "FILTER (WHERE ...) follows only an aggregate function call")
+	}
+	p.next()
+	p.next()
+	p.next()
+	cond, err := p.inner()
+	if err != nil {
+		return nil, err
+	}
+	f.Filter = cond
+	return f, p.expect(")")
 }
 
 // ranking parses the rest of a ranking function after its '(':

@@ -128,6 +128,8 @@ var parseTests = []struct{ in, want string }{
 	{`SELECT a[1], m['k'], t.r.f, r.f.g, a[1].f, (r).f, (a || b)[2], ARRAY[1][1], -a[1] FROM t`,
 		`SELECT a[1], m['k'], t.r.f, r.f.g, a[1].f, (r).f, (a || b)[2], ARRAY[1][1], -a[1] FROM t`},
 	{"SELECT `array`, `map`, array, map FROM t", "SELECT array, map, array, map FROM t"},
+	{`SELECT k, sum(v) filter (where v > 0) AS pos, count(*) filter FROM t GROUP BY k`,
+		`SELECT k, SUM(v) FILTER (WHERE v > 0) AS pos, COUNT(*) AS filter FROM t GROUP BY k`},
 	// Comma joins.
 	{`SELECT * FROM a, b AS x, (SELECT 1) AS s WHERE a.k = x.k`, `SELECT * FROM a, b AS x, (SELECT 1) AS s WHERE a.k = x.k`},
 	{`SELECT * FROM a JOIN b ON a.x = b.x, c`, `SELECT * FROM a INNER JOIN b ON a.x = b.x, c`},
@@ -247,6 +249,16 @@ func TestParseExpr(t *testing.T) {
 		{`CURRENT_TIMESTAMP`, `(CURRENT_TIMESTAMP)`},
 		{`count(*)`, `(COUNT *)`},
 		{`sum(DISTINCT a)`, `(SUM DISTINCT a)`},
+		{`count(*) filter (where a > 1) + 1`, `(+ (COUNT *) FILTER (> a 1) 1)`},
+		{`COUNT(DISTINCT a, b) FILTER (WHERE c IN (1, 2))`, `(COUNT DISTINCT a b) FILTER (IN c 1 2)`},
+		{`filter(a) + filter`, `(+ (FILTER a) filter)`},
+		{`array_agg(a ignore nulls)`, `(ARRAY_AGG a IGNORE NULLS)`},
+		{`ARRAY_AGG(DISTINCT a + 1 RESPECT NULLS) FILTER (WHERE b)`, `(ARRAY_AGG DISTINCT (+ a 1) RESPECT NULLS) FILTER b`},
+		{`array_agg(a)`, `(ARRAY_AGG a)`},
+		{`JSON_ARRAYAGG(a || 'x' NULL ON NULL)`, `(JSON_ARRAYAGG (|| a 'x') NULL ON NULL)`},
+		{`json_objectagg(key k value v absent on null)`, `(JSON_OBJECTAGG k v ABSENT ON NULL)`},
+		{`JSON_OBJECTAGG(key VALUE value)`, `(JSON_OBJECTAGG key value)`},
+		{`JSON_OBJECTAGG(KEY 'a' || k VALUE v * 2)`, `(JSON_OBJECTAGG (|| 'a' k) (* v 2))`},
 		{`Left(s, 2)`, `(LEFT s 2)`},
 		{`INTERVAL '1' DAY`, `INTERVAL '1' DAY`},
 		{`TIMESTAMP '2020-01-01 00:00:00'`, `TIMESTAMP '2020-01-01 00:00:00'`},
@@ -371,6 +383,16 @@ func sexpr(e Expr) string {
 		}
 		if e.TimeUnit != "" {
 			return strings.TrimSuffix(list(head, e.Args...), ")") + " TO " + e.TimeUnit + ")"
+		}
+		if e.OnNull != "" {
+			s := strings.TrimSuffix(list(head, e.Args...), ")") + " " + e.OnNull + ")"
+			if e.Filter != nil {
+				s += " FILTER " + sexpr(e.Filter)
+			}
+			return s
+		}
+		if e.Filter != nil {
+			return list(head, e.Args...) + " FILTER " + sexpr(e.Filter)
 		}
 		return list(head, e.Args...)
 	}

@@ -588,6 +588,11 @@ func (o OrderItem) String() string {
 var trimSideOf = map[string]string{"TRIM": "BOTH", "LTRIM": "LEADING", "RTRIM": "TRAILING"}
 
 func (n *FuncCall) String() string {
+	if n.Filter != nil {
+		c := *n
+		c.Filter = nil
+		return c.String() + " FILTER (WHERE " + n.Filter.String() + ")"
+	}
 	plain := !n.Distinct && !n.Star
 	if plain && niladic[n.Name] && len(n.Args) == 0 {
 		return n.Name
@@ -617,11 +622,17 @@ func (n *FuncCall) String() string {
 		}
 	}
 	list := strings.Join(args, ", ")
+	if n.Name == "JSON_OBJECTAGG" && len(args) == 2 && !n.Star {
+		list = "KEY " + args[0] + " VALUE " + args[1]
+	}
 	switch {
 	case n.Star:
 		list = "*"
 	case n.Distinct:
 		list = "DISTINCT " + list
+	}
+	if n.OnNull != "" {
+		list += " " + n.OnNull
 	}
 	return funcName(n.Name) + "(" + list + ")"
 }

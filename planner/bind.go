@@ -483,11 +483,20 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 		agg.Names = append(agg.Names, ab.keyName(i))
 	}
 	for _, a := range ab.aggs {
-		call := AggCall{Fn: a.fn, Arg: -1, Distinct: a.distinct, T: a.t}
-		if a.arg != nil {
-			call.Arg = len(pre.Exprs)
-			pre.Exprs = append(pre.Exprs, a.arg)
+		call := AggCall{Fn: a.fn, Arg: -1, Distinct: a.distinct, T: a.t, Separator: a.sep, KeepNulls: a.keepNulls}
+		input := func(e Expr) int {
+			pre.Exprs = append(pre.Exprs, e)
 			pre.Names = append(pre.Names, fmt.Sprintf("$arg%d", len(pre.Exprs)-1))
+			return len(pre.Exprs) - 1
+		}
+		if a.arg != nil {
+			call.Arg = input(a.arg)
+		}
+		for _, m := range a.more {
+			call.More = append(call.More, input(m))
+		}
+		if a.filter != nil {
+			call.Filter = input(a.filter) + 1
 		}
 		agg.Aggs = append(agg.Aggs, call)
 		agg.Names = append(agg.Names, a.name)

@@ -14,11 +14,15 @@ type aggBinding struct {
 }
 
 type aggSpec struct {
-	fn       AggFunc
-	arg      Expr // nil for COUNT(*)
-	distinct bool
-	t        Type
-	name     string
+	fn        AggFunc
+	arg       Expr   // nil for COUNT(*)
+	more      []Expr // COUNT(DISTINCT a, b, ...)'s further arguments
+	filter    Expr   // FILTER (WHERE ...)'s condition; nil without
+	sep       string // LISTAGG's separator
+	keepNulls bool
+	distinct  bool
+	t         Type
+	name      string
 }
 
 func (a *aggBinding) lookup(e parser.Expr) (Expr, bool, error) {
@@ -57,61 +61,73 @@ func (a *aggBinding) ref(i int) *ColumnRef {
 }
 
 func (a *aggBinding) bindAgg(f *parser.FuncCall) (aggSpec, error) {
-	fn := aggFuncs[f.Name]
-	spec := aggSpec{fn: fn, distinct: f.Distinct, name: "EXPR$" + itoa(len(a.aggs))}
+	row := aggIndex[f.Name]
+	spec := aggSpec{fn: row.Fn, distinct: f.Distinct, name: "EXPR$" + itoa(len(a.aggs))}
+	if f.Filter != nil {
+		if containsAgg(f.Filter) {
+			return spec, errorf(f.Filter, "aggregate calls cannot be nested")
+		}
+		cond, err := a.input.bind(f.Filter)
+		if err != nil {
+			return spec, err
+		}
+		if t := cond.Type(); t.Kind != Boolean && t.Kind != Null {
+			return spec, errorf(f.Filter, "FILTER needs a BOOLEAN condition, got %s", t.Nullable())
+		}
+		spec.filter = castTo(cond, TypeBoolean)
+	}
+	if f.Distinct && row.NoDistinct {
+		return spec, errorf(f, "%s does not take DISTINCT", f.Name)
+	}
 	if f.Star {
-		if fn != AggCount {
+		if !row.Star {
 			return spec, errorf(f, "%s(*) is not allowed; only COUNT(*)", f.Name)
 		}
 		spec.t = Type{Kind: BigInt, NotNull: true}
 		return spec, nil
 	}
-	if len(f.Args) != 1 {
-		return spec, errorf(f, "%s takes 1 argument, got %d", f.Name, len(f.Args))
+	switch n := len(f.Args); {
+	case n > 1 && row.ManyDistinct && f.Distinct:
+	case n > 1 && row.ManyDistinct:
+		return spec, errorf(f, "%s takes 1 argument, got %d (several only after DISTINCT)", f.Name, n)
+	case n < row.Min || n > row.Max:
+		if row.Min == row.Max {
+			return spec, errorf(f, "%s takes %s, got %d", f.Name, plural(row.Min), n)
+		}
+		return spec, errorf(f, "%s takes %d to %d arguments, got %d", f.Name, row.Min, row.Max, n)
 	}
 	for _, arg := range f.Args {
 		if containsAgg(arg) {
 			return spec, errorf(arg, "aggregate calls cannot be nested")
 		}
 	}
-	arg, err := a.input.bind(f.Args[0])
+	site := &aggSite{call: f, fn: row.Fn}
+	for _, x := range f.Args {
+		arg, err := a.input.bind(x)
+		if err != nil {
+			return spec, err
+		}
+		site.args = append(site.args, arg)
+	}
+	if len(site.args) > 1 && row.ManyDistinct {
+		for i, arg := range site.args {
+			if t := arg.Type(); t.IsNested() {
+				return spec, errorf(f.Args[i], "%s(DISTINCT ...) of %s is not supported", f.Name, t.Nullable())
+			}
+		}
+		spec.arg, spec.more = site.args[0], site.args[1:]
+		spec.t = Type{Kind: BigInt, NotNull: true}
+		return spec, nil
+	}
+	t, err := row.Bind(site)
 	if err != nil {
 		return spec, err
 	}
-	t := arg.Type().Nullable()
-	switch fn {
-	case AggCount:
-		spec.t = Type{Kind: BigInt, NotNull: true}
-	case AggSum, AggAvg:
-		if t.Kind == Null {
-			arg, t = castTo(arg, TypeDouble), TypeDouble
-		}
-		if !t.IsNumeric() {
-			return spec, errorf(f, "%s needs a numeric argument, got %s", fn, t)
-		}
-		if isNarrow(t) {
-			arg, t = castTo(arg, widened(t)), widened(t).Nullable()
-		}
-		switch {
-		case t.Kind == Decimal && fn == AggSum:
-			spec.t = DecimalType(38, t.Scale)
-		case t.Kind == Decimal:
-			spec.t = DecimalType(38, max(6, t.Scale))
-		case fn == AggAvg || t.Kind == Double:
-			spec.t = TypeDouble
-		default:
-			spec.t = TypeBigInt
-		}
-	case AggMin, AggMax:
-		if t.Kind == Null {
-			return spec, errorf(f, "%s needs a typed argument", fn)
-		}
-		if t.IsNested() {
-			return spec, errorf(f, "%s of %s is not supported", fn, t)
-		}
-		spec.t = t
+	spec.t = t
+	spec.arg, spec.more, spec.keepNulls = site.args[0], site.args[1:], site.keepNulls
+	if site.sep != nil {
+		spec.sep = *site.sep
 	}
-	spec.arg = arg
 	return spec, nil
 }
 
@@ -171,5 +187,6 @@ func walkExpr(e parser.Expr, fn func(parser.Expr)) {
 		for _, x := range e.Args {
 			walkExpr(x, fn)
 		}
+		walkExpr(e.Filter, fn)
 	}
 }

@@ -100,14 +100,12 @@ type exprBinder struct {
 	over map[*parser.OverExpr]Expr // the ranking function of a select list, as its Rank's row number
 }
 
-var aggFuncs = map[string]AggFunc{"COUNT": AggCount, "SUM": AggSum, "AVG": AggAvg, "MIN": AggMin, "MAX": AggMax}
-
 func isAggCall(e parser.Expr) bool {
 	f, ok := e.(*parser.FuncCall)
 	if !ok {
 		return false
 	}
-	_, ok = aggFuncs[f.Name]
+	_, ok = aggIndex[f.Name]
 	return ok
 }
 

@@ -172,9 +172,7 @@ func init() {
 			funcIdx.names = append(funcIdx.names, n)
 		}
 	}
-	for n := range aggFuncs {
-		funcIdx.names = append(funcIdx.names, n)
-	}
+	funcIdx.names = append(funcIdx.names, aggNames()...)
 	sort.Strings(funcIdx.names)
 }
 
@@ -186,7 +184,7 @@ func FunctionNames() []string { return append([]string(nil), functionIndex().nam
 
 // call binds a scalar function call by its row in the table.
 func (b *exprBinder) call(e *parser.FuncCall) (Expr, error) {
-	if e.Distinct || e.Star {
+	if e.Distinct || e.Star || e.Filter != nil {
 		return nil, errorf(e, "%s is not an aggregate function", e.Name)
 	}
 	if e.TimeUnit != "" { // FLOOR(x TO unit), CEIL(x TO unit)

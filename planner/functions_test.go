@@ -32,13 +32,13 @@ func TestFunctionTableShape(t *testing.T) {
 			if other, dup := names[n]; dup {
 				t.Errorf("name %s belongs to both %s and %s", n, other, f.Fn)
 			}
-			if _, agg := aggFuncs[n]; agg {
+			if _, agg := aggIndex[n]; agg {
 				t.Errorf("name %s is also an aggregate", n)
 			}
 			names[n] = f.Fn
 		}
 	}
-	if got := FunctionNames(); len(got) != len(names)+len(aggFuncs) {
-		t.Errorf("FunctionNames lists %d names, want %d", len(got), len(names)+len(aggFuncs))
+	if got := FunctionNames(); len(got) != len(names)+len(aggIndex) {
+		t.Errorf("FunctionNames lists %d names, want %d", len(got), len(names)+len(aggIndex))
 	}
 }

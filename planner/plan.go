@@ -79,6 +79,18 @@ const (
 	AggAvg   AggFunc = "AVG"
 	AggMin   AggFunc = "MIN"
 	AggMax   AggFunc = "MAX"
+
+	AggStddevPop  AggFunc = "STDDEV_POP"
+	AggStddevSamp AggFunc = "STDDEV_SAMP"
+	AggVarPop     AggFunc = "VAR_POP"
+	AggVarSamp    AggFunc = "VAR_SAMP"
+	AggFirstValue AggFunc = "FIRST_VALUE"
+	AggLastValue  AggFunc = "LAST_VALUE"
+	AggListAgg    AggFunc = "LISTAGG"
+	AggCollect    AggFunc = "COLLECT"
+	AggArrayAgg   AggFunc = "ARRAY_AGG"
+	AggJSONArray  AggFunc = "JSON_ARRAYAGG"
+	AggJSONObject AggFunc = "JSON_OBJECTAGG"
 )
 
 // AggCall is one aggregate: Fn over input column Arg (-1 for COUNT(*)).
@@ -87,7 +99,68 @@ type AggCall struct {
 	Arg      int
 	Distinct bool
 	T        Type // result type
+	// More are the further argument columns: of COUNT(DISTINCT a, b, ...), counted as
+	// one tuple with Arg; JSON_OBJECTAGG's value (Arg is its key).
+	More []int
+	// KeepNulls keeps NULL values as elements: ARRAY_AGG (unless IGNORE NULLS),
+	// JSON_ARRAYAGG ... NULL ON NULL, JSON_OBJECTAGG (unless ABSENT ON NULL).
+	KeepNulls bool
+	// Filter is 1 + the BOOLEAN input column of FILTER (WHERE ...): only rows where it is
+	// TRUE reach the call. 0: no filter.
+	Filter int
+	// Separator is LISTAGG's.
+	Separator string
 }
+
+// FilterCol returns the input column of the call's FILTER condition, or -1.
+func (a AggCall) FilterCol() int { return a.Filter - 1 }
+
+// Inputs lists every input column the call reads: its arguments and its filter.
+func (a AggCall) Inputs() []int {
+	var cols []int
+	if a.Arg >= 0 {
+		cols = append(cols, a.Arg)
+	}
+	cols = append(cols, a.More...)
+	if a.Filter > 0 {
+		cols = append(cols, a.Filter-1)
+	}
+	return cols
+}
+
+// argText is how Describe and the state's meaning write the call's arguments and
+// filter, naming input columns with col. A call without the newer clauses prints as it
+// always did, so the meaning (and id) of existing aggregate state does not change.
+func (a AggCall) argText(col func(int) string) string {
+	arg := "*"
+	if a.Arg >= 0 {
+		arg = col(a.Arg)
+	}
+	for _, c := range a.More {
+		arg += ", " + col(c)
+	}
+	if a.Distinct {
+		arg = "DISTINCT " + arg
+	}
+	if a.Fn == AggListAgg {
+		arg += ", " + quoteString(a.Separator)
+	}
+	switch {
+	case a.Fn == AggArrayAgg && !a.KeepNulls:
+		arg += " IGNORE NULLS"
+	case a.Fn == AggJSONArray && a.KeepNulls:
+		arg += " NULL ON NULL"
+	case a.Fn == AggJSONObject && !a.KeepNulls:
+		arg += " ABSENT ON NULL"
+	}
+	s := a.Fn.String() + "(" + arg + ")"
+	if a.Filter > 0 {
+		s += " FILTER (WHERE " + col(a.Filter-1) + ")"
+	}
+	return s
+}
+
+func (f AggFunc) String() string { return string(f) }
 
 // Sink writes its input into a table's connector (INSERT INTO).
 type Sink struct {
@@ -191,14 +264,7 @@ func (n *Aggregate) Describe() string {
 	}
 	aggs := make([]string, len(n.Aggs))
 	for i, a := range n.Aggs {
-		arg := "*"
-		if a.Arg >= 0 {
-			arg = in[a.Arg].Name
-		}
-		if a.Distinct {
-			arg = "DISTINCT " + arg
-		}
-		aggs[i] = fmt.Sprintf("%s(%s) AS %s", a.Fn, arg, n.Names[len(n.Keys)+i])
+		aggs[i] = fmt.Sprintf("%s AS %s", a.argText(func(c int) string { return in[c].Name }), n.Names[len(n.Keys)+i])
 	}
 	if len(keys) == 0 {
 		return fmt.Sprintf("GroupAggregate(select=[%s])", strings.Join(aggs, ", "))

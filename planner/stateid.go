@@ -79,14 +79,7 @@ func AggStateOrder(n *Aggregate) []int {
 func aggCallTexts(n *Aggregate, col func(int) string) []string {
 	calls := make([]string, len(n.Aggs))
 	for i, a := range n.Aggs {
-		arg := "*"
-		if a.Arg >= 0 {
-			arg = col(a.Arg)
-		}
-		if a.Distinct {
-			arg = "DISTINCT " + arg
-		}
-		calls[i] = fmt.Sprintf("%s(%s) %s", a.Fn, arg, a.T)
+		calls[i] = fmt.Sprintf("%s %s", a.argText(col), a.T)
 	}
 	return calls
 }

@@ -363,8 +363,10 @@ func (n *Aggregate) Sliced() bool {
 		}
 	}
 	for _, a := range n.Aggs {
-		if _, ok := win[a.Arg]; ok {
-			return false
+		for _, c := range a.Inputs() {
+			if _, ok := win[c]; ok {
+				return false
+			}
 		}
 	}
 	return true

@@ -68,6 +68,31 @@ var differentialQueries = []struct{ name, sql, sqlite string }{
 	{"order by hidden expression limit", "SELECT id AS id FROM t WHERE b IS NOT NULL ORDER BY b * 2, id DESC LIMIT 7", ""},
 	{"order by aggregate limit", "SELECT grp AS g, SUM(a) AS s FROM t GROUP BY grp ORDER BY COUNT(*) DESC, grp LIMIT 3", ""},
 	{"union order by limit", "SELECT id AS id FROM t WHERE a < 10 UNION ALL SELECT id FROM t WHERE a > 990 ORDER BY id DESC LIMIT 5", ""},
+	// The variance family: SQLite has none, so the oracle computes it from sums (as
+	// Calcite rewrites it); the sample variants are NULL for one value.
+	{"variance", "SELECT grp AS g, VAR_POP(a) AS vp, VAR_SAMP(b) AS vs, STDDEV_POP(b) AS sp, STDDEV_SAMP(a) AS ss FROM t GROUP BY grp",
+		"SELECT grp AS g, (SUM(a * a) - SUM(a) * SUM(a) * 1.0 / COUNT(a)) / COUNT(a) AS vp, " +
+			"CASE WHEN COUNT(b) > 1 THEN (SUM(b * b) - SUM(b) * SUM(b) / COUNT(b)) / (COUNT(b) - 1) END AS vs, " +
+			"SQRT((SUM(b * b) - SUM(b) * SUM(b) / COUNT(b)) / COUNT(b)) AS sp, " +
+			"SQRT((SUM(a * a) - SUM(a) * SUM(a) * 1.0 / COUNT(a)) / (COUNT(a) - 1)) AS ss FROM t GROUP BY grp"},
+	{"variance of few values", "SELECT a % 97 AS m, VAR_SAMP(c) AS vs, VAR_POP(c) AS vp FROM t WHERE a IS NOT NULL AND id < 300 GROUP BY a % 97",
+		"SELECT a % 97 AS m, CASE WHEN COUNT(c) > 1 THEN (SUM(c * c) - SUM(c) * SUM(c) * 1.0 / COUNT(c)) / (COUNT(c) - 1) END AS vs, " +
+			"(SUM(c * c) - SUM(c) * SUM(c) * 1.0 / COUNT(c)) / COUNT(c) AS vp FROM t WHERE a IS NOT NULL AND id < 300 GROUP BY a % 97"},
+	{"variance over updates", "SELECT VAR_POP(n) AS vp, STDDEV_SAMP(n) AS ss FROM (SELECT a, COUNT(*) AS n FROM t GROUP BY a) AS x",
+		"SELECT (SUM(n * n) - SUM(n) * SUM(n) * 1.0 / COUNT(n)) / COUNT(n) AS vp, " +
+			"SQRT((SUM(n * n) - SUM(n) * SUM(n) * 1.0 / COUNT(n)) / (COUNT(n) - 1)) AS ss FROM (SELECT a, COUNT(*) AS n FROM t GROUP BY a) AS x"},
+	{"aggregate filter", "SELECT grp AS g, COUNT(*) FILTER (WHERE a > 500) AS n, SUM(c) FILTER (WHERE b < 0.5) AS s, " +
+		"AVG(b) FILTER (WHERE s LIKE 'a%') AS av, MAX(s) FILTER (WHERE a < 100) AS mx, COUNT(DISTINCT a) FILTER (WHERE c > 500000) AS d FROM t GROUP BY grp", ""},
+	{"aggregate filter over updates", "SELECT COUNT(*) FILTER (WHERE n > 100) AS big, SUM(n) FILTER (WHERE a < 500) AS low FROM (SELECT a, COUNT(*) AS n FROM t GROUP BY a) AS x", ""},
+	{"count distinct pairs", "SELECT grp AS g, COUNT(DISTINCT a % 10, s) AS n FROM t GROUP BY grp",
+		"SELECT g AS g, COUNT(*) AS n FROM (SELECT DISTINCT grp AS g, a % 10 AS x, s FROM t WHERE a IS NOT NULL) GROUP BY g"},
+	{"listagg", "SELECT grp AS g, LISTAGG(s, '-') AS l, LISTAGG(s) FILTER (WHERE a > 900) AS lf FROM t WHERE id < 3000 GROUP BY grp",
+		"SELECT grp AS g, group_concat(s, '-') AS l, group_concat(s, ',') FILTER (WHERE a > 900) AS lf FROM (SELECT * FROM t WHERE id < 3000 ORDER BY id) GROUP BY grp"},
+	{"first and last value", "SELECT grp AS g, FIRST_VALUE(a) AS f, LAST_VALUE(s) AS l FROM t GROUP BY grp",
+		"SELECT grp AS g, (SELECT a FROM t AS u WHERE u.grp IS t.grp AND a IS NOT NULL ORDER BY id LIMIT 1) AS f, " +
+			"(SELECT s FROM t AS u WHERE u.grp IS t.grp ORDER BY id DESC LIMIT 1) AS l FROM t GROUP BY grp"},
+	{"json_arrayagg", "SELECT grp AS g, JSON_ARRAYAGG(a) AS j, JSON_ARRAYAGG(a NULL ON NULL) FILTER (WHERE id < 2000) AS jn FROM t WHERE id < 5000 GROUP BY grp",
+		"SELECT grp AS g, json_group_array(a) FILTER (WHERE a IS NOT NULL) AS j, json_group_array(a) FILTER (WHERE id < 2000) AS jn FROM (SELECT * FROM t WHERE id < 5000 ORDER BY id) GROUP BY grp"},
 	{"with in a subquery", "SELECT g AS g, n AS n FROM (WITH c AS (SELECT grp AS g, COUNT(*) AS n FROM t GROUP BY grp) SELECT g, n FROM c) AS s", ""},
 }
 

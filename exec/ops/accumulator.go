@@ -53,7 +53,11 @@ func forEachRow(acc rowAdder, groups []int32, signs []int8, col arrow.Array) err
 
 // newAccumulator returns the accumulator of call; retracting tells whether the input
 // can retract rows, which MIN and MAX must then remember all values for.
-func newAccumulator(call planner.AggCall, argType planner.Type, retracting bool) accumulator {
+func newAccumulator(call planner.AggCall, in planner.Schema, retracting bool) accumulator {
+	var argType planner.Type
+	if call.Arg >= 0 {
+		argType = in[call.Arg].Type
+	}
 	var acc accumulator
 	switch call.Fn {
 	case planner.AggCount:
@@ -72,6 +76,25 @@ func newAccumulator(call planner.AggCall, argType planner.Type, retracting bool)
 			acc = &extreme{less: lessFn}
 		}
 		return acc // DISTINCT changes nothing for MIN and MAX
+	case planner.AggVarPop, planner.AggVarSamp, planner.AggStddevPop, planner.AggStddevSamp:
+		acc = newVariance(call.Fn)
+	case planner.AggFirstValue, planner.AggLastValue, planner.AggListAgg:
+		switch {
+		case retracting:
+			acc = &valueList{fn: call.Fn, sep: call.Separator}
+		case call.Fn == planner.AggListAgg:
+			acc = &listAgg{sep: call.Separator}
+		default:
+			acc = &firstLast{last: call.Fn == planner.AggLastValue}
+		}
+	case planner.AggArrayAgg:
+		acc = &valueList{fn: call.Fn, keepNulls: call.KeepNulls}
+	case planner.AggJSONArray:
+		acc = &valueList{fn: call.Fn, keepNulls: call.KeepNulls, json: jsonWriter(argType)}
+	case planner.AggCollect:
+		acc = &multiset{less: less(exec.ArrowType(argType).ID())}
+	case planner.AggJSONObject:
+		return &jsonObject{keepNulls: call.KeepNulls, write: jsonWriter(in[call.More[0]].Type)}
 	}
 	if call.Distinct {
 		acc = &distinct{inner: acc}

@@ -17,7 +17,7 @@ import (
 type aggregate struct {
 	keyCols  []int
 	hashCols []int // the key columns that decide a group's key group
-	argCols  []int // per aggregate; -1 for COUNT(*)
+	calls    []planner.AggCall
 	accs     []accumulator
 	// stateOrder is the order the accumulators' state is stored in (see
 	// planner.AggStateOrder): reordered calls find their state again.
@@ -71,6 +71,8 @@ type aggregate struct {
 
 	kinds      []exec.RowKind
 	signs      []int8
+	filtered   []int32 // groups of the rows a call's FILTER lets through, -1 for the others
+	tupleBuf   []byte
 	hashes     []uint64
 	groupBuf   []int32
 	keyReaders []func(int) value
@@ -104,12 +106,8 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 	}
 	a.stateOrder = planner.AggStateOrder(n)
 	for _, call := range n.Aggs {
-		var argType planner.Type
-		if call.Arg >= 0 {
-			argType = in[call.Arg].Type
-		}
-		a.argCols = append(a.argCols, call.Arg)
-		a.accs = append(a.accs, newAccumulator(call, argType, n.Input.Updating()))
+		a.calls = append(a.calls, call)
+		a.accs = append(a.accs, newAccumulator(call, in, n.Input.Updating()))
 	}
 	for _, f := range a.builder.Fields() {
 		a.appenders = append(a.appenders, appender(f))
@@ -157,14 +155,8 @@ func (a *aggregate) Process(ctx context.Context, _ int, b exec.Batch) error {
 			a.rows[g] += int64(signs[i])
 		}
 	}
-	for i, acc := range a.accs {
-		var col arrow.Array
-		if c := a.argCols[i]; c >= 0 {
-			col = b.Rec.Column(c)
-		}
-		if err := acc.update(groups, signs, col); err != nil {
-			return err
-		}
+	if err := a.updateAccs(b.Rec, groups, signs); err != nil {
+		return err
 	}
 	if a.pending += rows; a.pending >= miniBatchRows {
 		return a.Flush(ctx)
@@ -479,3 +471,80 @@ func (x *bytesIndex) find(key []value, buf *[]byte) (int32, bool) {
 func (x *bytesIndex) insert(_ []value, encoded []byte, g int32) { x.m[string(encoded)] = g }
 
 func (x *bytesIndex) remove(key []value) { delete(x.m, string(encodeKey(nil, key))) }
+
+// updateAccs folds a batch into every call's accumulator: row i belongs to group
+// groups[i] with sign signs[i]. A call with a FILTER sees only the rows whose condition is
+// TRUE; COUNT(DISTINCT a, b, ...) sees each row's arguments as one value.
+func (a *aggregate) updateAccs(rec arrow.Record, groups []int32, signs []int8) error {
+	for i, acc := range a.accs {
+		call := a.calls[i]
+		gs := groups
+		if f := call.FilterCol(); f >= 0 {
+			gs = filterGroups(growTo(a.filtered[:0], len(groups)), groups, rec.Column(f))
+			a.filtered = gs
+		}
+		if p, ok := acc.(pairUpdater); ok {
+			if err := p.updatePairs(gs, signs, rec.Column(call.Arg), rec.Column(call.More[0])); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(call.More) > 0 {
+			if err := a.updateTuples(acc.(rowAdder), call, rec, gs, signs); err != nil {
+				return err
+			}
+			continue
+		}
+		var col arrow.Array
+		if call.Arg >= 0 {
+			col = rec.Column(call.Arg)
+		}
+		if err := acc.update(gs, signs, col); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// filterGroups writes groups into dst, with -1 for every row whose cond is not TRUE.
+func filterGroups(dst, groups []int32, cond arrow.Array) []int32 {
+	c, ok := cond.(*array.Boolean)
+	for i, g := range groups {
+		if !ok || c.IsNull(i) || !c.Value(i) {
+			g = -1
+		}
+		dst[i] = g
+	}
+	return dst
+}
+
+// updateTuples feeds acc each row's arguments encoded as one value, NULL when any is
+// NULL (such a row is not counted, as in Flink).
+func (a *aggregate) updateTuples(acc rowAdder, call planner.AggCall, rec arrow.Record, groups []int32, signs []int8) error {
+	read, err := readers(rec, append([]int{call.Arg}, call.More...), nil)
+	if err != nil {
+		return err
+	}
+	for i, g := range groups {
+		if g < 0 {
+			continue
+		}
+		buf, null := a.tupleBuf[:0], false
+		for _, r := range read {
+			v := r(i)
+			null = null || v.null
+			buf = appendValueBytes(buf, v)
+		}
+		a.tupleBuf = buf
+		sign := int64(1)
+		if signs != nil {
+			sign = int64(signs[i])
+		}
+		if null {
+			acc.add(g, value{null: true}, sign)
+		} else {
+			acc.add(g, value{s: string(buf)}, sign)
+		}
+	}
+	return nil
+}

@@ -69,14 +69,8 @@ func (a *aggregate) processWindowed(ctx context.Context, b exec.Batch) error {
 			a.emitCtl.change(g)
 		}
 	}
-	for i, acc := range a.accs {
-		var col arrow.Array
-		if c := a.argCols[i]; c >= 0 {
-			col = rec.Column(c)
-		}
-		if err := acc.update(groups, nil, col); err != nil {
-			return err
-		}
+	if err := a.updateAccs(rec, groups, nil); err != nil {
+		return err
 	}
 	if a.session {
 		return a.mergeSessions(groups, created)

@@ -189,6 +189,10 @@ func appender(b array.Builder) func(value) {
 				b.Append(v.d)
 			}
 		}
+	case *array.MapBuilder:
+		return mapAppender(b)
+	case *array.ListBuilder:
+		return listAppender(b)
 	}
 	return func(value) { b.AppendNull() }
 }
