@@ -118,12 +118,12 @@ func containsColumnRef(e Expr) bool {
 // meet at, and UNION as that Union grouped by all its columns (updating: a row whose
 // last copy is retracted is deleted). A chain of them is one Union.
 func (p *Planner) setOp(s *parser.SetOp, depth int) (Node, error) {
+	if s.Op != "UNION" {
+		return p.intersectExcept(s, depth)
+	}
 	var inputs []Node
 	var collect func(s *parser.SetOp) error
 	collect = func(set *parser.SetOp) error {
-		if set.Op != "UNION" {
-			return errorf(set, "%s is not supported yet (UNION and UNION ALL are)", set.Op)
-		}
 		for _, q := range []*parser.Query{set.Left, set.Right} {
 			// A UNION ALL operand merges into this Union; a UNION one merges into a UNION.
 			if inner := q.Set; inner != nil && inner.Op == "UNION" && (inner.All || !s.All) &&
@@ -148,6 +148,19 @@ func (p *Planner) setOp(s *parser.SetOp, depth int) (Node, error) {
 	if s.All {
 		op = "UNION ALL"
 	}
+	inputs, err := castInputs(s, op, inputs)
+	if err != nil {
+		return nil, err
+	}
+	var n Node = &Union{Inputs: inputs}
+	if !s.All {
+		n = &Aggregate{Input: n, Keys: allColumns(len(n.Schema())), Names: schemaNames(n.Schema())}
+	}
+	return n, nil
+}
+
+// castInputs casts the inputs of a set operation to the column types they meet at.
+func castInputs(s *parser.SetOp, op string, inputs []Node) ([]Node, error) {
 	first := inputs[0].Schema()
 	types := make([]Type, len(first))
 	for c := range types {
@@ -169,15 +182,59 @@ func (p *Planner) setOp(s *parser.SetOp, depth int) (Node, error) {
 	for i, in := range inputs {
 		inputs[i] = castColumns(in, types)
 	}
-	var n Node = &Union{Inputs: inputs}
-	if !s.All {
-		keys := make([]int, len(first))
-		for i := range keys {
-			keys[i] = i
-		}
-		n = &Aggregate{Input: n, Keys: keys, Names: schemaNames(n.Schema())}
+	return inputs, nil
+}
+
+// intersectExcept plans `l INTERSECT r` and `l EXCEPT r` as their rows tagged with the
+// side they come from, grouped by all columns with a count per side: the distinct rows
+// found on both sides, or on the left only. The grouping is updating: a row leaves the
+// result when a change of either side's counts makes it fail the test (an EXCEPT row, when
+// it turns up on the right), so its state is keyed state in checkpoints like UNION's.
+func (p *Planner) intersectExcept(s *parser.SetOp, depth int) (Node, error) {
+	if s.All {
+		return nil, errorf(s, "%s ALL is not supported yet (%s, UNION and UNION ALL are)", s.Op, s.Op)
 	}
-	return n, nil
+	var inputs []Node
+	for _, q := range []*parser.Query{s.Left, s.Right} {
+		n, _, err := p.query(q, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, n)
+	}
+	inputs, err := castInputs(s, s.Op, inputs)
+	if err != nil {
+		return nil, err
+	}
+	width := len(inputs[0].Schema())
+	names := schemaNames(inputs[0].Schema())
+	count := Type{Kind: BigInt, NotNull: true}
+	for side, in := range inputs {
+		tags := []Expr{&Literal{Value: int64(1 - side), T: count}, &Literal{Value: int64(side), T: count}}
+		inputs[side] = &Project{Input: in, Exprs: append(columnRefs(in.Schema()), tags...), Names: append(append([]string(nil), names...), "$left", "$right")}
+	}
+	agg := &Aggregate{Input: &Union{Inputs: inputs}, Keys: allColumns(width),
+		Aggs:  []AggCall{{Fn: AggSum, Arg: width, T: count}, {Fn: AggSum, Arg: width + 1, T: count}},
+		Names: append(append([]string(nil), names...), "$onLeft", "$onRight")}
+	cmp := func(fn Func, col int) Expr {
+		return &Call{Fn: fn, Args: []Expr{&ColumnRef{Index: col, Name: agg.Names[col], T: count}, &Literal{Value: int64(0), T: count}}, T: TypeBoolean}
+	}
+	right := cmp(FnGt, width+1) // INTERSECT: also on the right
+	if s.Op == "EXCEPT" {
+		right = cmp(FnEq, width+1)
+	}
+	cond := &Call{Fn: FnAnd, Args: []Expr{cmp(FnGt, width), right}, T: TypeBoolean}
+	filtered := &Filter{Input: agg, Cond: cond}
+	return &Project{Input: filtered, Exprs: columnRefs(agg.Schema())[:width], Names: names}, nil
+}
+
+// allColumns is 0, 1, ..., n-1.
+func allColumns(n int) []int {
+	cols := make([]int, n)
+	for i := range cols {
+		cols[i] = i
+	}
+	return cols
 }
 
 // castColumns casts n's columns to types (but for nullability), with a projection if any
