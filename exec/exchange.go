@@ -67,9 +67,10 @@ func (e *exchange) Emit(ctx context.Context, b Batch) error {
 }
 
 // send passes a batch the caller keeps: the channel gets its own reference. Kinds are
-// copied, since the caller may reuse them.
+// copied, since the caller may reuse them; the origin stays behind (see Origin).
 func (e *exchange) send(ctx context.Context, ch chan message, b Batch) error {
 	b.Retain()
+	b.Origin = nil
 	if b.Kinds != nil {
 		b.Kinds = append([]RowKind(nil), b.Kinds...)
 	}
