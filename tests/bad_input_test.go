@@ -39,7 +39,7 @@ INSERT INTO counts SELECT id, COUNT(*) FROM k GROUP BY id;`
 	run := func(sql string) (string, error) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		var out bytes.Buffer
+		var out lockedBuffer // the job writes its notices while the test reads
 		s, err := streamsql.NewSession(streamsql.Config{Out: &out, Err: &out, Format: "csv", Mem: mem, Location: time.UTC, StateDir: dir})
 		if err != nil {
 			t.Fatal(err)
