@@ -57,6 +57,8 @@ type Session struct {
 	cancelJobs context.CancelFunc
 	running    sync.WaitGroup
 	selects    int // SELECTs run so far, for their job names
+	// statement names the statement being executed, for its job's runtime errors.
+	statement string
 
 	control     sync.Once
 	stopControl func() // waits for the control socket to close, once jobCtx ends
@@ -123,6 +125,7 @@ func (s *Session) Exec(ctx context.Context, sql string) error {
 		if ctx.Err() != nil {
 			return nil // stopped (Ctrl-C, SIGTERM): the statements after it do not run
 		}
+		s.statement = statementLabel(sql, stmt)
 		if err := s.execStmt(ctx, stmt); err != nil {
 			return withSource(err, sql)
 		}
@@ -377,6 +380,24 @@ func (s *Session) guarantee(plan planner.Node, isQuery bool, cfg checkpoint.Conf
 }
 
 // withSource adds the statement's line and a caret under the column to a planning error.
+// statementLabel names stmt of sql by its position and its first line, as a runtime
+// error of its job shows it: statement at line 3 (INSERT INTO snk SELECT a / b FROM t).
+func statementLabel(sql string, stmt parser.Stmt) string {
+	pos := stmt.Position()
+	lines := strings.Split(sql, "\n")
+	if pos.Line < 1 || pos.Line > len(lines) {
+		return fmt.Sprintf("statement at line %d", pos.Line)
+	}
+	text := strings.TrimSpace(lines[pos.Line-1])
+	if col := pos.Column - 1; col > 0 && col < len(lines[pos.Line-1]) {
+		text = strings.TrimSpace(lines[pos.Line-1][col:])
+	}
+	if r := []rune(text); len(r) > 72 {
+		text = string(r[:69]) + "..."
+	}
+	return fmt.Sprintf("statement at line %d (%s)", pos.Line, text)
+}
+
 func withSource(err error, sql string) error {
 	var pe *planner.Error
 	if !errors.As(err, &pe) || pe.Pos.Line == 0 {

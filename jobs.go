@@ -59,7 +59,7 @@ func (s *Session) newJob(plan planner.Node, settings job.Settings, result job.Op
 			}
 		})
 	}
-	j, err := job.New(s.jobCtx, s.env(), job.Spec{Name: s.jobName(plan, settings), Plan: plan, Settings: settings, Result: result})
+	j, err := job.New(s.jobCtx, s.env(), job.Spec{Name: s.jobName(plan, settings), Statement: s.statement, Plan: plan, Settings: settings, Result: result})
 	if err != nil {
 		return nil, err
 	}

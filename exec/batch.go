@@ -30,6 +30,8 @@ func (k RowKind) IsRetraction() bool { return k == UpdateBefore || k == Delete }
 type Batch struct {
 	Rec   arrow.Record
 	Kinds []RowKind // nil when every row is an insert
+	// Origin says where each row was read, for error messages; nil when not known.
+	Origin Origin
 }
 
 // Len returns the number of rows.

@@ -8,4 +8,10 @@
 // Ownership rule for Arrow memory: a Batch handed to Process or Emit is valid for that
 // call only; whoever keeps it longer calls Retain and later Release. A batch returned by
 // Reader.Next belongs to the caller, who releases it.
+//
+// A batch may say where its rows were read (Origin), so that an expression failing on
+// a row names it (EvalError); the origin travels with the batch through the operators
+// of the source's task and stays behind at an exchange. A task with many inputs learns
+// which has a message from one ready queue, and combines their watermarks with a valve,
+// so each message costs the same whatever the parallelism.
 package exec

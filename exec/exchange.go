@@ -13,7 +13,7 @@ import (
 // the downstream tasks by the stage's partitioning, and broadcasts barriers and ends.
 type exchange struct {
 	mem       memory.Allocator
-	outs      []chan message // by downstream task; nil where not connected
+	outs      []outlet // by downstream task; zero where not connected
 	partition Partition
 	keys      []int
 	self      int
@@ -24,7 +24,16 @@ type exchange struct {
 
 var _ WatermarkOutput = (*exchange)(nil)
 
-func newExchange(mem memory.Allocator, outs []chan message, p Partition, keys []int, self int) *exchange {
+// outlet is one input channel of a downstream task: a message goes into ch, then the
+// channel's index among the task's inputs into the task's ready queue, which the task
+// reads to learn which input has a message (see task.runInputs).
+type outlet struct {
+	ch    chan message
+	ready chan int
+	index int
+}
+
+func newExchange(mem memory.Allocator, outs []outlet, p Partition, keys []int, self int) *exchange {
 	return &exchange{mem: mem, outs: outs, partition: p, keys: keys, self: self, sel: make([][]int32, len(outs))}
 }
 
@@ -67,22 +76,47 @@ func (e *exchange) Emit(ctx context.Context, b Batch) error {
 }
 
 // send passes a batch the caller keeps: the channel gets its own reference. Kinds are
-// copied, since the caller may reuse them.
-func (e *exchange) send(ctx context.Context, ch chan message, b Batch) error {
+// copied, since the caller may reuse them; the origin stays behind (see Origin).
+func (e *exchange) send(ctx context.Context, ch outlet, b Batch) error {
 	b.Retain()
+	b.Origin = nil
 	if b.Kinds != nil {
 		b.Kinds = append([]RowKind(nil), b.Kinds...)
 	}
 	return e.sendOwned(ctx, ch, b)
 }
 
-func (e *exchange) sendOwned(ctx context.Context, ch chan message, b Batch) error {
-	select {
-	case ch <- message{batch: b}:
-		return nil
-	case <-ctx.Done():
+func (e *exchange) sendOwned(ctx context.Context, ch outlet, b Batch) error {
+	if err := ch.put(ctx, message{batch: b}); err != nil {
 		b.Release()
-		return context.Cause(ctx)
+		return err
+	}
+	return nil
+}
+
+// put sends m, blocking while the channel is full (back-pressure), and tells the task
+// that it has a message. The ready queue has room for every message the task's input
+// channels can hold, so telling never blocks for long.
+func (o outlet) put(ctx context.Context, m message) error {
+	select { // without waiting first: a select on one channel locks only that one
+	case o.ch <- m:
+	default:
+		select {
+		case o.ch <- m:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	select {
+	case o.ready <- o.index:
+		return nil
+	default:
+		select {
+		case o.ready <- o.index:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
 	}
 }
 
@@ -93,14 +127,12 @@ func (e *exchange) EmitWatermark(ctx context.Context, wm int64) error {
 
 // broadcast sends a barrier, a watermark or an end to every downstream task.
 func (e *exchange) broadcast(ctx context.Context, m message) error {
-	for _, ch := range e.outs {
-		if ch == nil {
+	for _, o := range e.outs {
+		if o.ch == nil {
 			continue
 		}
-		select {
-		case ch <- m:
-		case <-ctx.Done():
-			return context.Cause(ctx)
+		if err := o.put(ctx, m); err != nil {
+			return err
 		}
 	}
 	return nil

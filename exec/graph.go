@@ -281,31 +281,48 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 	// input each one feeds.
 	inputs := make([][][]chan message, len(g.Stages))
 	sides := make([][][]int, len(g.Stages))
-	outputs := make([][][]chan message, len(g.Stages)) // outputs[s][t]: channels task t writes, by target task
-	downstream := make([]*Input, len(g.Stages))        // how each stage's output is partitioned
+	ready := make([][]chan int, len(g.Stages))   // ready[s][t]: the ready queue of task t
+	outputs := make([][][]outlet, len(g.Stages)) // outputs[s][t]: the outlets task t writes, by target task
+	downstream := make([]*Input, len(g.Stages))  // how each stage's output is partitioned
 	for s, st := range g.Stages {
 		inputs[s] = make([][]chan message, st.Parallelism)
 		sides[s] = make([][]int, st.Parallelism)
-		outputs[s] = make([][]chan message, st.Parallelism)
+		outputs[s] = make([][]outlet, st.Parallelism)
 	}
 	for s, st := range g.Stages {
 		if st.NewReader != nil {
 			continue
 		}
+		fanIn := 0 // input channels of each task
+		for _, in := range st.Inputs {
+			if in.Stage >= s || in.Stage < 0 {
+				return nil, fmt.Errorf("stage %d: input stage %d must come before it and feed no other stage", s, in.Stage)
+			}
+			if in.Partition == Forward {
+				fanIn++
+			} else {
+				fanIn += g.Stages[in.Stage].Parallelism
+			}
+		}
+		capacity := channelCap(fanIn)
+		ready[s] = make([]chan int, st.Parallelism)
+		for d := range ready[s] {
+			ready[s][d] = make(chan int, fanIn*capacity)
+		}
 		for side := range st.Inputs {
 			in := &st.Inputs[side]
-			if in.Stage >= s || downstream[in.Stage] != nil {
+			if downstream[in.Stage] != nil {
 				return nil, fmt.Errorf("stage %d: input stage %d must come before it and feed no other stage", s, in.Stage)
 			}
 			downstream[in.Stage] = in
 			for u := 0; u < g.Stages[in.Stage].Parallelism; u++ {
-				outputs[in.Stage][u] = make([]chan message, st.Parallelism)
+				outputs[in.Stage][u] = make([]outlet, st.Parallelism)
 				for d := 0; d < st.Parallelism; d++ {
 					if in.Partition == Forward && u != d {
 						continue
 					}
-					ch := make(chan message, channelCapacity)
-					outputs[in.Stage][u][d] = ch
+					ch := make(chan message, capacity)
+					outputs[in.Stage][u][d] = outlet{ch: ch, ready: ready[s][d], index: len(inputs[s][d])}
 					inputs[s][d] = append(inputs[s][d], ch)
 					sides[s][d] = append(sides[s][d], side)
 				}
@@ -324,6 +341,9 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 			id := TaskID{s, i}
 			t := &task{id: id, cp: cp, inputs: inputs[s][i], sides: sides[s][i], done: make(chan struct{}), triggers: make(chan int64, 1), stops: make(chan bool, 1),
 				watermark: MinWatermark, idleTimeout: g.IdleTimeout, lastInput: time.Now()}
+			if ready[s] != nil {
+				t.ready = ready[s][i]
+			}
 			restored := cp.Restored[id]
 			var out WatermarkOutput = discard{}
 			if d := downstream[s]; d != nil {
@@ -364,5 +384,19 @@ func (discard) Emit(context.Context, Batch) error          { return nil }
 func (discard) EmitWatermark(context.Context, int64) error { return nil }
 
 // channelCapacity bounds the batches in flight between two tasks: a slow consumer
-// blocks its producers (back-pressure) and memory stays bounded.
-const channelCapacity = 8
+// blocks its producers (back-pressure) and memory stays bounded. A task with many
+// input channels (a hash exchange from many tasks) has smaller ones, so that what it
+// buffers in all stays about maxBuffered messages, down to minChannelCapacity each.
+const (
+	channelCapacity    = 8
+	maxBuffered        = 64
+	minChannelCapacity = 2
+)
+
+// channelCap is the capacity of each of a task's fanIn input channels.
+func channelCap(fanIn int) int {
+	if fanIn <= 0 {
+		return channelCapacity
+	}
+	return max(minChannelCapacity, min(channelCapacity, maxBuffered/fanIn))
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,13 +25,17 @@ type message struct {
 // operators, and an exchange to the next stage. It owns barrier alignment and
 // acknowledgements; operators only see batches, flushes and snapshot calls.
 type task struct {
-	id       TaskID
-	cp       *Checkpointing
-	reader   Reader
-	ops      []Operator
-	chain    *Chain // ops, then the exchange
-	inputs   []chan message
-	sides    []int // by input channel: the input of the first operator it feeds
+	id     TaskID
+	cp     *Checkpointing
+	reader Reader
+	ops    []Operator
+	chain  *Chain // ops, then the exchange
+	inputs []chan message
+	sides  []int    // by input channel: the input of the first operator it feeds
+	ready  chan int // the index of an input channel for each message sent on it
+	// pending are tokens of the ready queue taken and not yet acted on: those of inputs
+	// that were blocked while aligning a barrier, once the alignment ended.
+	pending  []int
 	exchange *exchange
 	triggers chan int64
 	stops    chan bool // a source task's graceful stop: drain or not
@@ -244,69 +247,82 @@ func (t *task) runInputs(ctx context.Context) error {
 	n := len(t.inputs)
 	blocked := make([]bool, n) // delivered the barrier being aligned (exactly-once)
 	seen := make([]bool, n)    // delivered the barrier being aligned
-	ended := make([]bool, n)
-	watermarks := make([]int64, n) // the latest of each input
-	idle := make([]bool, n)        // said it is idle, and sent nothing since
-	for i := range watermarks {
-		watermarks[i] = MinWatermark
-	}
+	covered, seenN := 0, 0     // inputs that delivered it or ended; that delivered it
+	wms := newValve(n)
 	live := n
 	var aligning int64 // the checkpoint being aligned, or 0
 	var alignStart time.Time
 	tick := time.NewTicker(flushInterval)
 	defer tick.Stop()
-	cases := make([]reflect.SelectCase, 0, n+2)
-	index := make([]int, 0, n)
+	// Each message sent on an input channel puts the channel's index into the ready
+	// queue, so one receive tells which input to read, whatever the number of inputs.
+	// The token of an input blocked by alignment waits in deferred, and its message in
+	// its channel, until the alignment ends.
+	var deferred []int
+	unblock := func() {
+		clear(blocked)
+		t.pending = append(t.pending, deferred...)
+		deferred = deferred[:0]
+	}
 	for live > 0 {
 		if err := t.commit(ctx); err != nil {
 			return err
 		}
-		// Select over the inputs that may be read, the flush tick and cancellation.
-		cases, index = cases[:0], index[:0]
-		for i, ch := range t.inputs {
-			if !blocked[i] && !ended[i] {
-				cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
-				index = append(index, i)
+		var in int
+		if len(t.pending) > 0 {
+			in, t.pending = t.pending[0], t.pending[1:]
+		} else {
+			select {
+			case in = <-t.ready:
+			default:
+				in = -1
 			}
 		}
-		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(tick.C)},
-			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
-		chosen, v, _ := reflect.Select(cases)
-		switch chosen {
-		case len(cases) - 1:
-			return context.Cause(ctx)
-		case len(cases) - 2:
-			if err := t.flush(ctx); err != nil {
-				return err
+		if in < 0 { // nothing waiting: wait for input, the flush tick or the end
+			select {
+			case in = <-t.ready:
+			case <-tick.C:
+				if err := t.flush(ctx); err != nil {
+					return err
+				}
+				continue
+			case <-ctx.Done():
+				return context.Cause(ctx)
 			}
+		}
+		if blocked[in] {
+			deferred = append(deferred, in)
 			continue
 		}
-		in := index[chosen]
-		m := v.Interface().(message)
+		m := <-t.inputs[in] // its token came after it
 		switch {
 		case m.isWatermark:
-			watermarks[in], idle[in], t.idle = max(watermarks[in], m.watermark), false, false
-			if err := t.advance(ctx, combinedWatermark(watermarks, ended, idle)); err != nil {
+			wms.watermark(in, m.watermark)
+			t.idle = false
+			if err := t.advance(ctx, wms.combined()); err != nil {
 				return err
 			}
 			continue
 		case m.idle:
-			idle[in] = true
-			if err := t.advance(ctx, combinedWatermark(watermarks, ended, idle)); err != nil {
+			wms.markIdle(in)
+			if err := t.advance(ctx, wms.combined()); err != nil {
 				return err
 			}
-			if err := t.passIdle(ctx, ended, idle); err != nil {
+			if err := t.passIdle(ctx, wms); err != nil {
 				return err
 			}
 			continue
 		case m.end:
-			ended[in] = true
+			if !seen[in] && !wms.ended[in] {
+				covered++
+			}
+			wms.end(in)
 			live--
 			if m.stopped {
 				t.stopped = true
 			}
 			if !t.stopped {
-				if err := t.advance(ctx, combinedWatermark(watermarks, ended, idle)); err != nil {
+				if err := t.advance(ctx, wms.combined()); err != nil {
 					return err
 				}
 			}
@@ -318,12 +334,20 @@ func (t *task) runInputs(ctx context.Context) error {
 				// A newer checkpoint overtakes one still aligning: that one is abandoned.
 				aligning, alignStart = m.barrier, time.Now()
 				clear(seen)
-				clear(blocked)
+				covered, seenN = n-wms.open, 0
+				unblock()
 			}
-			seen[in] = true
+			if !seen[in] {
+				seen[in] = true
+				seenN++
+				if !wms.ended[in] {
+					covered++
+				}
+			}
 			blocked[in] = t.cp.Aligned
 		default:
-			idle[in], t.idle = false, false
+			wms.activate(in)
+			t.idle = false
 			err := t.head(ctx, t.sides[in], m.batch)
 			m.batch.Release()
 			if err != nil {
@@ -340,14 +364,15 @@ func (t *task) runInputs(ctx context.Context) error {
 			continue
 		}
 		// A barrier or an end may complete the alignment: every live input delivered it.
-		if aligning > 0 && allSeen(seen, ended) {
+		if aligning > 0 && covered == n && seenN > 0 {
 			stats := TaskStats{AlignmentNanos: int64(time.Since(alignStart))}
 			if err := t.checkpoint(ctx, aligning, stats.AlignmentNanos); err != nil {
 				return err
 			}
 			aligning = 0
 			clear(seen)
-			clear(blocked)
+			covered, seenN = n-wms.open, 0
+			unblock()
 		}
 	}
 	return t.finish(ctx)
@@ -356,48 +381,12 @@ func (t *task) runInputs(ctx context.Context) error {
 // passIdle tells the tasks this one feeds that it is idle once all its open inputs
 // are, so that idleness reaches past exchanges. Its next batch or watermark, which
 // comes after one of its inputs is active again, makes it active.
-func (t *task) passIdle(ctx context.Context, ended, idle []bool) error {
-	if t.idle || t.exchange == nil {
+func (t *task) passIdle(ctx context.Context, wms *valve) error {
+	if t.idle || t.exchange == nil || !wms.allIdle() {
 		return nil
-	}
-	for i := range idle {
-		if !ended[i] && !idle[i] {
-			return nil
-		}
 	}
 	t.idle = true
 	return t.exchange.broadcast(ctx, message{idle: true})
-}
-
-// combinedWatermark is the least watermark of the inputs still open: event time has
-// reached it on all of them. An ended input holds nothing back, nor does an idle one
-// while another is active; when all open inputs are idle, event time stands still.
-func combinedWatermark(watermarks []int64, ended, idle []bool) int64 {
-	wm, open, active := int64(MaxWatermark), false, false
-	for i, w := range watermarks {
-		if !ended[i] {
-			open = true
-			if !idle[i] {
-				active = true
-				wm = min(wm, w)
-			}
-		}
-	}
-	if open && !active {
-		return MinWatermark
-	}
-	return wm
-}
-
-func allSeen(seen, ended []bool) bool {
-	any := false
-	for i := range seen {
-		if !seen[i] && !ended[i] {
-			return false
-		}
-		any = any || seen[i]
-	}
-	return any
 }
 
 // checkpoint snapshots the task for checkpoint id: operators emit what they hold back,
@@ -500,12 +489,7 @@ func (t *task) snapshot(ctx context.Context, id int64) ([][]byte, map[int]func()
 // inputIdle reports whether no input has a message waiting: operators that hold back
 // output emit it then, so a trickle of input is not delayed and a flood is folded.
 func (t *task) inputIdle() bool {
-	for _, ch := range t.inputs {
-		if len(ch) > 0 {
-			return false
-		}
-	}
-	return true
+	return len(t.ready) == 0 && len(t.pending) == 0
 }
 
 // maybeFlush flushes when the flush interval passed under continuous input.

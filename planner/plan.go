@@ -301,10 +301,43 @@ func Walk(n Node, fn func(Node)) {
 	}
 }
 
+// ExprSQL prints e as SQL over its input schema in, without the parentheses around the
+// whole, as errors name an expression: a / b.
+func ExprSQL(e Expr, in Schema) string {
+	s := exprSQL(e, in)
+	if len(s) > 1 && s[0] == '(' && s[len(s)-1] == ')' && matching(s) {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// matching reports whether the parenthesis that opens s closes at its end.
+func matching(s string) bool {
+	depth, quoted := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\'':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return i == len(s)-1
+			}
+		}
+	}
+	return false
+}
+
 // exprSQL prints e with column names instead of positions: the names of schema in,
 // which a join may have made unique (id0), not those the query wrote.
 func exprSQL(e Expr, in Schema) string {
 	s := mapColumns(e, func(c *ColumnRef) Expr {
+		if c.Index >= len(in) {
+			return c
+		}
 		return &ColumnRef{Index: c.Index, Name: in[c.Index].Name, T: c.T}
 	}).String()
 	// ColumnRef prints as $i:name; EXPLAIN shows the name only.

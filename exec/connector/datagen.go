@@ -188,7 +188,7 @@ func (d *DatagenReader) Next(ctx context.Context) (exec.Batch, error) {
 		g.append(d.rb.Field(i), span)
 	}
 	d.pos += int64(got)
-	return exec.Batch{Rec: d.rb.NewRecord()}, nil
+	return exec.Batch{Rec: d.rb.NewRecord(), Origin: exec.SeqOrigin{Table: d.table, First: span.first + 1, Step: span.step}}, nil
 }
 
 // nextOfLanes generates the next batch of a reader restored at another parallelism:
@@ -209,7 +209,7 @@ func (d *DatagenReader) nextOfLanes(ctx context.Context) (exec.Batch, error) {
 	}
 	l.Next += uint64(got) * l.Step
 	d.pos += int64(got)
-	return exec.Batch{Rec: d.rb.NewRecord()}, nil
+	return exec.Batch{Rec: d.rb.NewRecord(), Origin: exec.SeqOrigin{Table: d.table, First: span.first + 1, Step: span.step}}, nil
 }
 
 // Close frees the builders.

@@ -56,6 +56,12 @@ type FileReader struct {
 	end    int  //
 	eof    bool // the current file has no more bytes
 	closed bool
+
+	// Where the rows decoded since the last batch were read (exec.Origin).
+	where string // the file of the first
+	last  string // the file of the latest
+	lines []int64
+	files []exec.FileRun
 }
 
 // FilePosition is where a FileReader is: the file it reads, the byte offset of the
@@ -218,7 +224,9 @@ func (r *FileReader) Next(ctx context.Context) (exec.Batch, error) {
 			return exec.Batch{}, err
 		}
 	}
-	return exec.Batch{Rec: r.dec.Flush()}, nil
+	origin := &exec.LineOrigin{Table: r.table, Where: r.where, Lines: r.lines, Files: r.files}
+	r.lines, r.files = nil, nil // the batch keeps them
+	return exec.Batch{Rec: r.dec.Flush(), Origin: origin}, nil
 }
 
 // poll lists the directory again once the monitor interval has passed since the last
@@ -302,8 +310,12 @@ func (r *FileReader) record(rec []byte, consumed int) error {
 	if r.pos.Offset == 0 { // a file may start with a byte-order mark, which is no data
 		rec = bytes.TrimPrefix(rec, utf8BOM)
 	}
+	before := r.dec.Rows()
 	if err := r.dec.Decode(rec, r.pos.Line+1); err != nil {
 		return fmt.Errorf("table %s: %s: %w", r.table, r.pos.Path, err)
+	}
+	if after := r.dec.Rows(); after > before { // not skipped
+		r.origin(before, after)
 	}
 	r.pos.Line += 1 + int64(bytes.Count(rec, newline))
 	r.pos.Offset += int64(consumed)
@@ -312,6 +324,26 @@ func (r *FileReader) record(rec []byte, consumed int) error {
 }
 
 var newline = []byte{'\n'}
+
+// origin records that rows [from, to) of the batch come from the record at the
+// reader's position.
+func (r *FileReader) origin(from, to int) {
+	where := "file " + r.pos.Path
+	switch {
+	case from == 0:
+		r.where, r.last = where, where
+		if r.lines == nil {
+			r.lines = make([]int64, 0, r.batch)
+		}
+		r.lines, r.files = r.lines[:0], nil
+	case where != r.last:
+		r.files = append(r.files, exec.FileRun{Row: from, Where: where})
+		r.last = where
+	}
+	for range to - from {
+		r.lines = append(r.lines, r.pos.Line+1)
+	}
+}
 
 // fill reads more of the current file into buf, keeping the undecoded bytes.
 func (r *FileReader) fill() error {

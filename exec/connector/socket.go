@@ -57,6 +57,7 @@ type SocketReader struct {
 	eof       bool   // the connection ended
 	closeOnce sync.Once
 	closed    bool
+	lines     []int64 // the record number of each row decoded since the last batch
 }
 
 type socketChunkMsg struct {
@@ -248,7 +249,7 @@ func (r *SocketReader) Next(ctx context.Context) (exec.Batch, error) {
 		case msg = <-r.chunks:
 		default:
 			if r.dec.Rows() > 0 {
-				return exec.Batch{Rec: r.dec.Flush()}, nil
+				return r.flush(), nil
 			}
 			if timer == nil {
 				timer = time.NewTimer(pollInterval)
@@ -265,7 +266,7 @@ func (r *SocketReader) Next(ctx context.Context) (exec.Batch, error) {
 			return exec.Batch{}, err
 		}
 	}
-	return exec.Batch{Rec: r.dec.Flush()}, nil
+	return r.flush(), nil
 }
 
 func (r *SocketReader) receive(msg socketChunkMsg) error {
@@ -309,10 +310,24 @@ func (r *SocketReader) decode() error {
 
 func (r *SocketReader) record(rec []byte) error {
 	r.line++
+	before := r.dec.Rows()
 	if err := r.dec.Decode(rec, r.line); err != nil {
 		return fmt.Errorf("table %s: socket %s: %w", r.table, r.addr, err)
 	}
+	if before == 0 {
+		r.lines = make([]int64, 0, r.batch)
+	}
+	for range r.dec.Rows() - before {
+		r.lines = append(r.lines, r.line)
+	}
 	return nil
+}
+
+// flush returns the rows decoded so far as a batch.
+func (r *SocketReader) flush() exec.Batch {
+	origin := &exec.LineOrigin{Table: r.table, Where: "socket " + r.addr, Lines: r.lines}
+	r.lines = nil // the batch keeps them
+	return exec.Batch{Rec: r.dec.Flush(), Origin: origin}
 }
 
 // Snapshot returns the position in the write-ahead log of the first record not yet

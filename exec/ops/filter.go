@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 
+	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/expr"
@@ -13,26 +14,31 @@ import (
 type filter struct {
 	mem  memory.Allocator
 	pred expr.Predicate
+	text string // the condition as SQL, for errors
 	out  exec.Output
 	sel  []int32
 }
 
 var _ exec.Operator = (*filter)(nil)
 
-// NewFilter returns an operator that emits the rows of each batch where cond is TRUE.
-func NewFilter(mem memory.Allocator, env *expr.Env, cond planner.Expr, out exec.Output) (exec.Operator, error) {
-	pred, err := expr.CompilePredicate(cond, mem, env)
+// NewFilter returns the operator of a Filter plan node: it emits the rows of each batch
+// where the condition is TRUE.
+func NewFilter(mem memory.Allocator, env *expr.Env, n *planner.Filter, out exec.Output) (exec.Operator, error) {
+	pred, err := expr.CompilePredicate(n.Cond, mem, env)
 	if err != nil {
 		return nil, err
 	}
-	return &filter{mem: mem, pred: pred, out: out}, nil
+	return &filter{mem: mem, pred: pred, text: planner.ExprSQL(n.Cond, n.Input.Schema()), out: out}, nil
 }
 
 func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {
 	var err error
 	f.sel, err = f.pred.Select(b.Rec, f.sel[:0])
 	if err != nil {
-		return err
+		return evalError(f.mem, "Filter", f.text, b, err, func(rec arrow.Record) error {
+			_, err := f.pred.Select(rec, nil)
+			return err
+		})
 	}
 	switch len(f.sel) {
 	case 0:
@@ -40,7 +46,7 @@ func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {
 	case b.Len():
 		return f.out.Emit(ctx, b)
 	}
-	kept := exec.Batch{Rec: exec.TakeRecord(f.mem, b.Rec, f.sel)}
+	kept := exec.Batch{Rec: exec.TakeRecord(f.mem, b.Rec, f.sel), Origin: exec.Selected(b.Origin, f.sel)}
 	defer kept.Release()
 	if b.Kinds != nil {
 		kept.Kinds = make([]exec.RowKind, len(f.sel))

@@ -26,15 +26,16 @@ import (
 // row of the other side can match it any more, and an outer row that never matched is
 // emitted padded then.
 type join struct {
-	n        *planner.Join
-	mode     joinMode
-	sides    [2]*joinSide
-	residual expr.Predicate // nil: every pair of equal keys matches
-	pairs    *array.RecordBuilder
-	pairAdd  []func(value)
-	out      exec.Output
-	changes  *changes
-	mem      memory.Allocator
+	n           *planner.Join
+	mode        joinMode
+	sides       [2]*joinSide
+	residual    expr.Predicate // nil: every pair of equal keys matches
+	residualSQL string         // the residual condition as SQL, for errors
+	pairs       *array.RecordBuilder
+	pairAdd     []func(value)
+	out         exec.Output
+	changes     *changes
+	mem         memory.Allocator
 
 	watermark int64
 	late      int64 // window join rows whose window had closed
@@ -129,6 +130,7 @@ func NewJoin(mem memory.Allocator, env *expr.Env, n *planner.Join, out exec.Outp
 			return nil, err
 		}
 		j.residual = pred
+		j.residualSQL = planner.ExprSQL(n.Residual, append(append(planner.Schema(nil), left...), right...))
 		j.pairs = array.NewRecordBuilder(mem, exec.ArrowSchema(append(append(planner.Schema(nil), left...), right...)))
 		for _, f := range j.pairs.Fields() {
 			j.pairAdd = append(j.pairAdd, appender(f))
@@ -279,7 +281,10 @@ func (j *join) filterResidual(in int, rows [][]value) error {
 	defer rec.Release()
 	sel, err := j.residual.Select(rec, nil)
 	if err != nil {
-		return err
+		return evalError(j.mem, "Join", j.residualSQL, exec.Batch{Rec: rec}, err, func(rec arrow.Record) error {
+			_, err := j.residual.Select(rec, nil)
+			return err
+		})
 	}
 	pair := int32(0)
 	for i, cands := range j.cands {

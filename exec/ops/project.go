@@ -13,24 +13,28 @@ import (
 
 // project computes one output column per expression.
 type project struct {
+	mem    memory.Allocator
 	schema *arrow.Schema
 	exprs  []expr.Evaluator
+	texts  []string // the expressions as SQL, for errors
 	out    exec.Output
 	cols   []arrow.Array
 }
 
 var _ exec.Operator = (*project)(nil)
 
-// NewProject returns an operator that evaluates exprs over each batch; the row kinds
-// pass through.
-func NewProject(mem memory.Allocator, env *expr.Env, exprs []planner.Expr, schema planner.Schema, out exec.Output) (exec.Operator, error) {
-	p := &project{schema: exec.ArrowSchema(schema), out: out, cols: make([]arrow.Array, len(exprs))}
-	for _, e := range exprs {
+// NewProject returns the operator of a Project plan node: it evaluates the node's
+// expressions over each batch; the row kinds and origins pass through.
+func NewProject(mem memory.Allocator, env *expr.Env, n *planner.Project, out exec.Output) (exec.Operator, error) {
+	p := &project{mem: mem, schema: exec.ArrowSchema(n.Schema()), out: out, cols: make([]arrow.Array, len(n.Exprs))}
+	in := n.Input.Schema()
+	for _, e := range n.Exprs {
 		ev, err := expr.Compile(e, mem, env)
 		if err != nil {
 			return nil, err
 		}
 		p.exprs = append(p.exprs, ev)
+		p.texts = append(p.texts, planner.ExprSQL(e, in))
 	}
 	return p, nil
 }
@@ -47,11 +51,17 @@ func (p *project) Process(ctx context.Context, _ int, b exec.Batch) error {
 	for i, e := range p.exprs {
 		col, err := e.Eval(b.Rec)
 		if err != nil {
-			return err
+			return evalError(p.mem, "Project", p.texts[i], b, err, func(rec arrow.Record) error {
+				col, err := e.Eval(rec)
+				if col != nil {
+					col.Release()
+				}
+				return err
+			})
 		}
 		p.cols[i] = col
 	}
 	rec := array.NewRecord(p.schema, p.cols, b.Rec.NumRows())
 	defer rec.Release()
-	return p.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: b.Kinds})
+	return p.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: b.Kinds, Origin: b.Origin})
 }

@@ -42,8 +42,13 @@ func (v *values) Next(context.Context) (exec.Batch, error) {
 		return exec.Batch{}, err
 	}
 	v.done = true
-	return exec.Batch{Rec: rec}, nil
+	return exec.Batch{Rec: rec, Origin: valuesOrigin{}}, nil
 }
+
+// valuesOrigin names a row of VALUES by its place.
+type valuesOrigin struct{}
+
+func (valuesOrigin) Row(i int) string { return fmt.Sprintf("VALUES row %d", i+1) }
 
 // evaluate computes each tuple's expressions over one empty row and concatenates them
 // into columns.
@@ -66,7 +71,7 @@ func (v *values) evaluate() (arrow.Record, error) {
 				p.Release()
 			}
 		}
-		for _, t := range v.n.Tuples {
+		for k, t := range v.n.Tuples {
 			ev, err := expr.Compile(t[c], v.mem, v.env)
 			if err != nil {
 				release()
@@ -75,7 +80,7 @@ func (v *values) evaluate() (arrow.Record, error) {
 			a, err := ev.Eval(one)
 			if err != nil {
 				release()
-				return nil, err
+				return nil, &exec.EvalError{Op: "Values", Expr: planner.ExprSQL(t[c], nil), Row: valuesOrigin{}.Row(k), Err: err}
 			}
 			parts = append(parts, a)
 		}

@@ -17,7 +17,9 @@ import (
 // of the table's WATERMARK expression so far. Its snapshot is that watermark, so a
 // restored job does not take back what event time reached.
 type watermarkAssigner struct {
+	mem       memory.Allocator
 	expr      expr.Evaluator
+	text      string // the WATERMARK expression as written, for errors
 	out       exec.WatermarkOutput
 	watermark int64
 }
@@ -34,7 +36,7 @@ func NewWatermarkAssigner(mem memory.Allocator, env *expr.Env, n *planner.Waterm
 	if err != nil {
 		return nil, err
 	}
-	return &watermarkAssigner{expr: ev, out: out.(exec.WatermarkOutput), watermark: exec.MinWatermark}, nil
+	return &watermarkAssigner{mem: mem, expr: ev, text: n.SQL, out: out.(exec.WatermarkOutput), watermark: exec.MinWatermark}, nil
 }
 
 func (w *watermarkAssigner) Process(ctx context.Context, _ int, b exec.Batch) error {
@@ -43,7 +45,13 @@ func (w *watermarkAssigner) Process(ctx context.Context, _ int, b exec.Batch) er
 	}
 	col, err := w.expr.Eval(b.Rec)
 	if err != nil {
-		return err
+		return evalError(w.mem, "WatermarkAssigner", w.text, b, err, func(rec arrow.Record) error {
+			col, err := w.expr.Eval(rec)
+			if col != nil {
+				col.Release()
+			}
+			return err
+		})
 	}
 	defer col.Release()
 	wm := w.watermark

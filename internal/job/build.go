@@ -200,11 +200,11 @@ func (b *builder) node(n planner.Node) (int, error) {
 		}}, b.slot("values", "", []string{n.Describe()})), nil
 	case *planner.Filter:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
-			return ops.NewFilter(mem, env, n.Cond, out)
+			return ops.NewFilter(mem, env, n, out)
 		})
 	case *planner.Project:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
-			return ops.NewProject(mem, env, n.Exprs, n.Schema(), out)
+			return ops.NewProject(mem, env, n, out)
 		})
 	case *planner.Unnest:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {

@@ -36,9 +36,12 @@ func (e *Env) tablesDir() string { return filepath.Join(e.StateDir, "tables") }
 
 // Spec is a job to build: a planned statement and its frozen settings.
 type Spec struct {
-	Name     string // the job's name; see DeriveName
-	Plan     planner.Node
-	Settings Settings
+	Name string // the job's name; see DeriveName
+	// Statement names the statement of the job, by its position and first line; a
+	// runtime error of an expression names it.
+	Statement string
+	Plan      planner.Node
+	Settings  Settings
 	// Result makes the operator that receives a query's rows (nil for an INSERT).
 	Result OpFactory
 }
@@ -70,6 +73,7 @@ type Status struct {
 // Job is a statement built into an operator graph, run by Run.
 type Job struct {
 	name        string
+	statement   string // Spec.Statement
 	env         Env
 	plan        planner.Node
 	settings    Settings
@@ -117,7 +121,7 @@ func New(ctx context.Context, env Env, spec Spec) (*Job, error) {
 	if err := checkName(spec.Name); err != nil {
 		return nil, fmt.Errorf("job %q: %w", spec.Name, err)
 	}
-	j := &Job{name: spec.Name, env: env, plan: spec.Plan, settings: spec.Settings, result: spec.Result,
+	j := &Job{name: spec.Name, statement: spec.Statement, env: env, plan: spec.Plan, settings: spec.Settings, result: spec.Result,
 		dir: filepath.Join(env.StateDir, spec.Name), stops: make(chan bool, 1), done: make(chan struct{})}
 	j.describe = describe(spec.Plan, spec.Settings)
 	j.fingerprint = fingerprint(j.describe)

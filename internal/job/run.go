@@ -22,6 +22,10 @@ const stopTimeout = time.Minute
 func (j *Job) Run(ctx context.Context) error {
 	defer close(j.done)
 	err := j.run(ctx)
+	var ee *exec.EvalError
+	if j.statement != "" && errors.As(err, &ee) {
+		err = fmt.Errorf("%s: %w", j.statement, err)
+	}
 	switch {
 	case errors.Is(err, exec.ErrStopped):
 		j.setState(Canceled, nil)

@@ -94,7 +94,13 @@ func Check(key, value string) error {
 		if n, perr := strconv.Atoi(strings.TrimSpace(value)); perr != nil || n < 1 {
 			err = fmt.Errorf("must be a positive integer")
 		} else if key == "parallelism.default" && n > exec.MaxParallelism {
-			err = fmt.Errorf("must be at most %d, the number of key groups keyed state is spread over (pipeline.max-parallelism)", exec.MaxParallelism)
+			return fmt.Errorf("'parallelism.default' = '%s' is above 'pipeline.max-parallelism' (%d), the number of key groups keyed state is spread over", value, exec.MaxParallelism)
+		}
+	case "pipeline.max-parallelism":
+		// Keyed state, checkpoints and savepoints are laid out in exec.MaxParallelism key
+		// groups; another number would need every savepoint redistributed.
+		if n, perr := strconv.Atoi(strings.TrimSpace(value)); perr != nil || n != exec.MaxParallelism {
+			err = fmt.Errorf("streamsql keeps keyed state in %d key groups, fixed: only '%d' is accepted", exec.MaxParallelism, exec.MaxParallelism)
 		}
 	case "pipeline.name":
 		err = checkName(value)
@@ -117,7 +123,7 @@ func Check(key, value string) error {
 
 // EngineKeys are the SET keys the engine reads.
 var EngineKeys = append([]string{
-	"pipeline.name", "parallelism.default", "table.local-time-zone",
+	"pipeline.name", "parallelism.default", "pipeline.max-parallelism", "table.local-time-zone",
 	"execution.savepoint.path", "execution.savepoint.ignore-unclaimed-state", "state.savepoints.dir",
 	"table.exec.source.idle-timeout", "table.exec.state.ttl", "table.exec.emit.allow-lateness",
 	"table.exec.emit.early-fire.enabled", "table.exec.emit.early-fire.delay", "state.cache.max-keys",
@@ -133,7 +139,7 @@ var EngineKeys = append([]string{
 // planner and state backend are its own.
 var IgnoredKeys = []string{
 	"execution.runtime-mode", "execution.checkpointing.unaligned",
-	"execution.buffer-timeout", "pipeline.max-parallelism", "pipeline.operator-chaining",
+	"execution.buffer-timeout", "pipeline.operator-chaining",
 	"sql-client.execution.result-mode", "sql-client.execution.max-table-result.rows", "sql-client.verbose",
 	"sql-client.display.max-column-width", "table.dml-sync", "table.exec.mini-batch.enabled",
 	"table.exec.mini-batch.allow-latency", "table.exec.mini-batch.size", "table.exec.resource.default-parallelism",

@@ -40,6 +40,35 @@ func TestParseSettingsChecksValues(t *testing.T) {
 	}
 }
 
+// TestParallelismBound: a parallelism above the number of key groups is one clear line
+// naming both keys (it once panicked in reflect.Select at 65535), and a number of key
+// groups other than the fixed 128 is refused, since state and savepoints are laid out
+// in 128.
+func TestParallelismBound(t *testing.T) {
+	for _, c := range []struct {
+		options map[string]string
+		want    string
+	}{
+		{map[string]string{"parallelism.default": "65535"},
+			"'parallelism.default' = '65535' is above 'pipeline.max-parallelism' (128), the number of key groups keyed state is spread over"},
+		{map[string]string{"parallelism.default": "129", "pipeline.max-parallelism": "128"},
+			"'parallelism.default' = '129' is above 'pipeline.max-parallelism' (128), the number of key groups keyed state is spread over"},
+		{map[string]string{"pipeline.max-parallelism": "256"},
+			"'pipeline.max-parallelism' = '256': streamsql keeps keyed state in 128 key groups, fixed: only '128' is accepted"},
+		{map[string]string{"pipeline.max-parallelism": "64"},
+			"'pipeline.max-parallelism' = '64': streamsql keeps keyed state in 128 key groups, fixed: only '128' is accepted"},
+	} {
+		_, err := ParseSettings(c.options)
+		if err == nil || err.Error() != c.want || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v:\n got %v\nwant %s", c.options, err, c.want)
+		}
+	}
+	s, err := ParseSettings(map[string]string{"parallelism.default": "128", "pipeline.max-parallelism": "128"})
+	if err != nil || s.Parallelism != 128 {
+		t.Errorf("128 of 128: %+v, %v", s, err)
+	}
+}
+
 func TestCheckName(t *testing.T) {
 	for _, name := range []string{"", ".", "..", "a/b", `a\b`, "a\x00"} {
 		if checkName(name) == nil {

@@ -45,6 +45,24 @@ type Reader struct {
 	snaps    []offsetsAt
 	started  bool
 	closed   bool
+	origin   []recordAt // of each row decoded since the last batch
+}
+
+// recordAt is the record a row was decoded from.
+type recordAt struct {
+	topicPartition
+	offset int64
+}
+
+// origin names each row of a batch by its record's topic, partition and offset.
+type origin struct {
+	table string
+	rows  []recordAt
+}
+
+func (o origin) Row(i int) string {
+	r := o.rows[i]
+	return fmt.Sprintf("table %s, topic %s, partition %d, offset %d", o.table, r.Topic, r.Partition, r.offset)
 }
 
 // partition is a partition the reader owns and where it is.
@@ -324,7 +342,9 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		}
 		return exec.Batch{}, nil
 	}
-	return exec.Batch{Rec: r.dec.Flush()}, nil
+	o := origin{table: r.table, rows: r.origin}
+	r.origin = nil // the batch keeps it
+	return exec.Batch{Rec: r.dec.Flush(), Origin: o}, nil
 }
 
 // start creates the consumer of the partitions not at their end.
@@ -384,8 +404,15 @@ func (r *Reader) record(rec *kgo.Record) error {
 	}
 	if !rec.Attrs.IsControl() && rec.Value != nil {
 		line := bytes.TrimSuffix(bytes.TrimSuffix(rec.Value, newline), carriageReturn)
+		before := r.dec.Rows()
 		if err := r.dec.Decode(line, rec.Offset+1); err != nil {
 			return r.decodeErr(p, rec, err)
+		}
+		if before == 0 {
+			r.origin = make([]recordAt, 0, r.batch)
+		}
+		for range r.dec.Rows() - before {
+			r.origin = append(r.origin, recordAt{p.topicPartition, rec.Offset})
 		}
 	}
 	p.offset = rec.Offset + 1

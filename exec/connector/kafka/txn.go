@@ -32,7 +32,9 @@ import (
 //   - Process appends rows to the open spool file of the sink task (run R):
 //     kafka-<sink id>.<R>.open in the job's sink state directory.
 //   - Snapshot(n) syncs the file and renames it kafka-<sink id>.<R>.<n>.spool (an
-//     "epoch"); the state names R, n and the epochs not yet committed.
+//     "epoch"); the state names R, n and the epochs not yet committed, with the size
+//     of each file, so that a file cut short at a record's end is not taken for a
+//     whole one (each record carries a checksum against other damage).
 //   - CheckpointComplete(n) produces every pending epoch <= n in one Kafka transaction
 //     of the task's transactional id, prefix-<task>, which also commits, as group
 //     prefix-<task>, offset n with metadata R on partition 0 of the topic (the
@@ -58,8 +60,10 @@ type spool struct {
 
 	open    *os.File
 	w       *bufio.Writer
-	pending []int64 // sealed epochs not committed, ascending
-	last    int64   // the last checkpoint sealed
+	pending []int64         // sealed epochs not committed, ascending
+	sizes   map[int64]int64 // the size of each pending epoch's file; absent in older states
+	written int64           // bytes written to the open file
+	last    int64           // the last checkpoint sealed
 
 	restored bool // Restore ran; begin recovers
 	begun    bool
@@ -168,7 +172,7 @@ func (sp *spool) write(key, value []byte) error {
 		if err != nil {
 			return tableErr(sp.s.table, err)
 		}
-		sp.open, sp.w = f, bufio.NewWriterSize(f, 1<<20)
+		sp.open, sp.w, sp.written = f, bufio.NewWriterSize(f, 1<<20), 0
 	}
 	b := sp.scratch[:0]
 	if key == nil {
@@ -189,6 +193,7 @@ func (sp *spool) write(key, value []byte) error {
 	if _, err := sp.w.Write(sum); err != nil {
 		return tableErr(sp.s.table, err)
 	}
+	sp.written += int64(len(b) + len(value) + len(sum))
 	return nil
 }
 
@@ -224,6 +229,9 @@ type sinkState struct {
 	Run        string  `json:"run"`
 	Checkpoint int64   `json:"checkpoint"`
 	Pending    []int64 `json:"pending"`
+	// Sizes are the sizes of the pending epochs' files, by epoch (absent in states of
+	// older versions, whose files are read without that check).
+	Sizes map[int64]int64 `json:"sizes,omitempty"`
 }
 
 // seal makes the rows since the last barrier epoch id: synced under their final name
@@ -254,9 +262,13 @@ func (sp *spool) seal(ctx context.Context, id int64) ([]byte, error) {
 			return nil, tableErr(sp.s.table, err)
 		}
 		sp.pending = append(sp.pending, id)
+		if sp.sizes == nil {
+			sp.sizes = map[int64]int64{}
+		}
+		sp.sizes[id] = sp.written
 	}
 	sp.last = id
-	return json.Marshal(sinkState{stateHeader: sp.header, Run: sp.run, Checkpoint: id, Pending: sp.pending})
+	return json.Marshal(sinkState{stateHeader: sp.header, Run: sp.run, Checkpoint: id, Pending: sp.pending, Sizes: sp.sizes})
 }
 
 // restore takes up a snapshot: its run, checkpoint and pending epochs; files it does
@@ -277,7 +289,12 @@ func (sp *spool) restore(state []byte) error {
 			return sp.header.err("sink", "corrupt state: pending checkpoints %v of checkpoint %d", st.Pending, st.Checkpoint)
 		}
 	}
-	sp.run, sp.last, sp.pending, sp.restored = st.Run, st.Checkpoint, st.Pending, true
+	for e, n := range st.Sizes {
+		if n <= 0 || !slices.Contains(st.Pending, e) {
+			return sp.header.err("sink", "corrupt state: size %d of checkpoint %d, pending %v", n, e, st.Pending)
+		}
+	}
+	sp.run, sp.last, sp.pending, sp.sizes, sp.restored = st.Run, st.Checkpoint, st.Pending, st.Sizes, true
 	keep := map[string]bool{}
 	for _, e := range sp.pending {
 		keep[sp.epochPath(e)] = true
@@ -354,6 +371,7 @@ func (sp *spool) commitEpochs(ctx context.Context, todo []int64, drop int) error
 		if err := os.Remove(sp.epochPath(e)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return tableErr(sp.s.table, err)
 		}
+		delete(sp.sizes, e)
 	}
 	sp.pending = append(sp.pending[:0], sp.pending[drop:]...)
 	return nil
@@ -390,64 +408,118 @@ func (sp *spool) transact(ctx context.Context, epochs []int64) (err error) {
 	return cl.EndTransaction(ctx, kgo.TryCommit)
 }
 
-// produceEpoch produces the records of an epoch's spool file. The client keeps each
-// record until it is acknowledged, so records and their bytes are cut from slabs that
-// are never reused.
+// produceEpoch produces the records of an epoch's spool file.
 func (sp *spool) produceEpoch(ctx context.Context, epoch int64) error {
 	f, err := os.Open(sp.epochPath(epoch))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	var recs []kgo.Record
-	var slab []byte
-	read := func(n uint64) ([]byte, error) {
-		if n > 1<<30 {
-			return nil, errors.New("record too long")
-		}
-		if uint64(cap(slab)-len(slab)) < n {
-			slab = make([]byte, 0, max(n, 1<<20))
-		}
-		b := slab[len(slab) : len(slab)+int(n) : len(slab)+int(n)]
-		slab = slab[:len(slab)+int(n)]
-		_, err := io.ReadFull(r, b)
-		return b, err
+	size, known := sp.sizes[epoch]
+	if !known {
+		size = -1
 	}
-	for {
-		klen, err := binary.ReadUvarint(r)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return corruptSpool(f, err)
-		}
+	var recs []kgo.Record // the client keeps each record until it is acknowledged
+	err = readSpool(f, size, func(key, value []byte) error {
 		if len(recs) == cap(recs) {
 			recs = make([]kgo.Record, 0, 4096)
 		}
-		recs = append(recs, kgo.Record{Topic: sp.s.topic})
-		rec := &recs[len(recs)-1]
+		recs = append(recs, kgo.Record{Topic: sp.s.topic, Key: key, Value: value})
+		sp.s.cl.Produce(ctx, &recs[len(recs)-1], sp.s.promise)
+		return nil
+	})
+	if err != nil {
+		return corruptSpool(f, err)
+	}
+	return nil
+}
+
+// readSpool calls each with the key and value of every record of a spool file of
+// size bytes (-1: not known) read from f, and returns an error when the file is not
+// one whole spool: a size that differs, a record cut short or too long, a checksum
+// that does not match. The client keeps each record until it is acknowledged, so keys
+// and values are cut from slabs that are never reused.
+func readSpool(f io.Reader, size int64, each func(key, value []byte) error) error {
+	buf := 64 << 10 // bytes read at a time: no more than a file of known size needs
+	if size >= 0 {
+		buf = int(min(max(size, 16), 1<<20))
+	}
+	r := bufio.NewReaderSize(f, buf)
+	var slab []byte
+	next := uint64(4 << 10) // the size of the next slab: doubling up to 1 MiB
+	var read int64
+	take := func(n uint64) ([]byte, error) {
+		if n > 1<<30 || (size >= 0 && n > uint64(size-read)) {
+			return nil, errors.New("record too long")
+		}
+		if uint64(cap(slab)-len(slab)) < n {
+			slab = make([]byte, 0, max(n, next))
+			next = min(2*next, 1<<20)
+		}
+		b := slab[len(slab) : len(slab)+int(n) : len(slab)+int(n)]
+		slab = slab[:len(slab)+int(n)]
+		got, err := io.ReadFull(r, b)
+		read += int64(got)
+		return b, err
+	}
+	uvarint := func() (uint64, error) {
+		return binary.ReadUvarint(byteCounter{r, &read})
+	}
+	for {
+		klen, err := uvarint()
+		if err == io.EOF {
+			if size >= 0 && read != size {
+				return fmt.Errorf("%d bytes, want %d", read, size)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var key []byte
 		if klen > 0 {
-			if rec.Key, err = read(klen - 1); err != nil {
-				return corruptSpool(f, err)
+			if key, err = take(klen - 1); err != nil {
+				return err
 			}
 		}
-		vlen, err := binary.ReadUvarint(r)
+		vlen, err := uvarint()
 		if err != nil {
-			return corruptSpool(f, err)
+			return err
 		}
-		if rec.Value, err = read(vlen); err != nil {
-			return corruptSpool(f, err)
+		value, err := take(vlen)
+		if err != nil {
+			return err
 		}
 		var sum [4]byte
-		if _, err := io.ReadFull(r, sum[:]); err != nil {
-			return corruptSpool(f, err)
+		n, err := io.ReadFull(r, sum[:])
+		read += int64(n)
+		if err != nil {
+			return err
 		}
-		if binary.BigEndian.Uint32(sum[:]) != recordChecksum(klen, rec.Key, rec.Value) {
-			return corruptSpool(f, errors.New("checksum mismatch"))
+		if binary.BigEndian.Uint32(sum[:]) != recordChecksum(klen, key, value) {
+			return errors.New("checksum mismatch")
 		}
-		sp.s.cl.Produce(ctx, rec, sp.s.promise)
+		if size >= 0 && read > size {
+			return fmt.Errorf("more than %d bytes", size)
+		}
+		if err := each(key, value); err != nil {
+			return err
+		}
 	}
+}
+
+// byteCounter counts the bytes read through ReadByte.
+type byteCounter struct {
+	r *bufio.Reader
+	n *int64
+}
+
+func (c byteCounter) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		*c.n++
+	}
+	return b, err
 }
 
 func corruptSpool(f *os.File, err error) error {

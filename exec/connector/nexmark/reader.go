@@ -3,6 +3,7 @@ package nexmark
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -89,6 +90,7 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		r.cols[i].reset(r.batch)
 	}
 	rows, scanned := 0, 0
+	var ids []int64 // the batch's origin
 	for rows < r.batch && scanned < maxScan*r.batch {
 		l := r.nextLane()
 		if l == nil {
@@ -104,6 +106,10 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		for i := range r.cols {
 			r.cols[i].append(&r.ev, rows)
 		}
+		if ids == nil {
+			ids = make([]int64, 0, r.batch)
+		}
+		ids = append(ids, id)
 		rows++
 	}
 	if rows == 0 {
@@ -122,8 +128,16 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 	for _, a := range arrays {
 		a.Release()
 	}
-	return exec.Batch{Rec: rec}, nil
+	return exec.Batch{Rec: rec, Origin: origin{table: r.table, ids: ids}}, nil
 }
+
+// origin names each row of a batch by the sequence number of its event.
+type origin struct {
+	table string
+	ids   []int64
+}
+
+func (o origin) Row(i int) string { return fmt.Sprintf("table %s, event %d", o.table, o.ids[i]) }
 
 // nextLane is the lane with the smallest next id, or nil when every lane is done.
 func (r *Reader) nextLane() *lane {
