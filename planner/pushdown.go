@@ -1,7 +1,5 @@
 package planner
 
-import "fmt"
-
 // PicksBeforeFilter returns a plan equal to p = Project(Filter(x, cond)) that picks p's
 // columns before filtering, when each of p's expressions only picks a column or a ROW's
 // field: Filter(Project(x, picks + the columns cond reads), cond), under a projection
@@ -23,9 +21,11 @@ func PicksBeforeFilter(p *Project) (Node, bool) {
 		}
 	}
 	picks := &Project{Input: f.Input, Exprs: append([]Expr(nil), p.Exprs...), Names: append([]string(nil), p.Names...)}
-	at := map[int]int{} // a column of x -> its position among the picks
+	// A column of x -> its position among the picks, where it keeps its name (so that
+	// the condition reads, and fails, as written).
+	at := map[int]int{}
 	for i, e := range p.Exprs {
-		if c, ok := e.(*ColumnRef); ok {
+		if c, ok := e.(*ColumnRef); ok && p.Names[i] == c.Name {
 			if _, seen := at[c.Index]; !seen {
 				at[c.Index] = i
 			}
@@ -37,7 +37,7 @@ func PicksBeforeFilter(p *Project) (Node, bool) {
 			i = len(picks.Exprs)
 			at[c.Index] = i
 			picks.Exprs = append(picks.Exprs, c)
-			picks.Names = append(picks.Names, fmt.Sprintf("$cond%d", i))
+			picks.Names = append(picks.Names, c.Name)
 		}
 		return &ColumnRef{Index: i, Name: picks.Names[i], T: c.T}
 	})

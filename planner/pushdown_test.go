@@ -17,7 +17,7 @@ func TestPicksBeforeFilter(t *testing.T) {
 		t.Fatal("a projection of picks over a filter was not swapped")
 	}
 	got := describeTree(n)
-	want := "Project(select=[b, z])|Filter(where=[($cond2 > 2)])|Project(select=[r.b AS b, z, k AS $cond2])|"
+	want := "Project(select=[b, z])|Filter(where=[(k > 2)])|Project(select=[r.b AS b, z, k])|"
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("swapped plan:\n%s\nwant it to start\n%s", got, want)
 	}
