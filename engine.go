@@ -270,6 +270,8 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 		return s.showCheckpoints()
 	case *parser.DescribeStmt:
 		return s.describe(st)
+	case *parser.DescribeJobStmt:
+		return s.describeJob(st)
 	default:
 		return fmt.Errorf("unsupported statement %s", stmt)
 	}

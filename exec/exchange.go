@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"math"
+	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -20,6 +22,8 @@ type exchange struct {
 
 	hashes []uint64
 	sel    [][]int32
+
+	blocked *atomic.Int64 // time spent waiting on a full channel (back-pressure), or nil
 }
 
 var _ WatermarkOutput = (*exchange)(nil)
@@ -77,11 +81,29 @@ func (e *exchange) send(ctx context.Context, ch chan message, b Batch) error {
 }
 
 func (e *exchange) sendOwned(ctx context.Context, ch chan message, b Batch) error {
+	if err := e.put(ctx, ch, message{batch: b}); err != nil {
+		b.Release()
+		return err
+	}
+	return nil
+}
+
+// put sends m on ch; the time it waits for room, when the channel is full, is
+// back-pressure, which only then costs a clock reading.
+func (e *exchange) put(ctx context.Context, ch chan message, m message) error {
 	select {
-	case ch <- message{batch: b}:
+	case ch <- m:
+		return nil
+	default:
+	}
+	start := time.Now()
+	if e.blocked != nil {
+		defer func() { e.blocked.Add(int64(time.Since(start))) }()
+	}
+	select {
+	case ch <- m:
 		return nil
 	case <-ctx.Done():
-		b.Release()
 		return context.Cause(ctx)
 	}
 }
@@ -97,10 +119,8 @@ func (e *exchange) broadcast(ctx context.Context, m message) error {
 		if ch == nil {
 			continue
 		}
-		select {
-		case ch <- m:
-		case <-ctx.Done():
-			return context.Cause(ctx)
+		if err := e.put(ctx, ch, m); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -34,9 +34,14 @@ type task struct {
 	inputs   []chan message
 	sides    []int // by input channel: the input of the first operator it feeds
 	exchange *exchange
-	triggers chan int64
-	stops    chan bool // a source task's graceful stop: drain or not
-	done     chan struct{}
+	metrics  *TaskMetrics
+	lates    []LateCounter // by operator, nil where it counts no late rows
+	// published: what publish added to the metrics so far, the reader's skipped
+	// records first, then each operator's late rows.
+	published []int64
+	triggers  chan int64
+	stops     chan bool // a source task's graceful stop: drain or not
+	done      chan struct{}
 	// stopped: the task's input ended by a graceful stop without drain, so the task
 	// ends without telling its operators the input ended (nothing fires).
 	stopped bool
@@ -157,10 +162,41 @@ func (t *task) run(ctx context.Context) error {
 // straight to the exchange.
 func (t *task) head(ctx context.Context, side int, b Batch) error {
 	t.dirty = true
+	m := t.metrics
+	n := int64(b.Len())
+	m.RecordsIn.Add(n)
+	start, blocked := time.Now(), m.BackPressuredNanos.Load()
+	defer func() { m.BusyNanos.Add(int64(time.Since(start)) - (m.BackPressuredNanos.Load() - blocked)) }()
 	if side > 0 {
+		if op := m.op(0); op != nil {
+			op.RecordsIn.Add(n)
+		}
 		return t.ops[0].Process(ctx, side, b)
 	}
 	return t.chain.Output(-1).Emit(ctx, b)
+}
+
+// publish copies the counts that readers and operators keep for themselves (skipped
+// records, late rows) into the task's metrics; it runs on every flush, from the task's
+// goroutine, so they are at most a flush interval old.
+func (t *task) publish() {
+	if t.published == nil {
+		t.published = make([]int64, 1+len(t.lates))
+	}
+	if sc, ok := t.reader.(SkipCounter); ok {
+		n := sc.Skipped()
+		t.metrics.Skipped.Add(n - t.published[0])
+		t.published[0] = n
+	}
+	for i, lc := range t.lates {
+		if lc != nil {
+			if op := t.metrics.op(i); op != nil {
+				n := lc.LateRows()
+				op.LateRows.Add(n - t.published[i+1])
+				t.published[i+1] = n
+			}
+		}
+	}
 }
 
 // maybeIdle tells downstream tasks that this source task is idle once it has had no
@@ -180,6 +216,7 @@ func (t *task) advance(ctx context.Context, wm int64) error {
 		return nil
 	}
 	t.watermark = wm
+	t.metrics.Watermark.Store(wm)
 	return t.chain.Output(-1).EmitWatermark(ctx, wm)
 }
 
@@ -448,11 +485,20 @@ func (t *task) stats(state [][]byte, alignNanos int64) TaskStats {
 	for _, st := range state {
 		s.BytesWritten += int64(len(st))
 	}
-	for _, op := range t.ops {
+	first := len(state) - len(t.ops) // the reader's state comes first
+	for i, op := range t.ops {
+		var size int64
+		if j := first + i; j >= 0 && j < len(state) {
+			size = int64(len(state[j]))
+		}
 		if m, ok := op.(SnapshotMeter); ok {
 			b, k := m.LastSnapshot()
 			s.BytesWritten += b
 			s.KeysChanged += k
+			size += b
+		}
+		if om := t.metrics.op(i); om != nil {
+			om.StateBytes.Store(size)
 		}
 	}
 	return s
@@ -526,6 +572,10 @@ func (t *task) flush(ctx context.Context) error {
 
 func (t *task) flushAll(ctx context.Context) error {
 	t.dirty, t.lastFlush = false, time.Now()
+	t.publish()
+	m := t.metrics
+	start, blocked := t.lastFlush, m.BackPressuredNanos.Load()
+	defer func() { m.BusyNanos.Add(int64(time.Since(start)) - (m.BackPressuredNanos.Load() - blocked)) }()
 	for _, op := range t.ops {
 		if f, ok := op.(Flusher); ok {
 			if err := f.Flush(ctx); err != nil {
@@ -572,6 +622,7 @@ func (t *task) close() error {
 	}
 	t.closed = true
 	t.persisting.Wait()
+	t.publish()
 	var errs []error
 	if t.reader != nil {
 		if sn, ok := t.reader.(Snapshotter); ok && t.cp.Positions != nil {

@@ -93,7 +93,9 @@ type Job struct {
 	runner    *coordinatorRunner // of the running attempt, for savepoints
 	stopSP    *stopSavepoint     // a stop's savepoint, when asked for one
 
-	slots [][]Slot // by stage: what each entry of a task's state is
+	slots   [][]Slot // by stage: what each entry of a task's state is
+	sources []string // by stage: EXPLAIN's line for a source stage's reader
+	figures figures  // checkpoint figures and rate samples, for Metrics
 
 	rowsIn, rowsOut atomic.Int64
 	done            chan struct{} // closed when Run returns
