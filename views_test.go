@@ -53,7 +53,7 @@ func TestDescribeJob(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	w := &syncWriter{w: &out}
-	s, err := NewSession(Config{Out: w, Err: &syncWriter{w: &bytes.Buffer{}}, StateDir: filepath.Join(dir, "state") })
+	s, err := NewSession(Config{Out: w, Err: &syncWriter{w: &bytes.Buffer{}}, StateDir: filepath.Join(dir, "state")})
 	if err != nil {
 		t.Fatal(err)
 	}

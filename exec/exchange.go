@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"math"
-	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -23,7 +22,7 @@ type exchange struct {
 	hashes []uint64
 	sel    [][]int32
 
-	blocked *atomic.Int64 // time spent waiting on a full channel (back-pressure), or nil
+	blocked *int64 // time spent waiting on a full channel (back-pressure), or nil
 }
 
 var _ WatermarkOutput = (*exchange)(nil)
@@ -98,7 +97,7 @@ func (e *exchange) put(ctx context.Context, ch chan message, m message) error {
 	}
 	start := time.Now()
 	if e.blocked != nil {
-		defer func() { e.blocked.Add(int64(time.Since(start))) }()
+		defer func() { *e.blocked += int64(time.Since(start)) }()
 	}
 	select {
 	case ch <- m:

@@ -64,6 +64,7 @@ type Graph struct {
 
 	metricsMu sync.Mutex
 	metrics   *Metrics // see Metrics
+	noMetrics bool     // for benchmarks: run without counting
 }
 
 // TaskID names one task: stage index and task index within the stage.
@@ -325,6 +326,9 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 		}
 	}()
 	metrics := g.Metrics()
+	if g.noMetrics {
+		metrics = nil
+	}
 	for s, st := range g.Stages {
 		for i := 0; i < st.Parallelism; i++ {
 			id := TaskID{s, i}
@@ -334,7 +338,9 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 			var out WatermarkOutput = discard{}
 			if d := downstream[s]; d != nil {
 				t.exchange = newExchange(g.Mem, outputs[s][i], d.Partition, d.HashKeys, i)
-				t.exchange.blocked = &t.metrics.BackPressuredNanos
+				if t.metrics != nil {
+					t.exchange.blocked = &t.metrics.blocked
+				}
 				out = t.exchange
 			}
 			if st.NewReader != nil {

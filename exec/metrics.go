@@ -3,9 +3,11 @@ package exec
 import "sync/atomic"
 
 // Metrics are a graph's live figures, updated by its tasks as they run and read by
-// anyone at any time (SHOW JOBS, the metrics endpoint, the dashboard). They are atomic
-// counters, updated once per batch, never per row, and they add up over the graph's
-// runs: a restarted job's counts go on from where they were.
+// anyone at any time (SHOW JOBS, the metrics endpoint, the dashboard). A task counts
+// per batch, never per row, in plain fields of its own, and publishes them to the
+// atomic counters here on every flush (at least every flush interval while input
+// flows, and when it ends), so what readers see is at most that old. The counts add up
+// over the graph's runs: a restarted job's counts go on from where they were.
 type Metrics struct {
 	Stages []StageMetrics
 }
@@ -28,6 +30,9 @@ type TaskMetrics struct {
 	Watermark          atomic.Int64 // the task's current input watermark
 	Skipped            atomic.Int64 // malformed records its readers skipped (SkipCounter)
 	Ops                []OpMetrics  // by operator of the chain
+
+	// What the task's goroutine counts, and publish copies into the counters above.
+	in, out, busy, blocked int64
 }
 
 // OpMetrics are one operator's figures within a task.
@@ -37,6 +42,21 @@ type OpMetrics struct {
 	Watermark  atomic.Int64 // the latest watermark that reached it
 	StateBytes atomic.Int64 // what its last snapshot wrote (LastSnapshot), or its size
 	LateRows   atomic.Int64 // LateCounter's count, over the graph's runs
+
+	in, out int64 // counted by the task's goroutine; see TaskMetrics
+}
+
+// publish copies what the task's goroutine counted into the atomic counters; only
+// that goroutine calls it.
+func (m *TaskMetrics) publish() {
+	m.RecordsIn.Store(m.in)
+	m.RecordsOut.Store(m.out)
+	m.BusyNanos.Store(m.busy)
+	m.BackPressuredNanos.Store(m.blocked)
+	for i := range m.Ops {
+		m.Ops[i].RecordsIn.Store(m.Ops[i].in)
+		m.Ops[i].RecordsOut.Store(m.Ops[i].out)
+	}
 }
 
 func newTaskMetrics(ops int) *TaskMetrics {

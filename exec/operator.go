@@ -93,7 +93,8 @@ type Chain struct {
 	Last Output // nil: the last operator emits nothing
 	Side []bool // by operator; nil: none is
 	// Metrics, when set, counts the rows each link carries, once per batch, and notes
-	// the watermark that reaches each operator.
+	// the watermark that reaches each operator. Only the task's goroutine may use the
+	// chain then.
 	Metrics *TaskMetrics
 }
 
@@ -118,12 +119,12 @@ func (l chainLink) Emit(ctx context.Context, b Batch) error {
 	if m := l.c.Metrics; m != nil {
 		n := int64(b.Len())
 		if from := m.op(l.next - 1); from != nil {
-			from.RecordsOut.Add(n)
+			from.out += n
 		}
 		if to := m.op(next); to != nil {
-			to.RecordsIn.Add(n)
+			to.in += n
 		} else if next >= len(l.c.Ops) && l.c.Last != nil {
-			m.RecordsOut.Add(n)
+			m.out += n
 		}
 	}
 	if next < len(l.c.Ops) {

@@ -57,6 +57,7 @@ type task struct {
 
 	dirty     bool // input arrived since the last flush
 	lastFlush time.Time
+	now       time.Time // when the last batch was done (see head)
 	watermark int64 // the last watermark given to the chain
 
 	idleTimeout time.Duration // a source task with no input this long says it is idle
@@ -159,27 +160,42 @@ func (t *task) run(ctx context.Context) error {
 }
 
 // head passes a batch that arrived on the first operator's input side to it, or
-// straight to the exchange.
-func (t *task) head(ctx context.Context, side int, b Batch) error {
+// straight to the exchange, and sets t.now to the time it is done. The time from
+// start, when the batch arrived, is busy time, less what it spent back-pressured: one
+// clock reading per batch, which the task's flush timing shares.
+func (t *task) head(ctx context.Context, side int, b Batch, start time.Time) error {
 	t.dirty = true
 	m := t.metrics
-	n := int64(b.Len())
-	m.RecordsIn.Add(n)
-	start, blocked := time.Now(), m.BackPressuredNanos.Load()
-	defer func() { m.BusyNanos.Add(int64(time.Since(start)) - (m.BackPressuredNanos.Load() - blocked)) }()
-	if side > 0 {
-		if op := m.op(0); op != nil {
-			op.RecordsIn.Add(n)
+	var blocked int64
+	if m != nil {
+		n := int64(b.Len())
+		m.in += n
+		if op := m.op(0); op != nil && side > 0 {
+			op.in += n
 		}
-		return t.ops[0].Process(ctx, side, b)
+		blocked = m.blocked
 	}
-	return t.chain.Output(-1).Emit(ctx, b)
+	var err error
+	if side > 0 {
+		err = t.ops[0].Process(ctx, side, b)
+	} else {
+		err = t.chain.Output(-1).Emit(ctx, b)
+	}
+	t.now = time.Now()
+	if m != nil {
+		m.busy += int64(t.now.Sub(start)) - (m.blocked - blocked)
+	}
+	return err
 }
 
-// publish copies the counts that readers and operators keep for themselves (skipped
-// records, late rows) into the task's metrics; it runs on every flush, from the task's
-// goroutine, so they are at most a flush interval old.
+// publish makes what the task counted visible in its metrics, with the counts that
+// readers and operators keep for themselves (skipped records, late rows); it runs on
+// every flush and when the task closes, from the task's goroutine.
 func (t *task) publish() {
+	if t.metrics == nil {
+		return
+	}
+	t.metrics.publish()
 	if t.published == nil {
 		t.published = make([]int64, 1+len(t.lates))
 	}
@@ -216,7 +232,9 @@ func (t *task) advance(ctx context.Context, wm int64) error {
 		return nil
 	}
 	t.watermark = wm
-	t.metrics.Watermark.Store(wm)
+	if t.metrics != nil {
+		t.metrics.Watermark.Store(wm)
+	}
 	return t.chain.Output(-1).EmitWatermark(ctx, wm)
 }
 
@@ -265,7 +283,7 @@ func (t *task) runSource(ctx context.Context) error {
 			continue
 		}
 		t.lastInput, t.idle = time.Now(), false
-		err = t.head(ctx, 0, b)
+		err = t.head(ctx, 0, b, t.lastInput)
 		b.Release()
 		if err != nil {
 			return err
@@ -361,12 +379,16 @@ func (t *task) runInputs(ctx context.Context) error {
 			blocked[in] = t.cp.Aligned
 		default:
 			idle[in], t.idle = false, false
-			err := t.head(ctx, t.sides[in], m.batch)
+			var start time.Time
+			if t.metrics != nil {
+				start = time.Now()
+			}
+			err := t.head(ctx, t.sides[in], m.batch, start)
 			m.batch.Release()
 			if err != nil {
 				return err
 			}
-			if t.inputIdle() && time.Since(t.lastFlush) >= idleFlushGap {
+			if t.inputIdle() && t.now.Sub(t.lastFlush) >= idleFlushGap {
 				err = t.flush(ctx)
 			} else {
 				err = t.maybeFlush(ctx)
@@ -556,7 +578,7 @@ func (t *task) inputIdle() bool {
 
 // maybeFlush flushes when the flush interval passed under continuous input.
 func (t *task) maybeFlush(ctx context.Context) error {
-	if time.Since(t.lastFlush) < flushInterval {
+	if t.now.Sub(t.lastFlush) < flushInterval {
 		return nil
 	}
 	return t.flush(ctx)
@@ -572,10 +594,13 @@ func (t *task) flush(ctx context.Context) error {
 
 func (t *task) flushAll(ctx context.Context) error {
 	t.dirty, t.lastFlush = false, time.Now()
-	t.publish()
-	m := t.metrics
-	start, blocked := t.lastFlush, m.BackPressuredNanos.Load()
-	defer func() { m.BusyNanos.Add(int64(time.Since(start)) - (m.BackPressuredNanos.Load() - blocked)) }()
+	if m := t.metrics; m != nil {
+		start, blocked := t.lastFlush, m.blocked
+		defer func() {
+			m.busy += int64(time.Since(start)) - (m.blocked - blocked)
+			t.publish()
+		}()
+	}
 	for _, op := range t.ops {
 		if f, ok := op.(Flusher); ok {
 			if err := f.Flush(ctx); err != nil {
