@@ -58,7 +58,7 @@ type task struct {
 	dirty     bool // input arrived since the last flush
 	lastFlush time.Time
 	now       time.Time // when the last batch was done (see head)
-	watermark int64 // the last watermark given to the chain
+	watermark int64     // the last watermark given to the chain
 
 	idleTimeout time.Duration // a source task with no input this long says it is idle
 	lastInput   time.Time
