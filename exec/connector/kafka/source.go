@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/streamsql/streamsql/exec"
@@ -45,6 +46,9 @@ type Reader struct {
 	snaps    []offsetsAt
 	started  bool
 	closed   bool
+
+	lagMu sync.Mutex
+	lag   []exec.PartitionLag // by partition of parts, as of the last Next
 }
 
 // partition is a partition the reader owns and where it is.
@@ -52,6 +56,7 @@ type partition struct {
 	topicPartition
 	offset int64 // of the next record to decode
 	end    int64 // bounded: where it ends; -1 when unbounded
+	hwm    int64 // the high watermark the last fetch reported; -1 before one
 }
 
 func (p *partition) done() bool { return p.end >= 0 && p.offset >= p.end }
@@ -68,6 +73,7 @@ var (
 	_ exec.Snapshotter    = (*Reader)(nil)
 	_ exec.Restorer       = (*Reader)(nil)
 	_ exec.CommitListener = (*Reader)(nil)
+	_ exec.LagReporter    = (*Reader)(nil)
 )
 
 var sourceKeys = []string{"topic", "properties.bootstrap.servers", "properties.group.id",
@@ -206,7 +212,7 @@ func openSource(ctx context.Context, spec connector.SourceSpec) (exec.Reader, er
 		}
 	}
 	for _, tp := range mine {
-		p := &partition{topicPartition: tp, offset: start[tp], end: -1}
+		p := &partition{topicPartition: tp, offset: start[tp], end: -1, hwm: -1}
 		if r.bounded {
 			p.end = end[tp]
 		}
@@ -313,6 +319,7 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		}
 		polled = true
 	}
+	r.noteLag()
 	if r.dec.Rows() == 0 {
 		if r.bounded && r.live == 0 {
 			return exec.Batch{}, io.EOF
@@ -367,7 +374,36 @@ func (r *Reader) poll(ctx context.Context) error {
 	}
 	r.recs, r.next = r.recs[:0], 0
 	fs.EachRecord(func(rec *kgo.Record) { r.recs = append(r.recs, rec) })
+	fs.EachPartition(func(fp kgo.FetchTopicPartition) {
+		if p := r.byTP[topicPartition{fp.Topic, fp.Partition}]; p != nil && fp.HighWatermark >= 0 {
+			p.hwm = fp.HighWatermark
+		}
+	})
 	return nil
+}
+
+// noteLag records how far each partition is behind its high watermark, for Lag.
+func (r *Reader) noteLag() {
+	r.lagMu.Lock()
+	defer r.lagMu.Unlock()
+	if len(r.lag) != len(r.parts) {
+		r.lag = make([]exec.PartitionLag, len(r.parts))
+	}
+	for i, p := range r.parts {
+		lag := int64(0)
+		if p.hwm >= 0 {
+			lag = max(0, p.hwm-p.offset)
+		}
+		r.lag[i] = exec.PartitionLag{Topic: p.Topic, Partition: p.Partition, Lag: lag}
+	}
+}
+
+// Lag returns each partition's high watermark minus the reader's position, as of the
+// last Next; a partition no fetch reported on yet has lag 0.
+func (r *Reader) Lag() []exec.PartitionLag {
+	r.lagMu.Lock()
+	defer r.lagMu.Unlock()
+	return append([]exec.PartitionLag(nil), r.lag...)
 }
 
 // record decodes one record of a partition the reader owns, or skips it: a control
