@@ -171,7 +171,9 @@ func TestMetricsEndpoint(t *testing.T) {
 			t.Errorf("%s%v = %v, want between %v and %v", name, labels, v, lo, hi)
 		}
 	}
-	op := func(name string) map[string]string { return map[string]string{"job": "counts", "operator": name, "task": "0"} }
+	op := func(name string) map[string]string {
+		return map[string]string{"job": "counts", "operator": name, "task": "0"}
+	}
 	// Per operator and task.
 	within("streamsql_task_operator_numRecordsOut", op("TableSourceScan"), 1000, 1e6)
 	within("streamsql_task_operator_numRecordsOutPerSecond", op("TableSourceScan"), 500, 5000)
