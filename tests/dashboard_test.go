@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -156,6 +157,24 @@ func TestDashboardInBrowser(t *testing.T) {
 	charts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#charts polyline").length`))
 	if err != nil || charts != 3 {
 		t.Errorf("%d checkpoint charts (%v), want 3", charts, err)
+	}
+	// The savepoint button takes one and shows its path.
+	if err := chromedp.Do(ctx, chromedp.Click(`#savepoint`)); err != nil {
+		t.Fatal(err)
+	}
+	step, cancel = context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(step, chromedp.Poll[bool](`/^savepoint (done|failed)/.test(document.getElementById("result").textContent)`)); err != nil {
+		t.Fatalf("the savepoint button did not answer: %v", err)
+	}
+	said, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("result").textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path, ok := strings.CutPrefix(said, "savepoint done: "); !ok {
+		t.Errorf("the savepoint button says %q", said)
+	} else if _, err := os.Stat(filepath.Join(path, "_metadata")); err != nil {
+		t.Errorf("the savepoint it names has no metadata: %v", err)
 	}
 	// The stop button stops the job, with a final checkpoint, and the script ends.
 	if err := chromedp.Do(ctx, chromedp.Click(`#stop`)); err != nil {
