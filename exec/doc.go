@@ -8,4 +8,7 @@
 // Ownership rule for Arrow memory: a Batch handed to Process or Emit is valid for that
 // call only; whoever keeps it longer calls Retain and later Release. A batch returned by
 // Reader.Next belongs to the caller, who releases it.
+//
+// A running graph counts, per batch, the rows into and out of each operator, its
+// tasks' busy and back-pressured time and their watermarks (Metrics).
 package exec

@@ -29,6 +29,7 @@ type TaskMetrics struct {
 	BackPressuredNanos atomic.Int64
 	Watermark          atomic.Int64 // the task's current input watermark
 	Skipped            atomic.Int64 // malformed records its readers skipped (SkipCounter)
+	ReaderStateBytes   atomic.Int64 // the size of its reader's last snapshot (its position)
 	Ops                []OpMetrics  // by operator of the chain
 
 	// What the task's goroutine counts, and publish copies into the counters above.

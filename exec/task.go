@@ -508,6 +508,9 @@ func (t *task) stats(state [][]byte, alignNanos int64) TaskStats {
 		s.BytesWritten += int64(len(st))
 	}
 	first := len(state) - len(t.ops) // the reader's state comes first
+	if first == 1 && t.metrics != nil {
+		t.metrics.ReaderStateBytes.Store(int64(len(state[0])))
+	}
 	for i, op := range t.ops {
 		var size int64
 		if j := first + i; j >= 0 && j < len(state) {

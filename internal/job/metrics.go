@@ -176,7 +176,8 @@ func (j *Job) Metrics() Metrics {
 			kTask := k
 			k += taskVals
 			src := TaskOperatorMetrics{Task: t, RecordsOut: tm.RecordsIn.Load(), RecordsOutPerSecond: rate(kTask),
-				Watermark: tm.Watermark.Load(), BusyNanos: busy, BackPressuredNanos: blocked, Busy: share(kTask + 2), BackPressured: share(kTask + 3)}
+				Watermark: tm.Watermark.Load(), BusyNanos: busy, BackPressuredNanos: blocked, Busy: share(kTask + 2), BackPressured: share(kTask + 3),
+				StateBytes: tm.ReaderStateBytes.Load()}
 			ops[0].Tasks = append(ops[0].Tasks, src)
 			m.SkippedRecords += tm.Skipped.Load()
 			for i := range nOps {
