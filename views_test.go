@@ -129,6 +129,9 @@ func TestDescribeJob(t *testing.T) {
 	if !regexp.MustCompile(`Job counts: RUNNING, 1 restarts, \d+ checkpoints completed, 0 failed, \d+ late rows dropped`).MatchString(got) {
 		t.Errorf("DESCRIBE JOB's summary is wrong:\n%s", got)
 	}
+	if !strings.Contains(got, "Last exception: table sink: failing at record 50") {
+		t.Errorf("DESCRIBE JOB does not show the failure the job restarted from:\n%s", got)
+	}
 	if !regexp.MustCompile(`(?m)^\| +\d+ \| COMPLETED \| +\d+(\.\d+)?m?s \| +\d+ \|`).MatchString(got) {
 		t.Errorf("DESCRIBE JOB lists no completed checkpoint:\n%s", got)
 	}

@@ -92,6 +92,10 @@ type Job struct {
 	positions map[exec.TaskID][][]byte
 	runner    *coordinatorRunner // of the running attempt, for savepoints
 	stopSP    *stopSavepoint     // a stop's savepoint, when asked for one
+	// lastFailure is the latest error the job failed or restarted with, kept after a
+	// restart recovers, for its views.
+	lastFailure   string
+	lastFailureAt time.Time
 
 	slots   [][]Slot // by stage: what each entry of a task's state is
 	sources []string // by stage: EXPLAIN's line for a source stage's reader
@@ -161,6 +165,9 @@ func (j *Job) setState(s State, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.status.State, j.status.Err = s, err
+	if err != nil {
+		j.lastFailure, j.lastFailureAt = err.Error(), time.Now()
+	}
 	if s == Running && j.status.Started.IsZero() {
 		j.status.Started = time.Now()
 	}

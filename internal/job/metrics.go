@@ -16,7 +16,8 @@ type Metrics struct {
 	State    State
 	Started  time.Time
 	Restarts int
-	Err      string // the last failure, when it failed or is restarting
+	Err      string    // the latest failure, also after a restart recovered from it
+	ErrTime  time.Time // when it happened
 
 	Operators []OperatorMetrics // in data order, with the edges of the graph
 
@@ -111,9 +112,9 @@ func (f *figures) noteCheckpoint(r CheckpointRecord) {
 func (j *Job) Metrics() Metrics {
 	st := j.Status()
 	m := Metrics{Name: st.Name, State: st.State, Started: st.Started, Restarts: st.Restarts}
-	if st.Err != nil {
-		m.Err = st.Err.Error()
-	}
+	j.mu.Lock()
+	m.Err, m.ErrTime = j.lastFailure, j.lastFailureAt
+	j.mu.Unlock()
 	gm := j.graph.Metrics()
 	now := time.Now()
 	vals := flatten(gm)

@@ -253,7 +253,11 @@ func (a *api) exceptions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"root-exception": m.Err, "restarts": m.Restarts})
+	out := map[string]any{"root-exception": m.Err, "restarts": m.Restarts}
+	if !m.ErrTime.IsZero() {
+		out["timestamp"] = m.ErrTime.UnixMilli()
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // body decodes a request's JSON body, which may be empty.

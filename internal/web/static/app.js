@@ -85,7 +85,7 @@ function renderGraph(vertices) {
   const width = 20 + columns.length * (W + GX) - GX, height = 20 + rows * (H + GY) - GY;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.style.height = height + "px";
-  svg.style.maxWidth = width + "px";
+  svg.style.width = width + "px";
   svg.replaceChildren(el("svg:defs", {}, el("svg:marker", { id: "arrow", viewBox: "0 0 10 10", refX: "10", refY: "5",
     markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" }, el("svg:path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#66707a" }))));
   for (const v of vertices) {
@@ -125,7 +125,7 @@ function chart(title, points, fmt) {
 function renderCheckpoints(cp) {
   const body = document.querySelector("#checkpoints tbody");
   body.replaceChildren();
-  for (const c of cp.history) {
+  for (const c of cp.history.slice(0, 20)) { // the newest
     body.append(el("tr", { "data-checkpoint": String(c.id), "data-status": c.status },
       el("td", { class: "num" }, String(c.id)), el("td", {}, c.status),
       el("td", {}, c.trigger_timestamp ? new Date(c.trigger_timestamp).toLocaleTimeString() : ""),
