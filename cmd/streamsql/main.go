@@ -128,6 +128,7 @@ const help = `Statements end with ';' and may span lines.
   CREATE VIEW v AS SELECT ...;         a named query
   DROP TABLE t; DROP VIEW v;
   SHOW TABLES;  DESCRIBE t;  SHOW JOBS;  SHOW CHECKPOINTS;
+  DESCRIBE JOB 'name';                 a running job's operators, rows/s, back-pressure, watermarks
   SELECT ...;                          runs the query and prints its result; Ctrl-C stops it
   INSERT INTO t SELECT ...;            starts a job that writes into t, in the background
   STOP JOB 'name' [WITH SAVEPOINT] [WITH DRAIN];

@@ -198,8 +198,8 @@ func (a *api) job(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// checkpoint is an entry of /jobs/{name}/checkpoints, with Flink's field names.
-type checkpoint struct {
+// checkpointJSON is an entry of /jobs/{name}/checkpoints, with Flink's field names.
+type checkpointJSON struct {
 	ID        int64  `json:"id"`
 	Status    string `json:"status"`
 	Trigger   int64  `json:"trigger_timestamp"`   // milliseconds since the epoch
@@ -209,8 +209,8 @@ type checkpoint struct {
 	Keys      int64  `json:"keys_changed"`
 }
 
-func checkpointOf(r job.CheckpointRecord) checkpoint {
-	c := checkpoint{ID: r.ID, Status: r.Status, Duration: r.Duration.Milliseconds(), StateSize: r.Stats.BytesWritten,
+func checkpointOf(r job.CheckpointRecord) checkpointJSON {
+	c := checkpointJSON{ID: r.ID, Status: r.Status, Duration: r.Duration.Milliseconds(), StateSize: r.Stats.BytesWritten,
 		Alignment: r.Stats.Alignment.Milliseconds(), Keys: r.Stats.KeysChanged}
 	if !r.Started.IsZero() {
 		c.Trigger = r.Started.UnixMilli()
@@ -234,10 +234,10 @@ func (a *api) checkpoints(w http.ResponseWriter, r *http.Request) {
 	out := struct {
 		Counts counts `json:"counts"`
 		Latest struct {
-			Completed *checkpoint `json:"completed"`
+			Completed *checkpointJSON `json:"completed"`
 		} `json:"latest"`
-		History []checkpoint `json:"history"` // newest first, as Flink lists it
-	}{Counts: counts{m.CompletedCheckpoints, m.FailedCheckpoints, m.CompletedCheckpoints + m.FailedCheckpoints}, History: []checkpoint{}}
+		History []checkpointJSON `json:"history"` // newest first, as Flink lists it
+	}{Counts: counts{m.CompletedCheckpoints, m.FailedCheckpoints, m.CompletedCheckpoints + m.FailedCheckpoints}, History: []checkpointJSON{}}
 	if m.Last != nil {
 		c := checkpointOf(*m.Last)
 		out.Latest.Completed = &c
