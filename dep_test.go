@@ -26,6 +26,8 @@ func TestDependencies(t *testing.T) {
 		{"exec/connector", []string{mod + "/cmd", mod + "/exec/ops", "go.etcd.io/bbolt"}},
 		{"exec/connector/embedded", []string{mod + "/cmd", mod + "/exec/ops", mod + "/state"}}, // its table is a bbolt file
 		{"internal/job", []string{mod + "/cmd", "go.etcd.io/bbolt"}},
+		// The HTTP server sees jobs only through their figures and the Jobs interface.
+		{"internal/web", []string{mod + "/cmd", mod + "/exec", mod + "/planner", mod + "/state", mod + "/checkpoint", "go.etcd.io/bbolt"}},
 	}
 	for _, r := range rules {
 		p, err := build.Import(mod+"/"+r.pkg, ".", 0)

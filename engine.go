@@ -13,6 +13,7 @@ import (
 	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/exec/connector"
 	"github.com/streamsql/streamsql/internal/job"
+	"github.com/streamsql/streamsql/internal/web"
 	"github.com/streamsql/streamsql/parser"
 	"github.com/streamsql/streamsql/planner"
 )
@@ -42,6 +43,10 @@ type Config struct {
 	// DryRun builds each job and reports what it would restore of its savepoint,
 	// without running it; a job that would not restore fails.
 	DryRun bool
+	// MetricsAddr, when set, serves Prometheus metrics of the session's jobs there
+	// until Close; WebAddr the dashboard and its REST API. A bare port means loopback,
+	// ":port" every interface (see web.Addr).
+	MetricsAddr, WebAddr string
 }
 
 // Session executes statements against its own catalog and settings.
@@ -62,6 +67,11 @@ type Session struct {
 
 	control     sync.Once
 	stopControl func() // waits for the control socket to close, once jobCtx ends
+
+	servers []*web.Server // the metrics endpoint and the dashboard, until Close
+	// MetricsAddr and WebAddr are where they listen (with the port the system chose
+	// for port 0), empty when they do not.
+	MetricsAddr, WebAddr string
 
 	mu          sync.Mutex // guards what follows
 	jobs        []*job.Job // every job started, in order
@@ -100,7 +110,14 @@ func NewSession(cfg Config) (*Session, error) {
 		s.settings[k] = v
 	}
 	s.jobCtx, s.cancelJobs = context.WithCancel(context.Background())
-	return s, s.SetFormat(cfg.Format)
+	if err := s.SetFormat(cfg.Format); err != nil {
+		return s, err
+	}
+	if err := s.serveHTTP(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // SetFormat changes how SELECT results print.
@@ -182,6 +199,10 @@ func (s *Session) CancelJobs() { s.cancelJobs() }
 
 // Close cancels what still runs and closes the control socket.
 func (s *Session) Close() {
+	for _, srv := range s.servers {
+		srv.Close()
+	}
+	s.servers = nil
 	s.cancelJobs()
 	s.running.Wait()
 	if s.stopControl != nil {
@@ -273,6 +294,8 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 		return s.showCheckpoints()
 	case *parser.DescribeStmt:
 		return s.describe(st)
+	case *parser.DescribeJobStmt:
+		return s.describeJob(st)
 	default:
 		return fmt.Errorf("unsupported statement %s", stmt)
 	}

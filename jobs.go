@@ -165,27 +165,6 @@ func (s *Session) runQuery(ctx context.Context, plan planner.Node, settings job.
 	return res.print()
 }
 
-// showJobs prints the session's jobs with their figures.
-func (s *Session) showJobs() error {
-	s.mu.Lock()
-	jobs := append([]*job.Job(nil), s.jobs...)
-	s.mu.Unlock()
-	var rows [][]string
-	for _, j := range jobs {
-		st := j.Status()
-		started, last := "", ""
-		if !st.Started.IsZero() {
-			started = st.Started.Format("2006-01-02 15:04:05")
-		}
-		if st.LastCheckpoint > 0 {
-			last = strconv.FormatInt(st.LastCheckpoint, 10)
-		}
-		rows = append(rows, []string{st.Name, string(st.State), started, strconv.FormatInt(st.RowsIn, 10),
-			strconv.FormatInt(st.RowsOut, 10), last, strconv.Itoa(st.Restarts)})
-	}
-	return s.printTable([]string{"job id", "status", "start time", "rows in", "rows out", "last checkpoint", "restarts"}, rows)
-}
-
 // stopJob stops a running job gracefully and waits until it stopped.
 func (s *Session) stopJob(ctx context.Context, st *parser.StopJobStmt) error {
 	j := s.Job(st.Name)

@@ -14,4 +14,6 @@
 // of the source's task and stays behind at an exchange. A task with many inputs learns
 // which has a message from one ready queue, and combines their watermarks with a valve,
 // so each message costs the same whatever the parallelism.
+// A running graph counts, per batch, the rows into and out of each operator, its
+// tasks' busy and back-pressured time and their watermarks (Metrics).
 package exec

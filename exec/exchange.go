@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -20,6 +21,8 @@ type exchange struct {
 
 	hashes []uint64
 	sel    [][]int32
+
+	blocked *int64 // time spent waiting on a full channel (back-pressure), or nil
 }
 
 var _ WatermarkOutput = (*exchange)(nil)
@@ -87,24 +90,29 @@ func (e *exchange) send(ctx context.Context, ch outlet, b Batch) error {
 }
 
 func (e *exchange) sendOwned(ctx context.Context, ch outlet, b Batch) error {
-	if err := ch.put(ctx, message{batch: b}); err != nil {
+	if err := e.put(ctx, ch, message{batch: b}); err != nil {
 		b.Release()
 		return err
 	}
 	return nil
 }
 
-// put sends m, blocking while the channel is full (back-pressure), and tells the task
-// that it has a message. The ready queue has room for every message the task's input
-// channels can hold, so telling never blocks for long.
-func (o outlet) put(ctx context.Context, m message) error {
+// put sends m to o, blocking while its channel is full (back-pressure, which only then
+// costs a clock reading), and tells the task that it has a message. The ready queue has
+// room for every message the task's input channels can hold, so telling never blocks
+// for long.
+func (e *exchange) put(ctx context.Context, o outlet, m message) error {
 	select { // without waiting first: a select on one channel locks only that one
 	case o.ch <- m:
 	default:
+		start := time.Now()
 		select {
 		case o.ch <- m:
 		case <-ctx.Done():
 			return context.Cause(ctx)
+		}
+		if e.blocked != nil {
+			*e.blocked += int64(time.Since(start))
 		}
 	}
 	select {
@@ -131,7 +139,7 @@ func (e *exchange) broadcast(ctx context.Context, m message) error {
 		if o.ch == nil {
 			continue
 		}
-		if err := o.put(ctx, m); err != nil {
+		if err := e.put(ctx, o, m); err != nil {
 			return err
 		}
 	}

@@ -49,6 +49,8 @@ type Stage struct {
 	NewChain func(task int, out Output, restored [][]byte) ([]Operator, error)
 	// Side marks the chain's side operators, by index (see Chain).
 	Side []bool
+	// Ops names the chain's operators, one per operator NewChain makes, for metrics.
+	Ops []string
 }
 
 // Graph is a job's stages in data order: every stage's Input comes before it.
@@ -59,6 +61,10 @@ type Graph struct {
 	// its watermark stops holding back the tasks it feeds (Flink's
 	// table.exec.source.idle-timeout).
 	IdleTimeout time.Duration
+
+	metricsMu sync.Mutex
+	metrics   *Metrics // see Metrics
+	noMetrics bool     // for benchmarks: run without counting
 }
 
 // TaskID names one task: stage index and task index within the stage.
@@ -336,11 +342,15 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 			}
 		}
 	}()
+	metrics := g.Metrics()
+	if g.noMetrics {
+		metrics = nil
+	}
 	for s, st := range g.Stages {
 		for i := 0; i < st.Parallelism; i++ {
 			id := TaskID{s, i}
 			t := &task{id: id, cp: cp, inputs: inputs[s][i], sides: sides[s][i], done: make(chan struct{}), triggers: make(chan int64, 1), stops: make(chan bool, 1),
-				watermark: MinWatermark, idleTimeout: g.IdleTimeout, lastInput: time.Now()}
+				watermark: MinWatermark, idleTimeout: g.IdleTimeout, lastInput: time.Now(), metrics: metrics.Task(id)}
 			if ready[s] != nil {
 				t.ready = ready[s][i]
 			}
@@ -348,6 +358,9 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 			var out WatermarkOutput = discard{}
 			if d := downstream[s]; d != nil {
 				t.exchange = newExchange(g.Mem, outputs[s][i], d.Partition, d.HashKeys, i)
+				if t.metrics != nil {
+					t.exchange.blocked = &t.metrics.blocked
+				}
 				out = t.exchange
 			}
 			if st.NewReader != nil {
@@ -370,7 +383,13 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 				}
 				return nil, err
 			}
-			t.chain = &Chain{Ops: t.ops, Last: out, Side: st.Side}
+			t.chain = &Chain{Ops: t.ops, Last: out, Side: st.Side, Metrics: t.metrics}
+			t.lates = make([]LateCounter, len(t.ops))
+			for k, op := range t.ops {
+				if lc, ok := op.(LateCounter); ok {
+					t.lates[k] = lc
+				}
+			}
 			tasks = append(tasks, t)
 		}
 	}

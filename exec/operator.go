@@ -92,6 +92,10 @@ type Chain struct {
 	Ops  []Operator
 	Last Output // nil: the last operator emits nothing
 	Side []bool // by operator; nil: none is
+	// Metrics, when set, counts the rows each link carries, once per batch, and notes
+	// the watermark that reaches each operator. Only the task's goroutine may use the
+	// chain then.
+	Metrics *TaskMetrics
 }
 
 // main returns the first operator from i on that is not a side one, or len(Ops).
@@ -111,7 +115,19 @@ type chainLink struct {
 }
 
 func (l chainLink) Emit(ctx context.Context, b Batch) error {
-	if next := l.c.main(l.next); next < len(l.c.Ops) {
+	next := l.c.main(l.next)
+	if m := l.c.Metrics; m != nil {
+		n := int64(b.Len())
+		if from := m.op(l.next - 1); from != nil {
+			from.out += n
+		}
+		if to := m.op(next); to != nil {
+			to.in += n
+		} else if next >= len(l.c.Ops) && l.c.Last != nil {
+			m.out += n
+		}
+	}
+	if next < len(l.c.Ops) {
 		return l.c.Ops[next].Process(ctx, 0, b)
 	}
 	if l.c.Last == nil {
@@ -124,6 +140,9 @@ func (l chainLink) Emit(ctx context.Context, b Batch) error {
 // output.
 func (l chainLink) EmitWatermark(ctx context.Context, wm int64) error {
 	for i := l.c.main(l.next); i < len(l.c.Ops); i = l.c.main(i + 1) {
+		if m := l.c.Metrics.op(i); m != nil {
+			m.Watermark.Store(wm)
+		}
 		if h, ok := l.c.Ops[i].(WatermarkHandler); ok {
 			return h.ProcessWatermark(ctx, wm)
 		}

@@ -37,9 +37,14 @@ type task struct {
 	// that were blocked while aligning a barrier, once the alignment ended.
 	pending  []int
 	exchange *exchange
-	triggers chan int64
-	stops    chan bool // a source task's graceful stop: drain or not
-	done     chan struct{}
+	metrics  *TaskMetrics
+	lates    []LateCounter // by operator, nil where it counts no late rows
+	// published: what publish added to the metrics so far, the reader's skipped
+	// records first, then each operator's late rows.
+	published []int64
+	triggers  chan int64
+	stops     chan bool // a source task's graceful stop: drain or not
+	done      chan struct{}
 	// stopped: the task's input ended by a graceful stop without drain, so the task
 	// ends without telling its operators the input ended (nothing fires).
 	stopped bool
@@ -55,7 +60,8 @@ type task struct {
 
 	dirty     bool // input arrived since the last flush
 	lastFlush time.Time
-	watermark int64 // the last watermark given to the chain
+	now       time.Time // when the last batch was done (see head)
+	watermark int64     // the last watermark given to the chain
 
 	idleTimeout time.Duration // a source task with no input this long says it is idle
 	lastInput   time.Time
@@ -157,13 +163,59 @@ func (t *task) run(ctx context.Context) error {
 }
 
 // head passes a batch that arrived on the first operator's input side to it, or
-// straight to the exchange.
-func (t *task) head(ctx context.Context, side int, b Batch) error {
+// straight to the exchange, and sets t.now to the time it is done. The time from
+// start, when the batch arrived, is busy time, less what it spent back-pressured: one
+// clock reading per batch, which the task's flush timing shares.
+func (t *task) head(ctx context.Context, side int, b Batch, start time.Time) error {
 	t.dirty = true
-	if side > 0 {
-		return t.ops[0].Process(ctx, side, b)
+	m := t.metrics
+	var blocked int64
+	if m != nil {
+		n := int64(b.Len())
+		m.in += n
+		if op := m.op(0); op != nil && side > 0 {
+			op.in += n
+		}
+		blocked = m.blocked
 	}
-	return t.chain.Output(-1).Emit(ctx, b)
+	var err error
+	if side > 0 {
+		err = t.ops[0].Process(ctx, side, b)
+	} else {
+		err = t.chain.Output(-1).Emit(ctx, b)
+	}
+	t.now = time.Now()
+	if m != nil {
+		m.busy += int64(t.now.Sub(start)) - (m.blocked - blocked)
+	}
+	return err
+}
+
+// publish makes what the task counted visible in its metrics, with the counts that
+// readers and operators keep for themselves (skipped records, late rows); it runs on
+// every flush and when the task closes, from the task's goroutine.
+func (t *task) publish() {
+	if t.metrics == nil {
+		return
+	}
+	t.metrics.publish()
+	if t.published == nil {
+		t.published = make([]int64, 1+len(t.lates))
+	}
+	if sc, ok := t.reader.(SkipCounter); ok {
+		n := sc.Skipped()
+		t.metrics.Skipped.Add(n - t.published[0])
+		t.published[0] = n
+	}
+	for i, lc := range t.lates {
+		if lc != nil {
+			if op := t.metrics.op(i); op != nil {
+				n := lc.LateRows()
+				op.LateRows.Add(n - t.published[i+1])
+				t.published[i+1] = n
+			}
+		}
+	}
 }
 
 // maybeIdle tells downstream tasks that this source task is idle once it has had no
@@ -183,6 +235,9 @@ func (t *task) advance(ctx context.Context, wm int64) error {
 		return nil
 	}
 	t.watermark = wm
+	if t.metrics != nil {
+		t.metrics.Watermark.Store(wm)
+	}
 	return t.chain.Output(-1).EmitWatermark(ctx, wm)
 }
 
@@ -231,7 +286,7 @@ func (t *task) runSource(ctx context.Context) error {
 			continue
 		}
 		t.lastInput, t.idle = time.Now(), false
-		err = t.head(ctx, 0, b)
+		err = t.head(ctx, 0, b, t.lastInput)
 		b.Release()
 		if err != nil {
 			return err
@@ -348,12 +403,16 @@ func (t *task) runInputs(ctx context.Context) error {
 		default:
 			wms.activate(in)
 			t.idle = false
-			err := t.head(ctx, t.sides[in], m.batch)
+			var start time.Time
+			if t.metrics != nil {
+				start = time.Now()
+			}
+			err := t.head(ctx, t.sides[in], m.batch, start)
 			m.batch.Release()
 			if err != nil {
 				return err
 			}
-			if t.inputIdle() && time.Since(t.lastFlush) >= idleFlushGap {
+			if t.inputIdle() && t.now.Sub(t.lastFlush) >= idleFlushGap {
 				err = t.flush(ctx)
 			} else {
 				err = t.maybeFlush(ctx)
@@ -437,11 +496,23 @@ func (t *task) stats(state [][]byte, alignNanos int64) TaskStats {
 	for _, st := range state {
 		s.BytesWritten += int64(len(st))
 	}
-	for _, op := range t.ops {
+	first := len(state) - len(t.ops) // the reader's state comes first
+	if first == 1 && t.metrics != nil {
+		t.metrics.ReaderStateBytes.Store(int64(len(state[0])))
+	}
+	for i, op := range t.ops {
+		var size int64
+		if j := first + i; j >= 0 && j < len(state) {
+			size = int64(len(state[j]))
+		}
 		if m, ok := op.(SnapshotMeter); ok {
 			b, k := m.LastSnapshot()
 			s.BytesWritten += b
 			s.KeysChanged += k
+			size += b
+		}
+		if om := t.metrics.op(i); om != nil {
+			om.StateBytes.Store(size)
 		}
 	}
 	return s
@@ -494,7 +565,7 @@ func (t *task) inputIdle() bool {
 
 // maybeFlush flushes when the flush interval passed under continuous input.
 func (t *task) maybeFlush(ctx context.Context) error {
-	if time.Since(t.lastFlush) < flushInterval {
+	if t.now.Sub(t.lastFlush) < flushInterval {
 		return nil
 	}
 	return t.flush(ctx)
@@ -510,6 +581,13 @@ func (t *task) flush(ctx context.Context) error {
 
 func (t *task) flushAll(ctx context.Context) error {
 	t.dirty, t.lastFlush = false, time.Now()
+	if m := t.metrics; m != nil {
+		start, blocked := t.lastFlush, m.blocked
+		defer func() {
+			m.busy += int64(time.Since(start)) - (m.blocked - blocked)
+			t.publish()
+		}()
+	}
 	for _, op := range t.ops {
 		if f, ok := op.(Flusher); ok {
 			if err := f.Flush(ctx); err != nil {
@@ -556,6 +634,7 @@ func (t *task) close() error {
 	}
 	t.closed = true
 	t.persisting.Wait()
+	t.publish()
 	var errs []error
 	if t.reader != nil {
 		if sn, ok := t.reader.(Snapshotter); ok && t.cp.Positions != nil {

@@ -235,6 +235,12 @@ type StopJobStmt struct {
 	Drain     bool
 }
 
+// DescribeJobStmt is DESCRIBE JOB 'name': a running job's operator graph and figures.
+type DescribeJobStmt struct {
+	Pos  Pos
+	Name string
+}
+
 // DescribeStmt is DESCRIBE name (also DESC name).
 type DescribeStmt struct {
 	Pos  Pos
@@ -554,6 +560,7 @@ func (*ExplainStmt) stmt()         {}
 func (*ShowTablesStmt) stmt()      {}
 func (*ShowCheckpointsStmt) stmt() {}
 func (*DescribeStmt) stmt()        {}
+func (*DescribeJobStmt) stmt()     {}
 func (*ShowJobsStmt) stmt()        {}
 func (*StopJobStmt) stmt()         {}
 func (*ShowStmt) stmt()            {}
@@ -601,6 +608,7 @@ func (n *ExplainStmt) Position() Pos         { return n.Pos }
 func (n *ShowTablesStmt) Position() Pos      { return n.Pos }
 func (n *ShowCheckpointsStmt) Position() Pos { return n.Pos }
 func (n *DescribeStmt) Position() Pos        { return n.Pos }
+func (n *DescribeJobStmt) Position() Pos     { return n.Pos }
 func (n *ShowJobsStmt) Position() Pos        { return n.Pos }
 func (n *StopJobStmt) Position() Pos         { return n.Pos }
 func (n *ShowStmt) Position() Pos            { return n.Pos }

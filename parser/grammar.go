@@ -391,9 +391,16 @@ func (g *stopJobG) toAST() (Stmt, error) {
 	return s, nil
 }
 
+// describeG is DESCRIBE t, or DESCRIBE JOB 'name' (a job's running operator graph).
 type describeG struct {
 	Pos  Pos
-	Name identG `parser:"( 'DESCRIBE' | 'DESC' ) @@"`
+	Job  *string `parser:"( 'DESCRIBE' | 'DESC' ) ( (?= 'JOB' String) 'JOB' @String"`
+	Name identG  `parser:"| @@ )"`
 }
 
-func (g *describeG) toAST() (Stmt, error) { return &DescribeStmt{Pos: g.Pos, Name: g.Name.Name}, nil }
+func (g *describeG) toAST() (Stmt, error) {
+	if g.Job != nil {
+		return &DescribeJobStmt{Pos: g.Pos, Name: unquoteString(*g.Job)}, nil
+	}
+	return &DescribeStmt{Pos: g.Pos, Name: g.Name.Name}, nil
+}

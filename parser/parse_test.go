@@ -160,6 +160,9 @@ var parseTests = []struct{ in, want string }{
 	{`SHOW TABLES`, `SHOW TABLES`},
 	{`describe t`, `DESCRIBE t`},
 	{`DESC t`, `DESCRIBE t`},
+	{`describe job 'insert-out'`, `DESCRIBE JOB 'insert-out'`},
+	{`DESC JOB 'it''s'`, `DESCRIBE JOB 'it''s'`},
+	{`DESCRIBE job`, `DESCRIBE job`}, // a table named job
 
 	// scripts
 	{"SELECT 1; SELECT 2;", "SELECT 1;\nSELECT 2"},

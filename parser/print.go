@@ -144,6 +144,7 @@ func (n *ShowTablesStmt) String() string      { return "SHOW TABLES" }
 func (n *ShowCheckpointsStmt) String() string { return "SHOW CHECKPOINTS" }
 func (n *DescribeStmt) String() string        { return "DESCRIBE " + quoteIdent(n.Name) }
 func (n *ShowJobsStmt) String() string        { return "SHOW JOBS" }
+func (n *DescribeJobStmt) String() string     { return "DESCRIBE JOB " + quoteString(n.Name) }
 func (n *ShowStmt) String() string            { return "SHOW " + n.What }
 func (n *ShowColumnsStmt) String() string     { return "SHOW COLUMNS FROM " + quoteIdent(n.Table) }
 

@@ -44,8 +44,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	savepoint := fs.String("s", "", "start the jobs from the savepoint at `PATH` (or a retained checkpoint)")
 	allowDrop := fs.Bool("allow-non-restored-state", false, "with -s: drop the savepoint's state that no operator of the new query claims")
 	dryRun := fs.Bool("dry-run", false, "with -s: report what each job would restore of the savepoint, and run nothing")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics of the jobs at `ADDR` (host:port; a bare port is loopback, :port every interface)")
+	webAddr := fs.String("web-addr", "", "serve the web dashboard and its REST API at `ADDR` (host:port; a bare port is loopback, :port every interface)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog] [--state-dir DIR] [--fresh] [-s PATH [--allow-non-restored-state] [--dry-run]]\n"+
+			"                 [--metrics-addr 127.0.0.1:9249] [--web-addr 127.0.0.1:8081]\n"+
 			"       streamsql bench [-rows N]\n       streamsql list --state-dir DIR\n       streamsql stop --state-dir DIR [--savepoint-path TARGET_DIR] [--drain] JOB\n"+
 			"       streamsql savepoint --state-dir DIR JOB [TARGET_DIR]\n       streamsql savepoint inspect PATH\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
 		fs.PrintDefaults()
@@ -83,7 +86,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		settings["execution.savepoint.ignore-unclaimed-state"] = "true"
 	}
 	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Format: *format, Verbose: interactive,
-		StateDir: *stateDir, Fresh: *fresh, Control: !*dryRun, Settings: settings, DryRun: *dryRun})
+		StateDir: *stateDir, Fresh: *fresh, Control: !*dryRun, Settings: settings, DryRun: *dryRun,
+		MetricsAddr: *metricsAddr, WebAddr: *webAddr})
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
 		return 2
@@ -124,6 +128,7 @@ const help = `Statements end with ';' and may span lines.
   CREATE VIEW v AS SELECT ...;         a named query
   DROP TABLE t; DROP VIEW v;
   SHOW TABLES;  DESCRIBE t;  SHOW JOBS;  SHOW CHECKPOINTS;
+  DESCRIBE JOB 'name';                 a running job's operators, rows/s, back-pressure, watermarks
   SELECT ...;                          runs the query and prints its result; Ctrl-C stops it
   INSERT INTO t SELECT ...;            starts a job that writes into t, in the background
   STOP JOB 'name' [WITH SAVEPOINT] [WITH DRAIN];

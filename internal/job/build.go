@@ -45,37 +45,45 @@ func (j *Job) build(ctx context.Context) error {
 		}
 		b.addOp(last, j.countOut)
 		b.addStateful(last, b.slot("result", "query", nil), j.result)
+		b.name(last, "QueryResult")
 	}
 	for i := range b.stages {
 		chain, side := b.chains[i], b.side[i]
 		b.stages[i].Side = side
+		b.stages[i].Ops = b.names[i]
+		stage := i
 		b.stages[i].NewChain = func(task int, out exec.Output, restored [][]byte) ([]exec.Operator, error) {
-			return buildChain(ctx, chain, side, task, out, restored)
+			return buildChain(ctx, chain, side, task, out, restored, j.graph.Metrics().Task(exec.TaskID{Stage: stage, Task: task}))
 		}
 	}
 	j.graph.Stages = b.stages
 	j.slots = b.slots
+	j.sources = b.sources
 	return nil
 }
 
 // builder holds what build makes as it walks a plan.
 type builder struct {
-	j      *Job
-	ctx    context.Context
-	env    *expr.Env
-	mem    memory.Allocator
-	stages []exec.Stage
-	chains [][]OpFactory
-	side   [][]bool // by stage and operator: see exec.Chain
-	slots  [][]Slot // by stage: what each entry of a task's state is
-	uids   map[string]bool
-	slices map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
+	j       *Job
+	ctx     context.Context
+	env     *expr.Env
+	mem     memory.Allocator
+	stages  []exec.Stage
+	chains  [][]OpFactory
+	side    [][]bool   // by stage and operator: see exec.Chain
+	names   [][]string // by stage and operator: what EXPLAIN calls it, "" for plumbing
+	sources []string   // by stage: what EXPLAIN calls a source stage's reader
+	slots   [][]Slot   // by stage: what each entry of a task's state is
+	uids    map[string]bool
+	slices  map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
 }
 
 func (b *builder) startStage(st exec.Stage) int {
 	b.stages = append(b.stages, st)
 	b.chains = append(b.chains, nil)
 	b.side = append(b.side, nil)
+	b.names = append(b.names, nil)
+	b.sources = append(b.sources, "")
 	b.slots = append(b.slots, nil)
 	return len(b.stages) - 1
 }
@@ -91,7 +99,13 @@ func (b *builder) startSource(st exec.Stage, reader Slot) int {
 func (b *builder) addOp(stage int, f OpFactory) {
 	b.chains[stage] = append(b.chains[stage], f)
 	b.side[stage] = append(b.side[stage], false)
+	b.names[stage] = append(b.names[stage], "")
 	b.slots[stage] = append(b.slots[stage], Slot{})
+}
+
+// name names the operator added last to stage, as EXPLAIN describes it.
+func (b *builder) name(stage int, desc string) {
+	b.names[stage][len(b.names[stage])-1] = desc
 }
 
 // addStateful adds an operator whose state belongs in checkpoints, as slot.
@@ -187,21 +201,27 @@ func (b *builder) node(n planner.Node) (int, error) {
 			return r, err
 		}}, reader)
 		b.addOp(stage, j.countIn)
+		b.sources[stage] = n.Describe()
 		return stage, nil
 	case *planner.Values:
+		var stage int
 		if n.Tuples != nil {
-			return b.startSource(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
+			stage = b.startSource(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
 				return ops.NewValues(mem, env, n), nil
-			}}, b.slot("values", "", []string{n.Describe()})), nil
+			}}, b.slot("values", "", []string{n.Describe()}))
+		} else {
+			rows := n.Rows
+			stage = b.startSource(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
+				return &valuesReader{rows: rows}, nil
+			}}, b.slot("values", "", []string{n.Describe()}))
 		}
-		rows := n.Rows
-		return b.startSource(exec.Stage{Name: "Values", Parallelism: 1, NewReader: func(int) (exec.Reader, error) {
-			return &valuesReader{rows: rows}, nil
-		}}, b.slot("values", "", []string{n.Describe()})), nil
+		b.sources[stage] = n.Describe()
+		return stage, nil
 	case *planner.Filter:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewFilter(mem, env, n, out)
 		})
+		b.name(in, n.Describe())
 	case *planner.Project:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewProject(mem, env, n, out)
@@ -210,10 +230,12 @@ func (b *builder) node(n planner.Node) (int, error) {
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewUnnest(mem, n, out), nil
 		})
+		b.name(in, n.Describe())
 	case *planner.WatermarkAssigner:
 		b.addStateful(in, b.meaningSlot(n), func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewWatermarkAssigner(mem, env, n, out)
 		})
+		b.name(in, n.Describe())
 	case *planner.WindowTVF:
 		w := n
 		if b.slices[n] {
@@ -224,6 +246,7 @@ func (b *builder) node(n planner.Node) (int, error) {
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewWindowAssigner(mem, w, out), nil
 		})
+		b.name(in, n.Describe())
 	case *planner.Aggregate:
 		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionKeys()}
 		if len(input.HashKeys) == 0 {
@@ -249,6 +272,7 @@ func (b *builder) node(n planner.Node) (int, error) {
 			}
 			return op, nil
 		})
+		b.name(stage, n.Describe())
 		if n.Late != nil {
 			sink, err := b.lateSink(n)
 			if err != nil {
@@ -260,6 +284,7 @@ func (b *builder) node(n planner.Node) (int, error) {
 				lateSinks[task] = op
 				return op, err
 			})
+			b.name(stage, fmt.Sprintf("LateDataSink(table=[%s])", n.Late.Table))
 		}
 		return stage, nil
 	case *planner.Join:
@@ -281,10 +306,12 @@ func (b *builder) node(n planner.Node) (int, error) {
 			}
 			return op, nil
 		})
+		b.name(stage, n.Describe())
 		return stage, nil
 	case *planner.Sink:
 		b.addOp(in, j.countOut)
 		b.addStateful(in, b.slot("sink", strings.ToLower(n.Table.Name), nil), b.sink(n.Table, n.Schema(), b.stages[in].Parallelism))
+		b.name(in, n.Describe())
 	default:
 		return 0, fmt.Errorf("cannot run plan node %T", n)
 	}
@@ -361,6 +388,7 @@ func (b *builder) join(n *planner.Join) (int, error) {
 		}
 		return op, err
 	})
+	b.name(stage, n.Describe())
 	return stage, nil
 }
 
@@ -385,6 +413,7 @@ func (b *builder) union(n *planner.Union) (int, error) {
 	b.addOp(stage, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 		return ops.NewUnion(n, out), nil
 	})
+	b.name(stage, n.Describe())
 	return stage, nil
 }
 
@@ -444,14 +473,14 @@ func TasksOf(connectors *connector.Registry, n planner.Node, parallelism int) in
 
 // buildChain makes a task's operators, linked as an exec.Chain ending in out, and
 // restores their state.
-func buildChain(ctx context.Context, chain []OpFactory, side []bool, task int, out exec.Output, restored [][]byte) (built []exec.Operator, err error) {
+func buildChain(ctx context.Context, chain []OpFactory, side []bool, task int, out exec.Output, restored [][]byte, metrics *exec.TaskMetrics) (built []exec.Operator, err error) {
 	built = make([]exec.Operator, len(chain))
 	defer func() {
 		if err != nil {
 			closeAll(built)
 		}
 	}()
-	links := &exec.Chain{Ops: built, Last: out, Side: side}
+	links := &exec.Chain{Ops: built, Last: out, Side: side, Metrics: metrics}
 	for i := len(chain) - 1; i >= 0; i-- {
 		op, err := chain[i](ctx, task, links.Output(i))
 		if err != nil {

@@ -184,6 +184,7 @@ func (c *checkpointer) close() {
 
 func (c *checkpointer) record(r CheckpointRecord) {
 	r.Job = c.j.name
+	c.j.figures.noteCheckpoint(r)
 	if c.j.env.Record != nil {
 		c.j.env.Record(r)
 	}

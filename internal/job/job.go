@@ -96,8 +96,14 @@ type Job struct {
 	positions map[exec.TaskID][][]byte
 	runner    *coordinatorRunner // of the running attempt, for savepoints
 	stopSP    *stopSavepoint     // a stop's savepoint, when asked for one
+	// lastFailure is the latest error the job failed or restarted with, kept after a
+	// restart recovers, for its views.
+	lastFailure   string
+	lastFailureAt time.Time
 
-	slots [][]Slot // by stage: what each entry of a task's state is
+	slots   [][]Slot // by stage: what each entry of a task's state is
+	sources []string // by stage: EXPLAIN's line for a source stage's reader
+	figures figures  // checkpoint figures and rate samples, for Metrics
 
 	rowsIn, rowsOut atomic.Int64
 	done            chan struct{} // closed when Run returns
@@ -163,6 +169,9 @@ func (j *Job) setState(s State, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.status.State, j.status.Err = s, err
+	if err != nil {
+		j.lastFailure, j.lastFailureAt = err.Error(), time.Now()
+	}
 	if s == Running && j.status.Started.IsZero() {
 		j.status.Started = time.Now()
 	}

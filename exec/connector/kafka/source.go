@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/streamsql/streamsql/exec"
@@ -46,6 +47,9 @@ type Reader struct {
 	started  bool
 	closed   bool
 	origin   []recordAt // of each row decoded since the last batch
+
+	lagMu sync.Mutex
+	lag   []exec.PartitionLag // by partition of parts, as of the last Next
 }
 
 // recordAt is the record a row was decoded from.
@@ -70,6 +74,7 @@ type partition struct {
 	topicPartition
 	offset int64 // of the next record to decode
 	end    int64 // bounded: where it ends; -1 when unbounded
+	hwm    int64 // the high watermark the last fetch reported; -1 before one
 }
 
 func (p *partition) done() bool { return p.end >= 0 && p.offset >= p.end }
@@ -86,6 +91,7 @@ var (
 	_ exec.Snapshotter    = (*Reader)(nil)
 	_ exec.Restorer       = (*Reader)(nil)
 	_ exec.CommitListener = (*Reader)(nil)
+	_ exec.LagReporter    = (*Reader)(nil)
 )
 
 var sourceKeys = []string{"topic", "properties.bootstrap.servers", "properties.group.id",
@@ -224,7 +230,7 @@ func openSource(ctx context.Context, spec connector.SourceSpec) (exec.Reader, er
 		}
 	}
 	for _, tp := range mine {
-		p := &partition{topicPartition: tp, offset: start[tp], end: -1}
+		p := &partition{topicPartition: tp, offset: start[tp], end: -1, hwm: -1}
 		if r.bounded {
 			p.end = end[tp]
 		}
@@ -331,6 +337,7 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		}
 		polled = true
 	}
+	r.noteLag()
 	if r.dec.Rows() == 0 {
 		if r.bounded && r.live == 0 {
 			return exec.Batch{}, io.EOF
@@ -387,7 +394,36 @@ func (r *Reader) poll(ctx context.Context) error {
 	}
 	r.recs, r.next = r.recs[:0], 0
 	fs.EachRecord(func(rec *kgo.Record) { r.recs = append(r.recs, rec) })
+	fs.EachPartition(func(fp kgo.FetchTopicPartition) {
+		if p := r.byTP[topicPartition{fp.Topic, fp.Partition}]; p != nil && fp.HighWatermark >= 0 {
+			p.hwm = fp.HighWatermark
+		}
+	})
 	return nil
+}
+
+// noteLag records how far each partition is behind its high watermark, for Lag.
+func (r *Reader) noteLag() {
+	r.lagMu.Lock()
+	defer r.lagMu.Unlock()
+	if len(r.lag) != len(r.parts) {
+		r.lag = make([]exec.PartitionLag, len(r.parts))
+	}
+	for i, p := range r.parts {
+		lag := int64(0)
+		if p.hwm >= 0 {
+			lag = max(0, p.hwm-p.offset)
+		}
+		r.lag[i] = exec.PartitionLag{Topic: p.Topic, Partition: p.Partition, Lag: lag}
+	}
+}
+
+// Lag returns each partition's high watermark minus the reader's position, as of the
+// last Next; a partition no fetch reported on yet has lag 0.
+func (r *Reader) Lag() []exec.PartitionLag {
+	r.lagMu.Lock()
+	defer r.lagMu.Unlock()
+	return append([]exec.PartitionLag(nil), r.lag...)
 }
 
 // record decodes one record of a partition the reader owns, or skips it: a control

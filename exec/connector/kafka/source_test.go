@@ -332,3 +332,35 @@ func TestSourceOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceLag: Lag reports, per partition, the high watermark minus where the reader
+// is: what is produced and not read yet.
+func TestSourceLag(t *testing.T) {
+	addr := cluster(t, 2, "in")
+	produce(t, addr, "in", 0, lines("a", 0, 10)...)
+	r := openReader(t, connector.SourceSpec{Mem: checkedMem(t), BatchSize: 3, Table: kafkaTable("in", addr, map[string]string{
+		"topic": "in", "scan.startup.mode": "earliest-offset"})})
+	if lag := r.Lag(); len(lag) != 0 {
+		t.Errorf("lag before the first read: %v", lag)
+	}
+	lagOf := func(partition int32) int64 {
+		for _, p := range r.Lag() {
+			if p.Topic == "in" && p.Partition == partition {
+				return p.Lag
+			}
+		}
+		t.Fatalf("no lag for partition %d: %v", partition, r.Lag())
+		return 0
+	}
+	readRows(t, r, 3)
+	if got := lagOf(0); got != 7 {
+		t.Errorf("after 3 of 10 records, lag %v", r.Lag())
+	}
+	readRows(t, r, 7)
+	if got := lagOf(0); got != 0 {
+		t.Errorf("after every record, lag %v", r.Lag())
+	}
+	if got := lagOf(1); got != 0 {
+		t.Errorf("an empty partition lags %d", got)
+	}
+}

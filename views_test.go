@@ -1,0 +1,156 @@
+package streamsql
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/internal/job"
+)
+
+// metricsJob is a checkpointed, unbounded job with event time and late rows, whose
+// sink fails once at its 50th record, so that it restarts.
+const metricsJob = `
+SET 'execution.checkpointing.interval' = '200 ms';
+SET 'restart-strategy.type' = 'fixed-delay';
+SET 'restart-strategy.fixed-delay.attempts' = '3';
+SET 'restart-strategy.fixed-delay.delay' = '100 ms';
+SET 'pipeline.name' = 'counts';
+CREATE TABLE gen (k BIGINT, t BIGINT, ts AS TO_TIMESTAMP_LTZ(t, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'datagen', 'rows-per-second' = '2000', 'seed' = '7',
+  'fields.k.min' = '1', 'fields.k.max' = '10', 'fields.t.min' = '1000000', 'fields.t.max' = '100000000');
+CREATE TABLE sink (k BIGINT, n BIGINT) WITH ('connector' = 'blackhole', 'test.fail-at-record' = '50', 'test.fail-mode' = 'once');
+INSERT INTO sink SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE gen, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+  GROUP BY k, window_start, window_end;
+`
+
+// waitForMetrics polls the session's job until ok accepts its figures.
+func waitForMetrics(t *testing.T, s *Session, name string, ok func(job.Metrics) bool) job.Metrics {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for _, m := range s.JobMetrics() {
+			if m.Name == name && ok(m) {
+				return m
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s never reached the figures wanted: %+v", name, s.JobMetrics())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestDescribeJob: DESCRIBE JOB lists every operator EXPLAIN shows, with its
+// parallelism, live row counts, rates, back-pressure and watermark, then the job's
+// last checkpoints; SHOW JOBS gives each job's live totals.
+func TestDescribeJob(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	w := &syncWriter{w: &out}
+	s, err := NewSession(Config{Out: w, Err: &syncWriter{w: &bytes.Buffer{}}, StateDir: filepath.Join(dir, "state")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Exec(ctx, metricsJob); err != nil {
+		t.Fatal(err)
+	}
+	defer s.StopJobs()
+	waitForMetrics(t, s, "counts", func(m job.Metrics) bool {
+		return m.Restarts == 1 && m.CompletedCheckpoints >= 2 && m.State == job.Running
+	})
+	time.Sleep(1100 * time.Millisecond) // a second of rates after the restart
+	w.mu.Lock()
+	out.Reset()
+	w.mu.Unlock()
+	if err := s.Exec(ctx, "EXPLAIN INSERT INTO sink SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE gen, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;"); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	explain := out.String()
+	out.Reset()
+	w.mu.Unlock()
+	if err := s.Exec(ctx, "DESCRIBE JOB 'counts'; SHOW JOBS;"); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	got := out.String()
+	w.mu.Unlock()
+	t.Logf("%s", got)
+
+	// Every operator line of EXPLAIN's plan is a row, with its parallelism.
+	nodes := regexp.MustCompile(`(?m)^[ +\-]*([A-Z]\w*\(.*\))$`).FindAllStringSubmatch(strings.Split(explain, "== Guarantee ==")[0], -1)
+	if len(nodes) < 4 {
+		t.Fatalf("EXPLAIN shows %d operators:\n%s", len(nodes), explain)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(got, "\n") {
+		f := tableRow(line)
+		if len(f) == 11 {
+			rows[f[1]] = f
+		}
+	}
+	for _, n := range nodes {
+		f, ok := rows[n[1]]
+		if !ok {
+			t.Errorf("DESCRIBE JOB lacks operator %s", n[1])
+			continue
+		}
+		if f[3] != "1" {
+			t.Errorf("%s: parallelism %s, want 1", n[1], f[3])
+		}
+		if strings.HasPrefix(n[1], "TableSourceScan") {
+			if out, _ := strconv.ParseInt(f[5], 10, 64); out < 100 {
+				t.Errorf("the source read %s rows", f[5])
+			}
+			if rate, _ := strconv.ParseFloat(f[7], 64); rate < 500 || rate > 4000 {
+				t.Errorf("the source reads %s rows/s, want about 2000", f[7])
+			}
+		}
+		if strings.HasPrefix(n[1], "Sink") {
+			if in, _ := strconv.ParseInt(f[4], 10, 64); in < 50 {
+				t.Errorf("the sink received %s rows", f[4])
+			}
+			if !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$`).MatchString(f[9]) {
+				t.Errorf("the sink's watermark is %q", f[9])
+			}
+		}
+		if !strings.HasSuffix(f[8], "%") {
+			t.Errorf("%s: back-pressure %q", n[1], f[8])
+		}
+	}
+	if !regexp.MustCompile(`Job counts: RUNNING, 1 restarts, \d+ checkpoints completed, 0 failed, \d+ late rows dropped`).MatchString(got) {
+		t.Errorf("DESCRIBE JOB's summary is wrong:\n%s", got)
+	}
+	if !strings.Contains(got, "Last exception: table sink: failing at record 50") {
+		t.Errorf("DESCRIBE JOB does not show the failure the job restarted from:\n%s", got)
+	}
+	if !regexp.MustCompile(`(?m)^\| +\d+ \| COMPLETED \| +\d+(\.\d+)?m?s \| +\d+ \|`).MatchString(got) {
+		t.Errorf("DESCRIBE JOB lists no completed checkpoint:\n%s", got)
+	}
+	if !regexp.MustCompile(`(?m)^\| counts \| RUNNING \| [^|]+ \| +\d+ \| +\d+ \| +\d+\.\d \| +\d+% \| +\d+ \| +1 \|$`).MatchString(got) {
+		t.Errorf("SHOW JOBS lacks the job's live figures:\n%s", got)
+	}
+	if err := s.Exec(ctx, "DESCRIBE JOB 'nope';"); err == nil || !strings.Contains(err.Error(), "no job named 'nope'") {
+		t.Errorf("DESCRIBE JOB of no job: %v", err)
+	}
+}
+
+// tableRow returns the cells of a line of a boxed table, or nil.
+func tableRow(line string) []string {
+	if !strings.HasPrefix(line, "|") {
+		return nil
+	}
+	cells := strings.Split(strings.Trim(line, "|"), "|")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
+}
