@@ -2,15 +2,15 @@ package planner
 
 // PicksBeforeFilter returns a plan equal to p = Project(Filter(x, cond)) that picks p's
 // columns before filtering, when each of p's expressions only picks a column or a ROW's
-// field: Filter(Project(x, picks + the columns cond reads), cond), under a projection
-// dropping those columns if any. A filter copies whole rows of what it keeps, so this
+// field: Project(Filter(Project(x, picks + the columns cond reads), cond)), the top
+// projection keeping the picks (a zero-copy pass of columns). A filter copies whole rows of what it keeps, so this
 // has it copy the picked columns only (a view over Nexmark's events table filters rows
 // of three ROW columns and keeps one's fields). Picks cannot fail, so computing them for
 // rows the filter drops changes nothing. ok is false when p is not of that shape.
 //
 // It is a physical choice, made when a job is built: the logical plan, which EXPLAIN
 // prints and from which stateful operators take their identity, keeps the user's order.
-func PicksBeforeFilter(p *Project) (Node, bool) {
+func PicksBeforeFilter(p *Project) (*Project, bool) {
 	f, ok := p.Input.(*Filter)
 	if !ok {
 		return nil, false
@@ -41,11 +41,8 @@ func PicksBeforeFilter(p *Project) (Node, bool) {
 		}
 		return &ColumnRef{Index: i, Name: picks.Names[i], T: c.T}
 	})
-	var n Node = &Filter{Input: picks, Cond: cond}
-	if len(picks.Exprs) > len(p.Exprs) {
-		n = &Project{Input: n, Exprs: columnRefs(p.Schema()), Names: p.Names}
-	}
-	return n, true
+	filter := &Filter{Input: picks, Cond: cond}
+	return &Project{Input: filter, Exprs: columnRefs(p.Schema()), Names: p.Names}, true
 }
 
 // isPick says whether e is a column, or a field of a ROW that is a pick.

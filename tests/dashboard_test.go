@@ -90,7 +90,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	p, url := startMonitored(t, dashboardJob+dashboardInsert, "dashboard", "--web-addr", "127.0.0.1:0")
 
 	// The page lists the job.
-	step, cancel := context.WithTimeout(ctx, 20*time.Second)
+	step, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := chromedp.Do(step, chromedp.Navigate(url), chromedp.WaitVisible(`#jobs tbody tr[data-job="insert-hole"]`)); err != nil {
 		t.Fatalf("the page does not list the job: %v", err)
@@ -143,7 +143,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	waitUntil := func(what string, ok func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(60 * time.Second)
 		for !ok() {
 			if time.Now().After(deadline) {
 				t.Fatalf("timed out waiting until %s; stderr:\n%s", what, p.errOut.String())
@@ -162,7 +162,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(`#savepoint`)); err != nil {
 		t.Fatal(err)
 	}
-	step, cancel = context.WithTimeout(ctx, 20*time.Second)
+	step, cancel = context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if _, err := chromedp.Run(step, chromedp.Poll[bool](`/^savepoint (done|failed)/.test(document.getElementById("result").textContent)`)); err != nil {
 		t.Fatalf("the savepoint button did not answer: %v", err)
@@ -180,7 +180,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(`#stop`)); err != nil {
 		t.Fatal(err)
 	}
-	step, cancel = context.WithTimeout(ctx, 20*time.Second)
+	step, cancel = context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if _, err := chromedp.Run(step, chromedp.Poll[bool](`/^stop (done|failed)/.test(document.getElementById("result").textContent)`)); err != nil {
 		t.Fatalf("the stop button did not answer: %v", err)
@@ -199,7 +199,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		if err != nil {
 			t.Errorf("the process ended with %v:\n%s", err, p.errOut.String())
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatalf("the process did not end after its job stopped:\n%s", p.errOut.String())
 	}
 }

@@ -30,7 +30,7 @@ type OpFactory func(ctx context.Context, task int, out exec.Output) (exec.Operat
 func (j *Job) build(ctx context.Context) error {
 	env, s := j.env, j.settings
 	b := &builder{j: j, ctx: ctx, env: &expr.Env{Location: env.Location, Now: env.Now}, mem: env.Mem,
-		slices: map[*planner.WindowTVF]bool{}, uids: map[string]bool{}}
+		slices: map[*planner.WindowTVF]bool{}, uids: map[string]bool{}, labels: map[planner.Node]string{}}
 	j.graph = &exec.Graph{Mem: env.Mem, IdleTimeout: s.IdleTimeout}
 	if err := b.windows(j.plan, nil); err != nil {
 		return fatal(err)
@@ -76,6 +76,7 @@ type builder struct {
 	slots   [][]Slot   // by stage: what each entry of a task's state is
 	uids    map[string]bool
 	slices  map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
+	labels  map[planner.Node]string     // physical nodes standing for logical ones (see describe)
 }
 
 func (b *builder) startStage(st exec.Stage) int {
@@ -101,6 +102,14 @@ func (b *builder) addOp(stage int, f OpFactory) {
 	b.side[stage] = append(b.side[stage], false)
 	b.names[stage] = append(b.names[stage], "")
 	b.slots[stage] = append(b.slots[stage], Slot{})
+}
+
+// describe is how EXPLAIN describes n, or the label of the logical node n implements.
+func (b *builder) describe(n planner.Node) string {
+	if label, ok := b.labels[n]; ok {
+		return label
+	}
+	return n.Describe()
 }
 
 // name names the operator added last to stage, as EXPLAIN describes it.
@@ -169,6 +178,10 @@ func (b *builder) windows(n planner.Node, agg *planner.Aggregate) error {
 func (b *builder) node(n planner.Node) (int, error) {
 	if p, ok := n.(*planner.Project); ok {
 		if swapped, ok := planner.PicksBeforeFilter(p); ok {
+			// Views and metrics show the operators as EXPLAIN does: the filter, then the
+			// projection; the picks below the filter are plumbing.
+			f := swapped.Input.(*planner.Filter)
+			b.labels[swapped], b.labels[f], b.labels[f.Input] = p.Describe(), p.Input.Describe(), ""
 			n = swapped
 		}
 	}
@@ -221,11 +234,12 @@ func (b *builder) node(n planner.Node) (int, error) {
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewFilter(mem, env, n, out)
 		})
-		b.name(in, n.Describe())
+		b.name(in, b.describe(n))
 	case *planner.Project:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewProject(mem, env, n, out)
 		})
+		b.name(in, b.describe(n))
 	case *planner.Unnest:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewUnnest(mem, n, out), nil
