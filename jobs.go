@@ -1,6 +1,7 @@
 package streamsql
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -77,7 +78,7 @@ func (s *Session) restoreReport(plan planner.Node, settings job.Settings) (*job.
 	var result job.OpFactory
 	if _, ok := plan.(*planner.Sink); !ok {
 		result = func(context.Context, int, exec.Output) (exec.Operator, error) {
-			return newResultSink(s.cfg, plan.Schema()), nil
+			return newResultSink(s.cfg, plan.Schema(), &resultOut{w: bufio.NewWriter(io.Discard), maxRows: settings.MaxResultRows, err: io.Discard}, false), nil
 		}
 	}
 	name := settings.Name
@@ -146,12 +147,18 @@ func (s *Session) runQuery(ctx context.Context, plan planner.Node, settings job.
 		return s.dryRun(plan, settings)
 	}
 	var res *resultSink
+	out := &resultOut{w: bufio.NewWriter(s.cfg.Out), maxRows: settings.MaxResultRows, err: s.cfg.Err}
+	stream := s.streams(plan) && s.cfg.Live == nil
 	j, err := s.newJob(plan, settings, func(context.Context, int, exec.Output) (exec.Operator, error) {
-		res = newResultSink(s.cfg, plan.Schema())
+		res = newResultSink(s.cfg, plan.Schema(), out, stream)
 		return res, nil
 	})
 	if err != nil {
 		return err
+	}
+	if s.cfg.Live != nil {
+		out.live = s.cfg.Live(settings.ResultMode, columnNames(plan.Schema()))
+		defer out.live.End()
 	}
 	stopped := context.AfterFunc(ctx, func() { j.Stop(false) })
 	defer stopped()
@@ -163,6 +170,20 @@ func (s *Session) runQuery(ctx context.Context, plan planner.Node, settings job.
 		return err
 	}
 	return res.print()
+}
+
+func columnNames(schema planner.Schema) []string {
+	names := make([]string, len(schema))
+	for i, c := range schema {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// streams says whether a query's result prints row by row as it arrives: an
+// insert-only result in csv or json, whose rows are final when they arrive.
+func (s *Session) streams(plan planner.Node) bool {
+	return (s.cfg.Format == "csv" || s.cfg.Format == "json") && !plan.Updating()
 }
 
 // showJobs prints the session's jobs with their figures.
