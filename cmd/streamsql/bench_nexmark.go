@@ -47,6 +47,10 @@ type nexmarkResult struct {
 func benchNexmark(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("streamsql bench nexmark", flag.ContinueOnError)
 	fset.SetOutput(stderr)
+	fset.Usage = usage(fset, "bench")
+	if wantsHelp(args) {
+		fset.SetOutput(stdout)
+	}
 	queries := fset.String("queries", "q0,q1,q2,q3,q5,q7,q8", "comma-separated queries, or 'all' for every file in --dir")
 	events := fset.Int64("events", 10_000_000, "events each query reads")
 	par := fset.Int("parallelism", 2, "parallelism.default of each job")
@@ -55,7 +59,7 @@ func benchNexmark(args []string, stdout, stderr io.Writer) int {
 	dir := fset.String("dir", "queries/nexmark", "directory of the query files (qN.sql)")
 	asJSON := fset.Bool("json", false, "print one JSON object per query instead of a table")
 	if err := fset.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "streamsql bench nexmark: %v\n", err)

@@ -28,10 +28,14 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
-		case "bench":
-			return bench(args[1:], stdout, stderr)
-		case "list", "stop", "savepoint":
-			return control(args[0], args[1:], stdout, stderr)
+		case "help":
+			return help(args[1:], stdout, stderr)
+		case "version":
+			fmt.Fprintln(stdout, versionString())
+			return 0
+		}
+		if c, ok := findCommand(args[0]); ok && c.run != nil {
+			return c.run(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("streamsql", flag.ContinueOnError)
@@ -44,11 +48,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	savepoint := fs.String("s", "", "start the jobs from the savepoint at `PATH` (or a retained checkpoint)")
 	allowDrop := fs.Bool("allow-non-restored-state", false, "with -s: drop the savepoint's state that no operator of the new query claims")
 	dryRun := fs.Bool("dry-run", false, "with -s: report what each job would restore of the savepoint, and run nothing")
+	showVersion := fs.Bool("version", false, "print the version of streamsql and of the Go that built it")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog] [--state-dir DIR] [--fresh] [-s PATH [--allow-non-restored-state] [--dry-run]]\n"+
-			"       streamsql bench [-rows N]\n       streamsql list --state-dir DIR\n       streamsql stop --state-dir DIR [--savepoint-path TARGET_DIR] [--drain] JOB\n"+
-			"       streamsql savepoint --state-dir DIR JOB [TARGET_DIR]\n       streamsql savepoint inspect PATH\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
+		overview(fs.Output())
 		fs.PrintDefaults()
+	}
+	if wantsHelp(args) {
+		fs.SetOutput(stdout) // asked for, help is output, not an error
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -56,12 +62,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if *showVersion {
+		fmt.Fprintln(stdout, versionString())
+		return 0
+	}
 	if *file != "" && *inline != "" {
-		fmt.Fprintln(stderr, "streamsql: -f and -e cannot be given together")
+		fmt.Fprintln(stderr, "streamsql: -f and -e cannot be given together: give a file with -f or a string with -e")
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "streamsql: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "streamsql: unexpected argument %q (streamsql help lists the commands)\n", fs.Arg(0))
 		return 2
 	}
 	interactive := *file == "" && *inline == ""
@@ -118,7 +128,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-const help = `Statements end with ';' and may span lines.
+// wantsHelp says whether the flags ask for help (-h, -help, --help).
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+const shellHelp = `Statements end with ';' and may span lines.
   SET 'key' = 'value';                 session options (table.local-time-zone, parallelism.default, ...)
   CREATE TABLE t (...) WITH (...);     a source or sink table
   CREATE VIEW v AS SELECT ...;         a named query
@@ -178,7 +201,7 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 			case "":
 				continue
 			case "help":
-				fmt.Fprint(stdout, help)
+				fmt.Fprint(stdout, shellHelp)
 				continue
 			case "quit", "exit":
 				session.StopJobs()
