@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -19,9 +20,13 @@ import (
 
 // Config sets up a session.
 type Config struct {
-	Out    io.Writer // query results and command output
-	Err    io.Writer // job notices: skipped records, job failures
-	Format string    // table (default), csv, json or changelog
+	Out io.Writer // query results and command output
+	Err io.Writer // job notices (unless Logger is set), print sinks' standard error
+	// Logger receives the session's and its jobs' notices (restores, restarts, skipped
+	// records at info, each checkpoint at debug). Nil: info and above as plain lines
+	// on Err.
+	Logger *slog.Logger
+	Format string // table (default), csv, json or changelog
 	// Verbose prints a confirmation for statements that produce no output, as the REPL does.
 	Verbose  bool
 	Mem      memory.Allocator // default: the Go allocator
@@ -101,6 +106,9 @@ func NewSession(cfg Config) (*Session, error) {
 		}
 		s.settings[k] = v
 	}
+	if s.cfg.Logger == nil {
+		s.cfg.Logger = slog.New(plainHandler{s: s})
+	}
 	s.jobCtx, s.cancelJobs = context.WithCancel(context.Background())
 	return s, s.SetFormat(cfg.Format)
 }
@@ -153,7 +161,7 @@ func (s *Session) Wait() error {
 	}
 	for _, j := range jobs {
 		if err := j.Forget(); err != nil {
-			fmt.Fprintf(s.cfg.Err, "[WARNING] %v: its record of having finished stays\n", err)
+			s.warn(fmt.Sprintf("%v: its record of having finished stays", err))
 		}
 	}
 	return nil
@@ -300,7 +308,7 @@ func (s *Session) set(st *parser.SetStmt) error {
 		return &planner.Error{Pos: st.Pos, Msg: err.Error()}
 	}
 	if near := job.Suggest(st.Key); near != "" {
-		fmt.Fprintf(s.cfg.Err, "[WARNING] unknown key '%s', did you mean '%s'? It is stored, but nothing reads it.\n", st.Key, near)
+		s.warn(fmt.Sprintf("unknown key '%s', did you mean '%s'? It is stored, but nothing reads it.", st.Key, near))
 	}
 	s.settings[st.Key] = st.Value
 	s.info("Session property has been set.")

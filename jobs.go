@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 // env is what the session's jobs share.
 func (s *Session) env() job.Env {
 	return job.Env{Catalog: s.catalog, Connectors: s.connectors, Mem: s.cfg.Mem, Location: s.cfg.Location, Now: s.cfg.Now,
-		StateDir: s.cfg.StateDir, Fresh: s.cfg.Fresh, Out: s.cfg.Out, Err: s.cfg.Err, Record: s.recordCheckpoint}
+		StateDir: s.cfg.StateDir, Fresh: s.cfg.Fresh, Out: s.cfg.Out, Err: s.cfg.Err, Log: s.cfg.Logger, Record: s.recordCheckpoint}
 }
 
 // jobName is 'pipeline.name' or the name derived from the statement; a name another
@@ -56,7 +57,7 @@ func (s *Session) newJob(plan planner.Node, settings job.Settings, result job.Op
 		s.control.Do(func() {
 			var err error
 			if s.stopControl, err = s.ServeControl(s.jobCtx); err != nil {
-				fmt.Fprintf(s.cfg.Err, "[WARNING] %v: streamsql list and stop cannot reach this process\n", err)
+				s.warn(fmt.Sprintf("%v: streamsql list and stop cannot reach this process", err))
 			}
 		})
 	}
@@ -78,7 +79,7 @@ func (s *Session) restoreReport(plan planner.Node, settings job.Settings) (*job.
 	var result job.OpFactory
 	if _, ok := plan.(*planner.Sink); !ok {
 		result = func(context.Context, int, exec.Output) (exec.Operator, error) {
-			return newResultSink(s.cfg, plan.Schema(), &resultOut{w: bufio.NewWriter(io.Discard), maxRows: settings.MaxResultRows, err: io.Discard}, false), nil
+			return newResultSink(s.cfg, plan.Schema(), &resultOut{w: bufio.NewWriter(io.Discard), maxRows: settings.MaxResultRows, log: slog.New(slog.DiscardHandler)}, false), nil
 		}
 	}
 	name := settings.Name
@@ -122,7 +123,7 @@ func (s *Session) startJob(plan planner.Node, settings job.Settings) error {
 		s.info("Submitting SQL update statement to the cluster...")
 		fmt.Fprintf(s.cfg.Out, "Job ID: %s\n", j.Name())
 	} else {
-		fmt.Fprintf(s.cfg.Err, "Job ID: %s\n", j.Name())
+		s.cfg.Logger.Info("Job ID: "+j.Name(), "job", j.Name())
 	}
 	s.running.Add(1)
 	go func() {
@@ -147,7 +148,7 @@ func (s *Session) runQuery(ctx context.Context, plan planner.Node, settings job.
 		return s.dryRun(plan, settings)
 	}
 	var res *resultSink
-	out := &resultOut{w: bufio.NewWriter(s.cfg.Out), maxRows: settings.MaxResultRows, err: s.cfg.Err}
+	out := &resultOut{w: bufio.NewWriter(s.cfg.Out), maxRows: settings.MaxResultRows, log: s.cfg.Logger}
 	stream := s.streams(plan) && s.cfg.Live == nil
 	j, err := s.newJob(plan, settings, func(context.Context, int, exec.Output) (exec.Operator, error) {
 		res = newResultSink(s.cfg, plan.Schema(), out, stream)

@@ -6,7 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -37,7 +37,7 @@ type resultOut struct {
 	header  bool
 	warned  bool
 	maxRows int
-	err     io.Writer
+	log     *slog.Logger
 }
 
 // resultSink receives a SELECT's rows. It prints each change as it arrives in
@@ -148,7 +148,7 @@ func (r *resultSink) dropOldest() {
 	r.nLive--
 	if !r.out.warned {
 		r.out.warned = true
-		fmt.Fprintf(r.out.err, "[WARNING] the result holds at most %d rows ('sql-client.execution.max-table-result.rows'): the oldest rows are dropped\n", r.out.maxRows)
+		r.out.log.Warn(fmt.Sprintf("the result holds at most %d rows ('sql-client.execution.max-table-result.rows'): the oldest rows are dropped", r.out.maxRows))
 	}
 	r.compact()
 }

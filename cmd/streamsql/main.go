@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 	_ "time/tzdata" // 'table.local-time-zone' works on machines without a zone database
 
 	"github.com/chzyer/readline"
@@ -48,6 +50,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	savepoint := fs.String("s", "", "start the jobs from the savepoint at `PATH` (or a retained checkpoint)")
 	allowDrop := fs.Bool("allow-non-restored-state", false, "with -s: drop the savepoint's state that no operator of the new query claims")
 	dryRun := fs.Bool("dry-run", false, "with -s: report what each job would restore of the savepoint, and run nothing")
+	logFormat := fs.String("log-format", "text", "how log lines print: text (time, level, message) or json (one object a line)")
+	logLevel := fs.String("log-level", "info", "the least severe log lines printed: debug (each checkpoint too), info, warn or error")
+	quiet := fs.Bool("quiet", false, "no progress line on the terminal")
 	showVersion := fs.Bool("version", false, "print the version of streamsql and of the Go that built it")
 	fs.Usage = func() {
 		overview(fs.Output())
@@ -77,12 +82,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	interactive := *file == "" && *inline == ""
 	if *format == "" {
 		*format = "csv"
-		if interactive || readline.IsTerminal(int(os.Stdout.Fd())) {
+		if interactive || isTerminal(stdout) {
 			*format = "table"
 		}
 	}
 	if *dryRun && *savepoint == "" {
 		fmt.Fprintln(stderr, "streamsql: --dry-run reports what jobs restore of a savepoint: give one with -s PATH")
+		return 2
+	}
+	// On a terminal, a script's run shows a progress line on stderr; what else goes to
+	// the terminal is written above it.
+	var term *terminal
+	if !interactive && !*quiet && isTerminal(stderr) {
+		term = &terminal{err: stderr}
+		if isTerminal(stdout) {
+			stdout = term.writer(stdout)
+		}
+		stderr = term.writer(stderr)
+	}
+	logOut := &logWriter{w: stderr}
+	logger, err := newLogger(logOut, *logFormat, *logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql: %v\n", err)
 		return 2
 	}
 	settings := map[string]string{}
@@ -92,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *allowDrop {
 		settings["execution.savepoint.ignore-unclaimed-state"] = "true"
 	}
-	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Format: *format, Verbose: interactive,
+	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Logger: logger, Format: *format, Verbose: interactive,
 		StateDir: *stateDir, Fresh: *fresh, Control: !*dryRun, Settings: settings, DryRun: *dryRun})
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
@@ -100,7 +121,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer session.Close()
 	if interactive {
-		return repl(session, stdout, stderr)
+		return repl(session, logOut, stdout, stderr)
 	}
 	sql := *inline
 	if *file != "" {
@@ -119,13 +140,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		stop()
 		session.StopJobs()
 	})()
+	var progress sync.WaitGroup
+	progressCtx, endProgress := context.WithCancel(context.Background())
+	if term != nil {
+		progress.Go(func() { runProgress(progressCtx, term, session, 250*time.Millisecond) })
+	}
 	err = session.Exec(ctx, sql)
 	err = errors.Join(err, session.Wait())
+	endProgress()
+	progress.Wait() // the line is gone before the error prints
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// isTerminal says whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && readline.IsTerminal(int(f.Fd()))
 }
 
 // wantsHelp says whether the flags ask for help (-h, -help, --help).
@@ -157,7 +191,7 @@ Commands: help, quit (or exit, or Ctrl-D).
 `
 
 // repl reads statements interactively until quit or end of input.
-func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
+func repl(session *streamsql.Session, logOut *logWriter, stdout, stderr io.Writer) int {
 	home, _ := os.UserHomeDir()
 	history := filepath.Join(home, ".streamsql_history")
 	// The history is the user's alone (it may name hosts and users); readline would
@@ -182,6 +216,8 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 	// Job notices and failures arrive while a line is being typed: readline's writer
 	// prints them above it and redraws the line.
 	session.SetErr(rl.Stderr(), func(err error) { fmt.Fprintf(rl.Stderr(), "[ERROR] %v\n", err) })
+	logOut.set(rl.Stderr())
+	defer logOut.set(stderr)
 	// Multi-line statements are saved to history whole, once complete.
 	rl.Config.DisableAutoSaveHistory = true
 	fmt.Fprintln(stdout, "streamsql: type 'help' for help, 'quit' to leave.")
