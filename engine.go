@@ -48,9 +48,8 @@ type Config struct {
 	// without running it; a job that would not restore fails.
 	DryRun bool
 	// Live, when set, shows each SELECT's result while it runs instead of printing it
-	// by Format: it is given the session's 'sql-client.execution.result-mode' and the
-	// result's column names, and returns the view the query's changes go to.
-	Live func(mode string, columns []string) LiveResult
+	// by Format: it returns the view the query's changes go to.
+	Live func(LiveSpec) LiveResult
 }
 
 // Session executes statements against its own catalog and settings.
@@ -374,10 +373,9 @@ func (s *Session) guarantee(plan planner.Node, isQuery bool, cfg checkpoint.Conf
 		return path + "at-most-once: the source of " + strings.Join(unreplayable, ", ") + " cannot replay what it delivered before a failure (a socket source keeps what it received with 'source.wal' = 'true')"
 	case !aligned:
 		return path + "at-least-once: checkpoints are not aligned, so replayed records may count twice"
-	case isQuery && s.cfg.Format != "changelog" && !s.streams(plan):
-		return path + "exactly-once: the materialized result is restored from aligned checkpoints and the source replays from their positions"
 	case isQuery && s.cfg.Format != "changelog":
-		return path + "at-least-once: rows print as they arrive, so those after the last checkpoint print again on replay"
+		// A query with checkpoints holds its result (see streams).
+		return path + "exactly-once: the materialized result is restored from aligned checkpoints and the source replays from their positions"
 	case isQuery:
 		return path + "at-least-once: changes print at once, so those after the last checkpoint print again on replay"
 	}

@@ -149,7 +149,7 @@ func (s *Session) runQuery(ctx context.Context, plan planner.Node, settings job.
 	}
 	var res *resultSink
 	out := &resultOut{w: bufio.NewWriter(s.cfg.Out), maxRows: settings.MaxResultRows, log: s.cfg.Logger}
-	stream := s.streams(plan) && s.cfg.Live == nil
+	stream := s.streams(plan, settings) && s.cfg.Live == nil
 	j, err := s.newJob(plan, settings, func(context.Context, int, exec.Output) (exec.Operator, error) {
 		res = newResultSink(s.cfg, plan.Schema(), out, stream)
 		return res, nil
@@ -158,7 +158,7 @@ func (s *Session) runQuery(ctx context.Context, plan planner.Node, settings job.
 		return err
 	}
 	if s.cfg.Live != nil {
-		out.live = s.cfg.Live(settings.ResultMode, columnNames(plan.Schema()))
+		out.live = s.cfg.Live(LiveSpec{Mode: settings.ResultMode, Columns: columnNames(plan.Schema()), MaxRows: settings.MaxResultRows})
 		defer out.live.End()
 	}
 	stopped := context.AfterFunc(ctx, func() { j.Stop(false) })
@@ -182,9 +182,12 @@ func columnNames(schema planner.Schema) []string {
 }
 
 // streams says whether a query's result prints row by row as it arrives: an
-// insert-only result in csv or json, whose rows are final when they arrive.
-func (s *Session) streams(plan planner.Node) bool {
-	return (s.cfg.Format == "csv" || s.cfg.Format == "json") && !plan.Updating()
+// insert-only result in csv or json, whose rows are final when they arrive, of a job
+// without checkpoints. A job with checkpoints holds its result (bounded by
+// 'sql-client.execution.max-table-result.rows') and snapshots it, so that a job
+// resumed after a crash prints the whole result, each row once.
+func (s *Session) streams(plan planner.Node, settings job.Settings) bool {
+	return (s.cfg.Format == "csv" || s.cfg.Format == "json") && !plan.Updating() && !settings.Checkpointed()
 }
 
 // showJobs prints the session's jobs with their figures.

@@ -29,6 +29,13 @@ type LiveResult interface {
 	End()
 }
 
+// LiveSpec is what a live view of a query's result is told when the query starts.
+type LiveSpec struct {
+	Mode    string   // 'sql-client.execution.result-mode': table, changelog or tableau
+	Columns []string // the result's column names
+	MaxRows int      // 'sql-client.execution.max-table-result.rows': at most this many rows kept
+}
+
 // resultOut is what a query's result sinks share across restarts of its job: the
 // output, whether the header was written, whether the row bound was reported.
 type resultOut struct {
@@ -51,11 +58,7 @@ type resultSink struct {
 	out    *resultOut
 	stream bool
 
-	rows    [][]string
-	live    []bool
-	nLive   int
-	head    int              // rows before head are all dead
-	index   map[string][]int // row text → positions of live copies, oldest first
+	held    *Materialized
 	cells   []string
 	changes []Change
 }
@@ -63,7 +66,14 @@ type resultSink struct {
 var _ exec.Operator = (*resultSink)(nil)
 
 func newResultSink(cfg Config, schema planner.Schema, out *resultOut, stream bool) *resultSink {
-	return &resultSink{cfg: cfg, schema: schema, out: out, stream: stream, index: map[string][]int{}}
+	r := &resultSink{cfg: cfg, schema: schema, out: out, stream: stream}
+	r.held = NewMaterialized(out.maxRows, func() {
+		if !out.warned {
+			out.warned = true
+			out.log.Warn(fmt.Sprintf("the result holds at most %d rows ('sql-client.execution.max-table-result.rows'): the oldest rows are dropped", out.maxRows))
+		}
+	})
+	return r
 }
 
 func (r *resultSink) Process(_ context.Context, _ int, b exec.Batch) error {
@@ -90,7 +100,7 @@ func (r *resultSink) Process(_ context.Context, _ int, b exec.Batch) error {
 		case r.stream:
 			r.writeRow(r.cells)
 		default:
-			r.apply(kind, r.cells)
+			r.held.Apply(kind, r.cells)
 		}
 	}
 	if r.out.live != nil {
@@ -101,77 +111,6 @@ func (r *resultSink) Process(_ context.Context, _ int, b exec.Batch) error {
 		return w.Flush()
 	}
 	return nil
-}
-
-// apply folds one change into the materialized result.
-func (r *resultSink) apply(kind exec.RowKind, cells []string) {
-	key := strings.Join(cells, "\x00")
-	if kind.IsRetraction() {
-		if pos := r.index[key]; len(pos) > 0 {
-			r.live[pos[len(pos)-1]] = false
-			r.nLive--
-			if len(pos) == 1 {
-				delete(r.index, key)
-			} else {
-				r.index[key] = pos[:len(pos)-1]
-			}
-		}
-		r.compact()
-		return
-	}
-	if r.nLive >= r.out.maxRows {
-		r.dropOldest()
-	}
-	r.index[key] = append(r.index[key], len(r.rows))
-	r.rows = append(r.rows, append([]string(nil), cells...))
-	r.live = append(r.live, true)
-	r.nLive++
-}
-
-// dropOldest drops the oldest live row, to keep the result within maxRows, as Flink's
-// SQL client does, and says so once.
-func (r *resultSink) dropOldest() {
-	for r.head < len(r.rows) && !r.live[r.head] {
-		r.head++
-	}
-	if r.head == len(r.rows) {
-		return
-	}
-	key := strings.Join(r.rows[r.head], "\x00")
-	pos := r.index[key]
-	if len(pos) <= 1 {
-		delete(r.index, key)
-	} else {
-		r.index[key] = pos[1:]
-	}
-	r.live[r.head] = false
-	r.nLive--
-	if !r.out.warned {
-		r.out.warned = true
-		r.out.log.Warn(fmt.Sprintf("the result holds at most %d rows ('sql-client.execution.max-table-result.rows'): the oldest rows are dropped", r.out.maxRows))
-	}
-	r.compact()
-}
-
-// compact drops the dead rows once they outnumber the live ones, so the result takes
-// memory in proportion to its live rows, not to the changes it saw.
-func (r *resultSink) compact() {
-	if dead := len(r.rows) - r.nLive; dead < 1024 || dead < r.nLive {
-		return
-	}
-	rows := make([][]string, 0, r.nLive)
-	clear(r.index)
-	for i, row := range r.rows {
-		if r.live[i] {
-			key := strings.Join(row, "\x00")
-			r.index[key] = append(r.index[key], len(rows))
-			rows = append(rows, row)
-		}
-	}
-	r.rows, r.live, r.head = rows, make([]bool, len(rows)), 0
-	for i := range r.live {
-		r.live[i] = true
-	}
 }
 
 // cell formats one value as the output format shows it.
@@ -264,7 +203,7 @@ func (r *resultSink) print() error {
 		}
 		return w.Flush()
 	}
-	rows := r.liveRows()
+	rows := r.held.Rows()
 	switch r.cfg.Format {
 	case "table":
 		format.WriteTable(w, r.columns(), rows)
@@ -281,21 +220,11 @@ func (r *resultSink) print() error {
 	return w.Flush()
 }
 
-func (r *resultSink) liveRows() [][]string {
-	rows := make([][]string, 0, r.nLive)
-	for i := r.head; i < len(r.rows); i++ {
-		if r.live[i] {
-			rows = append(rows, r.rows[i])
-		}
-	}
-	return rows
-}
-
 // Snapshot records the materialized result, so a job restored from a checkpoint prints
 // the same final result as one that never failed. Rows already printed (a changelog, a
 // streamed result) cannot be taken back: there, rows are printed at least once.
 func (r *resultSink) Snapshot(context.Context, int64) ([]byte, error) {
-	return json.Marshal(r.liveRows())
+	return json.Marshal(r.held.Rows())
 }
 
 // Restore loads a snapshot's rows.
@@ -305,7 +234,7 @@ func (r *resultSink) Restore(data []byte) error {
 		return fmt.Errorf("query result state: %w", err)
 	}
 	for _, row := range rows {
-		r.apply(exec.Insert, row)
+		r.held.Apply(exec.Insert, row)
 	}
 	return nil
 }

@@ -135,3 +135,10 @@ func (p *ptyProcess) wait() error {
 	}
 	return err
 }
+
+// waitForAfter waits until the output after mark holds first, then then after it.
+func (p *ptyProcess) waitForAfter(mark int, first, then string) {
+	p.t.Helper()
+	out := p.waitFor(mark, first)
+	p.waitFor(mark+strings.Index(out, first)+len(first), then)
+}

@@ -113,8 +113,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *allowDrop {
 		settings["execution.savepoint.ignore-unclaimed-state"] = "true"
 	}
-	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Logger: logger, Format: *format, Verbose: interactive,
-		StateDir: *stateDir, Fresh: *fresh, Control: !*dryRun, Settings: settings, DryRun: *dryRun})
+	cfg := streamsql.Config{Out: stdout, Err: stderr, Logger: logger, Format: *format, Verbose: interactive,
+		StateDir: *stateDir, Fresh: *fresh, Control: !*dryRun, Settings: settings, DryRun: *dryRun}
+	if f, ok := stdout.(*os.File); ok && interactive && isTerminal(stdout) {
+		// The shell on a terminal shows results live, in the session's result mode.
+		views := &liveViews{out: stdout, now: time.Now, size: func() (int, int) {
+			w, h, err := readline.GetSize(int(f.Fd()))
+			if err != nil || w < 20 || h < 8 {
+				return 80, 24
+			}
+			return w, h
+		}}
+		cfg.Live = views.new
+	}
+	session, err := streamsql.NewSession(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
 		return 2
