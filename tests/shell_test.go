@@ -81,3 +81,55 @@ func TestShellResultModes(t *testing.T) {
 		t.Fatalf("%v\n%q", err, p.output())
 	}
 }
+
+// TestShellCompletionAndHistory: Tab completes a table's columns, functions and SET
+// keys; a statement typed over several lines comes back from the history as one line.
+func TestShellCompletionAndHistory(t *testing.T) {
+	home := t.TempDir()
+	cmd := streamsqlCmd("--state-dir", t.TempDir())
+	cmd.Env = append(os.Environ(), "HOME="+home, "TERM=xterm")
+	p := startOnPTY(t, cmd)
+	p.waitFor(0, "streamsql> ")
+	m := p.mark()
+	p.send("CREATE TABLE readings (id STRING, ts BIGINT, temperature DOUBLE) WITH ('connector' = 'datagen', 'number-of-rows' = '3');\r")
+	p.waitFor(m, "[INFO] Table has been created.")
+
+	// Columns complete: of every table while the statement names none, then of those it names.
+	m = p.mark()
+	p.send("SELECT MAX(tempe\t")
+	p.waitFor(m, "SELECT MAX(temperature")
+	p.send(") AS hottest FROM readings WHERE readings.i\t")
+	p.waitFor(m, "WHERE readings.id")
+	p.send(" IS NOT NULL;\r")
+	p.waitFor(m, "| hottest |")
+	// Functions, and SET keys inside the quotes.
+	m = p.mark()
+	p.send("SELECT char_len\t")
+	p.waitFor(m, "char_length(")
+	p.send("'abc') AS n;\r")
+	p.waitFor(m, "| n |")
+	m = p.mark()
+	p.send("SET 'sql-client.execution.res\t")
+	p.waitFor(m, "sql-client.execution.result-mode' = '")
+	p.send("tableau';\r")
+	p.waitFor(m, "Session property has been set.")
+
+	// A statement over three lines, then Up: it comes back whole, on one line.
+	m = p.mark()
+	p.send("SELECT 41 + 1\r")
+	p.send("  AS answer -- the answer\r")
+	p.send(";\r")
+	p.waitFor(m, "answer")
+	p.waitForAfter(m, "Received a total of", "streamsql> ")
+	m = p.mark()
+	p.send("\x1b[A")
+	p.waitFor(m, "SELECT 41 + 1 AS answer /* the answer */ ;")
+	p.send("\x03quit\r")
+	if err := p.wait(); err != nil {
+		t.Fatalf("%v\n%q", err, p.output())
+	}
+	history, _ := os.ReadFile(home + "/.streamsql_history")
+	if !strings.Contains(string(history), "\nSELECT 41 + 1 AS answer /* the answer */ ;\n") {
+		t.Errorf("history:\n%s", history)
+	}
+}

@@ -212,6 +212,8 @@ func repl(session *streamsql.Session, logOut *logWriter, stdout, stderr io.Write
 		f.Close()
 		os.Chmod(history, 0o600)
 	}
+	var buf strings.Builder // the lines of a statement typed so far
+	pending := &buf
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:          "streamsql> ",
 		HistoryFile:     history,
@@ -219,6 +221,7 @@ func repl(session *streamsql.Session, logOut *logWriter, stdout, stderr io.Write
 		EOFPrompt:       "quit",
 		Stdout:          stdout,
 		Stderr:          stderr,
+		AutoComplete:    &completer{vocabulary: session.Vocabulary, pending: func() string { return pending.String() }},
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
@@ -233,7 +236,6 @@ func repl(session *streamsql.Session, logOut *logWriter, stdout, stderr io.Write
 	// Multi-line statements are saved to history whole, once complete.
 	rl.Config.DisableAutoSaveHistory = true
 	fmt.Fprintln(stdout, "streamsql: type 'help' for help, 'quit' to leave.")
-	var buf strings.Builder
 	for {
 		line, err := rl.Readline()
 		if errors.Is(err, readline.ErrInterrupt) {
@@ -265,7 +267,7 @@ func repl(session *streamsql.Session, logOut *logWriter, stdout, stderr io.Write
 		}
 		buf.Reset()
 		rl.SetPrompt("streamsql> ")
-		rl.SaveHistory(maskSecrets(strings.TrimSpace(text)))
+		rl.SaveHistory(maskSecrets(oneLine(text)))
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		if err := session.Exec(ctx, text); err != nil {
 			fmt.Fprintf(stderr, "[ERROR] %v\n", err)
@@ -287,6 +289,30 @@ var (
 func maskSecrets(sql string) string {
 	sql = secretOption.ReplaceAllString(sql, "$1'******'")
 	return secretInURL.ReplaceAllString(sql, "${1}******@")
+}
+
+// oneLine joins the lines of a statement into one, so that it comes back from the
+// history as one entry; a line's -- comment becomes a /* */ comment.
+func oneLine(sql string) string {
+	var parts []string
+	for _, line := range strings.Split(sql, "\n") {
+		line = strings.TrimSpace(line)
+		quoted := false
+		for i := 0; i+1 < len(line); i++ {
+			switch {
+			case line[i] == '\'':
+				quoted = !quoted
+			case !quoted && line[i] == '-' && line[i+1] == '-':
+				comment := strings.TrimSpace(strings.ReplaceAll(line[i+2:], "*/", "* /"))
+				line = strings.TrimSpace(line[:i] + "/* " + comment + " */")
+				i = len(line)
+			}
+		}
+		if line != "" {
+			parts = append(parts, line)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func exitCode(err error, stderr io.Writer) int {
