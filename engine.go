@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -20,9 +21,13 @@ import (
 
 // Config sets up a session.
 type Config struct {
-	Out    io.Writer // query results and command output
-	Err    io.Writer // job notices: skipped records, job failures
-	Format string    // table (default), csv, json or changelog
+	Out io.Writer // query results and command output
+	Err io.Writer // job notices (unless Logger is set), print sinks' standard error
+	// Logger receives the session's and its jobs' notices (restores, restarts, skipped
+	// records at info, each checkpoint at debug). Nil: info and above as plain lines
+	// on Err.
+	Logger *slog.Logger
+	Format string // table (default), csv, json or changelog
 	// Verbose prints a confirmation for statements that produce no output, as the REPL does.
 	Verbose  bool
 	Mem      memory.Allocator // default: the Go allocator
@@ -47,6 +52,9 @@ type Config struct {
 	// until Close; WebAddr the dashboard and its REST API. A bare port means loopback,
 	// ":port" every interface (see web.Addr).
 	MetricsAddr, WebAddr string
+	// Live, when set, shows each SELECT's result while it runs instead of printing it
+	// by Format: it returns the view the query's changes go to.
+	Live func(LiveSpec) LiveResult
 }
 
 // Session executes statements against its own catalog and settings.
@@ -109,6 +117,9 @@ func NewSession(cfg Config) (*Session, error) {
 		}
 		s.settings[k] = v
 	}
+	if s.cfg.Logger == nil {
+		s.cfg.Logger = slog.New(plainHandler{s: s})
+	}
 	s.jobCtx, s.cancelJobs = context.WithCancel(context.Background())
 	if err := s.SetFormat(cfg.Format); err != nil {
 		return s, err
@@ -169,7 +180,7 @@ func (s *Session) Wait() error {
 	}
 	for _, j := range jobs {
 		if err := j.Forget(); err != nil {
-			fmt.Fprintf(s.cfg.Err, "[WARNING] %v: its record of having finished stays\n", err)
+			s.warn(fmt.Sprintf("%v: its record of having finished stays", err))
 		}
 	}
 	return nil
@@ -322,7 +333,7 @@ func (s *Session) set(st *parser.SetStmt) error {
 		return &planner.Error{Pos: st.Pos, Msg: err.Error()}
 	}
 	if near := job.Suggest(st.Key); near != "" {
-		fmt.Fprintf(s.cfg.Err, "[WARNING] unknown key '%s', did you mean '%s'? It is stored, but nothing reads it.\n", st.Key, near)
+		s.warn(fmt.Sprintf("unknown key '%s', did you mean '%s'? It is stored, but nothing reads it.", st.Key, near))
 	}
 	s.settings[st.Key] = st.Value
 	s.info("Session property has been set.")
@@ -389,6 +400,7 @@ func (s *Session) guarantee(plan planner.Node, isQuery bool, cfg checkpoint.Conf
 	case !aligned:
 		return path + "at-least-once: checkpoints are not aligned, so replayed records may count twice"
 	case isQuery && s.cfg.Format != "changelog":
+		// A query with checkpoints holds its result (see streams).
 		return path + "exactly-once: the materialized result is restored from aligned checkpoints and the source replays from their positions"
 	case isQuery:
 		return path + "at-least-once: changes print at once, so those after the last checkpoint print again on replay"

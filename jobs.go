@@ -1,10 +1,12 @@
 package streamsql
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -17,7 +19,7 @@ import (
 // env is what the session's jobs share.
 func (s *Session) env() job.Env {
 	return job.Env{Catalog: s.catalog, Connectors: s.connectors, Mem: s.cfg.Mem, Location: s.cfg.Location, Now: s.cfg.Now,
-		StateDir: s.cfg.StateDir, Fresh: s.cfg.Fresh, Out: s.cfg.Out, Err: s.cfg.Err, Record: s.recordCheckpoint}
+		StateDir: s.cfg.StateDir, Fresh: s.cfg.Fresh, Out: s.cfg.Out, Err: s.cfg.Err, Log: s.cfg.Logger, Record: s.recordCheckpoint}
 }
 
 // jobName is 'pipeline.name' or the name derived from the statement; a name another
@@ -55,7 +57,7 @@ func (s *Session) newJob(plan planner.Node, settings job.Settings, result job.Op
 		s.control.Do(func() {
 			var err error
 			if s.stopControl, err = s.ServeControl(s.jobCtx); err != nil {
-				fmt.Fprintf(s.cfg.Err, "[WARNING] %v: streamsql list and stop cannot reach this process\n", err)
+				s.warn(fmt.Sprintf("%v: streamsql list and stop cannot reach this process", err))
 			}
 		})
 	}
@@ -77,7 +79,7 @@ func (s *Session) restoreReport(plan planner.Node, settings job.Settings) (*job.
 	var result job.OpFactory
 	if _, ok := plan.(*planner.Sink); !ok {
 		result = func(context.Context, int, exec.Output) (exec.Operator, error) {
-			return newResultSink(s.cfg, plan.Schema()), nil
+			return newResultSink(s.cfg, plan.Schema(), &resultOut{w: bufio.NewWriter(io.Discard), maxRows: settings.MaxResultRows, log: slog.New(slog.DiscardHandler)}, false), nil
 		}
 	}
 	name := settings.Name
@@ -121,7 +123,7 @@ func (s *Session) startJob(plan planner.Node, settings job.Settings) error {
 		s.info("Submitting SQL update statement to the cluster...")
 		fmt.Fprintf(s.cfg.Out, "Job ID: %s\n", j.Name())
 	} else {
-		fmt.Fprintf(s.cfg.Err, "Job ID: %s\n", j.Name())
+		s.cfg.Logger.Info("Job ID: "+j.Name(), "job", j.Name())
 	}
 	s.running.Add(1)
 	go func() {
@@ -146,12 +148,18 @@ func (s *Session) runQuery(ctx context.Context, plan planner.Node, settings job.
 		return s.dryRun(plan, settings)
 	}
 	var res *resultSink
+	out := &resultOut{w: bufio.NewWriter(s.cfg.Out), maxRows: settings.MaxResultRows, log: s.cfg.Logger}
+	stream := s.streams(plan, settings) && s.cfg.Live == nil
 	j, err := s.newJob(plan, settings, func(context.Context, int, exec.Output) (exec.Operator, error) {
-		res = newResultSink(s.cfg, plan.Schema())
+		res = newResultSink(s.cfg, plan.Schema(), out, stream)
 		return res, nil
 	})
 	if err != nil {
 		return err
+	}
+	if s.cfg.Live != nil {
+		out.live = s.cfg.Live(LiveSpec{Mode: settings.ResultMode, Columns: columnNames(plan.Schema()), MaxRows: settings.MaxResultRows})
+		defer out.live.End()
 	}
 	stopped := context.AfterFunc(ctx, func() { j.Stop(false) })
 	defer stopped()
@@ -163,6 +171,23 @@ func (s *Session) runQuery(ctx context.Context, plan planner.Node, settings job.
 		return err
 	}
 	return res.print()
+}
+
+func columnNames(schema planner.Schema) []string {
+	names := make([]string, len(schema))
+	for i, c := range schema {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// streams says whether a query's result prints row by row as it arrives: an
+// insert-only result in csv or json, whose rows are final when they arrive, of a job
+// without checkpoints. A job with checkpoints holds its result (bounded by
+// 'sql-client.execution.max-table-result.rows') and snapshots it, so that a job
+// resumed after a crash prints the whole result, each row once.
+func (s *Session) streams(plan planner.Node, settings job.Settings) bool {
+	return (s.cfg.Format == "csv" || s.cfg.Format == "json") && !plan.Updating() && !settings.Checkpointed()
 }
 
 // stopJob stops a running job gracefully and waits until it stopped.

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -14,55 +15,100 @@ import (
 	"github.com/streamsql/streamsql/planner"
 )
 
-// resultSink receives a SELECT's rows. In changelog format it prints each row as it
-// arrives; otherwise it applies the changelog to a materialized result and prints that
-// when the query ends.
+// Change is one row of a query's changelog, its cells formatted for display.
+type Change struct {
+	Kind exec.RowKind
+	Row  []string
+}
+
+// A LiveResult shows a query's result while it runs, as the shell's result modes do.
+// Apply is called from the query's task for every batch of changes, and End once the
+// query stopped; Apply does not keep changes past the call.
+type LiveResult interface {
+	Apply(changes []Change)
+	End()
+}
+
+// LiveSpec is what a live view of a query's result is told when the query starts.
+type LiveSpec struct {
+	Mode    string   // 'sql-client.execution.result-mode': table, changelog or tableau
+	Columns []string // the result's column names
+	MaxRows int      // 'sql-client.execution.max-table-result.rows': at most this many rows kept
+}
+
+// resultOut is what a query's result sinks share across restarts of its job: the
+// output, whether the header was written, whether the row bound was reported.
+type resultOut struct {
+	w       *bufio.Writer
+	live    LiveResult // nil: print by the session's format
+	header  bool
+	warned  bool
+	maxRows int
+	log     *slog.Logger
+}
+
+// resultSink receives a SELECT's rows. It prints each change as it arrives in
+// changelog format, each row as it arrives when the result is insert-only and printed
+// as csv or json (stream), and hands each batch of changes to a live view when there
+// is one; otherwise it applies the changelog to a materialized result, held by row and
+// bounded by maxRows, and prints that when the query ends.
 type resultSink struct {
 	cfg    Config
 	schema planner.Schema
-	w      *bufio.Writer
+	out    *resultOut
+	stream bool
 
-	rows  [][]string
-	live  []bool
-	index map[string][]int // row text → positions of live copies
-	cells []string
+	held    *Materialized
+	cells   []string
+	changes []Change
 }
 
 var _ exec.Operator = (*resultSink)(nil)
 
-func newResultSink(cfg Config, schema planner.Schema) *resultSink {
-	return &resultSink{cfg: cfg, schema: schema, w: bufio.NewWriter(cfg.Out), index: map[string][]int{}}
+func newResultSink(cfg Config, schema planner.Schema, out *resultOut, stream bool) *resultSink {
+	r := &resultSink{cfg: cfg, schema: schema, out: out, stream: stream}
+	r.held = NewMaterialized(out.maxRows, func() {
+		if !out.warned {
+			out.warned = true
+			out.log.Warn(fmt.Sprintf("the result holds at most %d rows ('sql-client.execution.max-table-result.rows'): the oldest rows are dropped", out.maxRows))
+		}
+	})
+	return r
 }
 
 func (r *resultSink) Process(_ context.Context, _ int, b exec.Batch) error {
 	cols := b.Rec.Columns()
+	w := r.out.w
+	if r.stream && !r.out.header {
+		r.writeHeader()
+	}
+	r.changes = r.changes[:0]
 	for row := 0; row < b.Len(); row++ {
 		r.cells = r.cells[:0]
 		for _, col := range cols {
 			r.cells = append(r.cells, r.cell(col, row))
 		}
 		kind := b.Kind(row)
-		if r.cfg.Format == "changelog" {
-			r.w.WriteString(kind.String())
-			r.w.WriteByte('[')
-			r.w.WriteString(strings.Join(r.cells, ", "))
-			r.w.WriteString("]\n")
-			continue
+		switch {
+		case r.out.live != nil:
+			r.changes = append(r.changes, Change{Kind: kind, Row: append([]string(nil), r.cells...)})
+		case r.cfg.Format == "changelog":
+			w.WriteString(kind.String())
+			w.WriteByte('[')
+			w.WriteString(strings.Join(r.cells, ", "))
+			w.WriteString("]\n")
+		case r.stream:
+			r.writeRow(r.cells)
+		default:
+			r.held.Apply(kind, r.cells)
 		}
-		key := strings.Join(r.cells, "\x00")
-		if kind.IsRetraction() {
-			if pos := r.index[key]; len(pos) > 0 {
-				r.live[pos[len(pos)-1]] = false
-				r.index[key] = pos[:len(pos)-1]
-			}
-			continue
-		}
-		r.index[key] = append(r.index[key], len(r.rows))
-		r.rows = append(r.rows, append([]string(nil), r.cells...))
-		r.live = append(r.live, true)
 	}
-	if r.cfg.Format == "changelog" {
-		return r.w.Flush()
+	if r.out.live != nil {
+		r.out.live.Apply(r.changes)
+		return nil
+	}
+	if r.cfg.Format == "changelog" || r.stream {
+		return w.Flush()
 	}
 	return nil
 }
@@ -70,7 +116,11 @@ func (r *resultSink) Process(_ context.Context, _ int, b exec.Batch) error {
 // cell formats one value as the output format shows it.
 func (r *resultSink) cell(col arrow.Array, row int) string {
 	null := col.IsNull(row)
-	switch r.cfg.Format {
+	f := r.cfg.Format
+	if r.out.live != nil {
+		f = "table"
+	}
+	switch f {
 	case "json":
 		if null {
 			return "null"
@@ -104,57 +154,77 @@ func (r *resultSink) cell(col arrow.Array, row int) string {
 	return format.FormatValue(col, row, r.cfg.Location)
 }
 
-// print writes the materialized result.
-func (r *resultSink) print() error {
-	if r.cfg.Format == "changelog" {
-		return r.w.Flush()
+func (r *resultSink) columns() []string { return columnNames(r.schema) }
+
+// writeHeader writes the csv header line, once per query.
+func (r *resultSink) writeHeader() {
+	r.out.header = true
+	if r.cfg.Format == "csv" {
+		cw := csv.NewWriter(r.out.w)
+		cw.Write(r.columns())
+		cw.Flush()
 	}
-	header := make([]string, len(r.schema))
-	for i, c := range r.schema {
-		header[i] = c.Name
+}
+
+// writeRow writes one row in csv or json.
+func (r *resultSink) writeRow(row []string) {
+	w := r.out.w
+	if r.cfg.Format == "csv" {
+		cw := csv.NewWriter(w)
+		cw.Write(row)
+		cw.Flush()
+		return
 	}
-	var rows [][]string
-	for i, row := range r.rows {
-		if r.live[i] {
-			rows = append(rows, row)
+	w.WriteByte('{')
+	for i, v := range row {
+		if i > 0 {
+			w.WriteByte(',')
 		}
+		name, _ := json.Marshal(r.schema[i].Name)
+		w.Write(name)
+		w.WriteByte(':')
+		w.WriteString(v)
 	}
+	w.WriteString("}\n")
+}
+
+// print writes the materialized result, or ends the stream.
+func (r *resultSink) print() error {
+	if r.out.live != nil {
+		return nil
+	}
+	w := r.out.w
+	if r.cfg.Format == "changelog" {
+		return w.Flush()
+	}
+	if r.stream {
+		if !r.out.header {
+			r.writeHeader()
+		}
+		return w.Flush()
+	}
+	rows := r.held.Rows()
 	switch r.cfg.Format {
 	case "table":
-		format.WriteTable(r.w, header, rows)
+		format.WriteTable(w, r.columns(), rows)
 	case "csv":
-		cw := csv.NewWriter(r.w)
-		cw.Write(header)
-		cw.WriteAll(rows)
+		r.writeHeader()
+		for _, row := range rows {
+			r.writeRow(row)
+		}
 	case "json":
 		for _, row := range rows {
-			r.w.WriteByte('{')
-			for i, v := range row {
-				if i > 0 {
-					r.w.WriteByte(',')
-				}
-				name, _ := json.Marshal(header[i])
-				r.w.Write(name)
-				r.w.WriteByte(':')
-				r.w.WriteString(v)
-			}
-			r.w.WriteString("}\n")
+			r.writeRow(row)
 		}
 	}
-	return r.w.Flush()
+	return w.Flush()
 }
 
 // Snapshot records the materialized result, so a job restored from a checkpoint prints
-// the same final result as one that never failed. A changelog already printed cannot be
-// taken back: in that format, rows are printed at least once.
+// the same final result as one that never failed. Rows already printed (a changelog, a
+// streamed result) cannot be taken back: there, rows are printed at least once.
 func (r *resultSink) Snapshot(context.Context, int64) ([]byte, error) {
-	var live [][]string
-	for i, row := range r.rows {
-		if r.live[i] {
-			live = append(live, row)
-		}
-	}
-	return json.Marshal(live)
+	return json.Marshal(r.held.Rows())
 }
 
 // Restore loads a snapshot's rows.
@@ -164,9 +234,7 @@ func (r *resultSink) Restore(data []byte) error {
 		return fmt.Errorf("query result state: %w", err)
 	}
 	for _, row := range rows {
-		r.index[strings.Join(row, "\x00")] = append(r.index[strings.Join(row, "\x00")], len(r.rows))
-		r.rows = append(r.rows, row)
-		r.live = append(r.live, true)
+		r.held.Apply(exec.Insert, row)
 	}
 	return nil
 }

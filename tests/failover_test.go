@@ -126,7 +126,7 @@ func TestCheckpointTimeoutAndToleratedFailures(t *testing.T) {
 // (at most three in a 1 s job, and the final one).
 func TestCheckpointMinPause(t *testing.T) {
 	count := func(settings map[string]string) int {
-		stderr, code := runScript(t, failingJob(settings, "", 5000))
+		stderr, code := runScript(t, failingJob(settings, "", 5000), "--log-level", "debug") // checkpoint lines are debug
 		if code != 0 {
 			t.Fatalf("exit %d\n%s", code, stderr)
 		}

@@ -45,9 +45,13 @@ func bench(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("streamsql bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = usage(fs, "bench")
+	if wantsHelp(args) {
+		fs.SetOutput(stdout)
+	}
 	rows := fs.Int("rows", 1_000_000, "rows per workload")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	dir, err := os.MkdirTemp("", "streamsql-bench")
 	if err != nil {

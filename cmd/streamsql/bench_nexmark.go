@@ -48,6 +48,10 @@ type nexmarkResult struct {
 func benchNexmark(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("streamsql bench nexmark", flag.ContinueOnError)
 	fset.SetOutput(stderr)
+	fset.Usage = usage(fset, "bench")
+	if wantsHelp(args) {
+		fset.SetOutput(stdout)
+	}
 	queries := fset.String("queries", "q0,q1,q2,q3,q5,q7,q8", "comma-separated queries, or 'all' for every file in --dir")
 	events := fset.Int64("events", 10_000_000, "events each query reads")
 	par := fset.Int("parallelism", 2, "parallelism.default of each job")
@@ -57,7 +61,7 @@ func benchNexmark(args []string, stdout, stderr io.Writer) int {
 	asJSON := fset.Bool("json", false, "print one JSON object per query instead of a table")
 	profile := fset.String("cpuprofile", "", "write each query's CPU profile to `PREFIX`.<query>.prof (for go tool pprof)")
 	if err := fset.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "streamsql bench nexmark: %v\n", err)

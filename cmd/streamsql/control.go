@@ -15,6 +15,10 @@ import (
 func control(cmd string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("streamsql "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = usage(fs, cmd)
+	if wantsHelp(args) {
+		fs.SetOutput(stdout)
+	}
 	stateDir := fs.String("state-dir", "streamsql-state", "the state directory of the jobs")
 	drain := fs.Bool("drain", false, "stop: advance event time to the end first, so every window fires")
 	savepoint := fs.String("savepoint-path", "", "stop: take a savepoint into this directory first")
@@ -30,7 +34,7 @@ func control(cmd string, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	switch cmd {
 	case "savepoint":

@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 	_ "time/tzdata" // 'table.local-time-zone' works on machines without a zone database
 
 	"github.com/chzyer/readline"
@@ -28,10 +30,14 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
-		case "bench":
-			return bench(args[1:], stdout, stderr)
-		case "list", "stop", "savepoint":
-			return control(args[0], args[1:], stdout, stderr)
+		case "help":
+			return help(args[1:], stdout, stderr)
+		case "version":
+			fmt.Fprintln(stdout, versionString())
+			return 0
+		}
+		if c, ok := findCommand(args[0]); ok && c.run != nil {
+			return c.run(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("streamsql", flag.ContinueOnError)
@@ -46,12 +52,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	dryRun := fs.Bool("dry-run", false, "with -s: report what each job would restore of the savepoint, and run nothing")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics of the jobs at `ADDR` (host:port; a bare port is loopback, :port every interface)")
 	webAddr := fs.String("web-addr", "", "serve the web dashboard and its REST API at `ADDR` (host:port; a bare port is loopback, :port every interface)")
+	logFormat := fs.String("log-format", "text", "how log lines print: text (time, level, message) or json (one object a line)")
+	logLevel := fs.String("log-level", "info", "the least severe log lines printed: debug (each checkpoint too), info, warn or error")
+	quiet := fs.Bool("quiet", false, "no progress line on the terminal")
+	showVersion := fs.Bool("version", false, "print the version of streamsql and of the Go that built it")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: streamsql [-f FILE | -e SQL] [--format table|csv|json|changelog] [--state-dir DIR] [--fresh] [-s PATH [--allow-non-restored-state] [--dry-run]]\n"+
-			"                 [--metrics-addr 127.0.0.1:9249] [--web-addr 127.0.0.1:8081]\n"+
-			"       streamsql bench [-rows N]\n       streamsql list --state-dir DIR\n       streamsql stop --state-dir DIR [--savepoint-path TARGET_DIR] [--drain] JOB\n"+
-			"       streamsql savepoint --state-dir DIR JOB [TARGET_DIR]\n       streamsql savepoint inspect PATH\n\nWith neither -f nor -e, streamsql opens an interactive shell.\n\n")
+		overview(fs.Output())
 		fs.PrintDefaults()
+	}
+	if wantsHelp(args) {
+		fs.SetOutput(stdout) // asked for, help is output, not an error
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -59,23 +69,43 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if *showVersion {
+		fmt.Fprintln(stdout, versionString())
+		return 0
+	}
 	if *file != "" && *inline != "" {
-		fmt.Fprintln(stderr, "streamsql: -f and -e cannot be given together")
+		fmt.Fprintln(stderr, "streamsql: -f and -e cannot be given together: give a file with -f or a string with -e")
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "streamsql: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "streamsql: unexpected argument %q (streamsql help lists the commands)\n", fs.Arg(0))
 		return 2
 	}
 	interactive := *file == "" && *inline == ""
 	if *format == "" {
 		*format = "csv"
-		if interactive || readline.IsTerminal(int(os.Stdout.Fd())) {
+		if interactive || isTerminal(stdout) {
 			*format = "table"
 		}
 	}
 	if *dryRun && *savepoint == "" {
 		fmt.Fprintln(stderr, "streamsql: --dry-run reports what jobs restore of a savepoint: give one with -s PATH")
+		return 2
+	}
+	// On a terminal, a script's run shows a progress line on stderr; what else goes to
+	// the terminal is written above it.
+	var term *terminal
+	if !interactive && !*quiet && isTerminal(stderr) {
+		term = &terminal{err: stderr}
+		if isTerminal(stdout) {
+			stdout = term.writer(stdout)
+		}
+		stderr = term.writer(stderr)
+	}
+	logOut := &logWriter{w: stderr}
+	logger, err := newLogger(logOut, *logFormat, *logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql: %v\n", err)
 		return 2
 	}
 	settings := map[string]string{}
@@ -85,16 +115,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *allowDrop {
 		settings["execution.savepoint.ignore-unclaimed-state"] = "true"
 	}
-	session, err := streamsql.NewSession(streamsql.Config{Out: stdout, Err: stderr, Format: *format, Verbose: interactive,
+	cfg := streamsql.Config{Out: stdout, Err: stderr, Logger: logger, Format: *format, Verbose: interactive,
 		StateDir: *stateDir, Fresh: *fresh, Control: !*dryRun, Settings: settings, DryRun: *dryRun,
-		MetricsAddr: *metricsAddr, WebAddr: *webAddr})
+		MetricsAddr: *metricsAddr, WebAddr: *webAddr}
+	if f, ok := stdout.(*os.File); ok && interactive && isTerminal(stdout) {
+		// The shell on a terminal shows results live, in the session's result mode.
+		views := &liveViews{out: stdout, now: time.Now, size: func() (int, int) {
+			w, h, err := readline.GetSize(int(f.Fd()))
+			if err != nil || w < 20 || h < 8 {
+				return 80, 24
+			}
+			return w, h
+		}}
+		cfg.Live = views.new
+	}
+	session, err := streamsql.NewSession(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
 		return 2
 	}
 	defer session.Close()
 	if interactive {
-		return repl(session, stdout, stderr)
+		return repl(session, logOut, stdout, stderr)
 	}
 	sql := *inline
 	if *file != "" {
@@ -113,8 +155,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		stop()
 		session.StopJobs()
 	})()
+	var progress sync.WaitGroup
+	progressCtx, endProgress := context.WithCancel(context.Background())
+	if term != nil {
+		progress.Go(func() { runProgress(progressCtx, term, session, 250*time.Millisecond) })
+	}
 	err = session.Exec(ctx, sql)
 	err = errors.Join(err, session.Wait())
+	endProgress()
+	progress.Wait() // the line is gone before the error prints
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
 		return 1
@@ -122,7 +171,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-const help = `Statements end with ';' and may span lines.
+// isTerminal says whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && readline.IsTerminal(int(f.Fd()))
+}
+
+// wantsHelp says whether the flags ask for help (-h, -help, --help).
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+const shellHelp = `Statements end with ';' and may span lines.
   SET 'key' = 'value';                 session options (table.local-time-zone, parallelism.default, ...)
   CREATE TABLE t (...) WITH (...);     a source or sink table
   CREATE VIEW v AS SELECT ...;         a named query
@@ -139,7 +207,7 @@ Commands: help, quit (or exit, or Ctrl-D).
 `
 
 // repl reads statements interactively until quit or end of input.
-func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
+func repl(session *streamsql.Session, logOut *logWriter, stdout, stderr io.Writer) int {
 	home, _ := os.UserHomeDir()
 	history := filepath.Join(home, ".streamsql_history")
 	// The history is the user's alone (it may name hosts and users); readline would
@@ -148,6 +216,8 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 		f.Close()
 		os.Chmod(history, 0o600)
 	}
+	var buf strings.Builder // the lines of a statement typed so far
+	pending := &buf
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:          "streamsql> ",
 		HistoryFile:     history,
@@ -155,6 +225,7 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 		EOFPrompt:       "quit",
 		Stdout:          stdout,
 		Stderr:          stderr,
+		AutoComplete:    &completer{vocabulary: session.Vocabulary, pending: func() string { return pending.String() }},
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "streamsql: %v\n", err)
@@ -164,10 +235,11 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 	// Job notices and failures arrive while a line is being typed: readline's writer
 	// prints them above it and redraws the line.
 	session.SetErr(rl.Stderr(), func(err error) { fmt.Fprintf(rl.Stderr(), "[ERROR] %v\n", err) })
+	logOut.set(rl.Stderr())
+	defer logOut.set(stderr)
 	// Multi-line statements are saved to history whole, once complete.
 	rl.Config.DisableAutoSaveHistory = true
 	fmt.Fprintln(stdout, "streamsql: type 'help' for help, 'quit' to leave.")
-	var buf strings.Builder
 	for {
 		line, err := rl.Readline()
 		if errors.Is(err, readline.ErrInterrupt) {
@@ -183,7 +255,7 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 			case "":
 				continue
 			case "help":
-				fmt.Fprint(stdout, help)
+				fmt.Fprint(stdout, shellHelp)
 				continue
 			case "quit", "exit":
 				session.StopJobs()
@@ -199,7 +271,7 @@ func repl(session *streamsql.Session, stdout, stderr io.Writer) int {
 		}
 		buf.Reset()
 		rl.SetPrompt("streamsql> ")
-		rl.SaveHistory(maskSecrets(strings.TrimSpace(text)))
+		rl.SaveHistory(maskSecrets(oneLine(text)))
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		if err := session.Exec(ctx, text); err != nil {
 			fmt.Fprintf(stderr, "[ERROR] %v\n", err)
@@ -221,6 +293,30 @@ var (
 func maskSecrets(sql string) string {
 	sql = secretOption.ReplaceAllString(sql, "$1'******'")
 	return secretInURL.ReplaceAllString(sql, "${1}******@")
+}
+
+// oneLine joins the lines of a statement into one, so that it comes back from the
+// history as one entry; a line's -- comment becomes a /* */ comment.
+func oneLine(sql string) string {
+	var parts []string
+	for _, line := range strings.Split(sql, "\n") {
+		line = strings.TrimSpace(line)
+		quoted := false
+		for i := 0; i+1 < len(line); i++ {
+			switch {
+			case line[i] == '\'':
+				quoted = !quoted
+			case !quoted && line[i] == '-' && line[i+1] == '-':
+				comment := strings.TrimSpace(strings.ReplaceAll(line[i+2:], "*/", "* /"))
+				line = strings.TrimSpace(line[:i] + "/* " + comment + " */")
+				i = len(line)
+			}
+		}
+		if line != "" {
+			parts = append(parts, line)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func exitCode(err error, stderr io.Writer) int {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -69,7 +70,7 @@ func openCheckpointer(j *Job, sp *RestoreReport) (ck *checkpointer, err error) {
 	ids, _ := ck.storage.IDs()
 	if sp != nil {
 		if id != nil && id.RestoredFrom == sp.Savepoint.Checksum && (len(ids) > 0 || id.Finished) && id.Fingerprint == j.fingerprint {
-			j.logf("resuming from its checkpoints taken since it started from savepoint %s (--fresh starts from the savepoint again)", sp.Path)
+			j.logf(slog.LevelInfo, "resuming from its checkpoints taken since it started from savepoint %s (--fresh starts from the savepoint again)", sp.Path)
 		} else {
 			return ck, ck.startFrom(sp)
 		}
@@ -122,7 +123,7 @@ func (c *checkpointer) rescale(layout string) error {
 		return fatal(fmt.Errorf("job %s: its checkpoints were taken with tasks per stage %s, and it now runs with %s: %w; "+
 			"set 'parallelism.default' as before, or start it with --fresh", j.name, layout, j.layout(), err))
 	}
-	j.logf("rescaling: checkpoint %d was taken with tasks per stage %s, and the job now runs with %s", meta.ID, layout, j.layout())
+	j.logf(slog.LevelInfo, "rescaling: checkpoint %d was taken with tasks per stage %s, and the job now runs with %s", meta.ID, layout, j.layout())
 	return c.startFrom(r)
 }
 
@@ -141,7 +142,7 @@ func (c *checkpointer) startFrom(sp *RestoreReport) error {
 	if err := c.restoreSavepoint(sp); err != nil {
 		return fatal(fmt.Errorf("job %s: starting from savepoint %s: %w", j.name, sp.Path, err))
 	}
-	j.logf("starting from savepoint %s (checkpoint %d of job %s)", sp.Path, sp.Savepoint.Checkpoint, sp.Savepoint.Job)
+	j.logf(slog.LevelInfo, "starting from savepoint %s (checkpoint %d of job %s)", sp.Path, sp.Savepoint.Checkpoint, sp.Savepoint.Job)
 	return nil
 }
 
@@ -217,10 +218,10 @@ func (c *checkpointer) restoredFrom() string {
 func (c *checkpointer) discard() {
 	err := errors.Join(c.store.Reset(), os.RemoveAll(c.storage.Dir))
 	if err != nil {
-		c.j.logf("deleting its checkpoints ('execution.checkpointing.externalized-checkpoint-retention' = '%s'): %v", c.cfg.Retention, err)
+		c.j.logf(slog.LevelWarn, "deleting its checkpoints ('execution.checkpointing.externalized-checkpoint-retention' = '%s'): %v", c.cfg.Retention, err)
 		return
 	}
-	c.j.logf("deleted its checkpoints ('execution.checkpointing.externalized-checkpoint-retention' = '%s')", c.cfg.Retention)
+	c.j.logf(slog.LevelInfo, "deleted its checkpoints ('execution.checkpointing.externalized-checkpoint-retention' = '%s')", c.cfg.Retention)
 }
 
 // Forget clears a finished job's record, once every job of its script finished, so
@@ -249,13 +250,13 @@ func (c *checkpointer) restore(tasks []exec.TaskID) (map[exec.TaskID][][]byte, i
 				damaged[0], strings.Join(sinks, ", ")))
 		}
 		for _, d := range damaged {
-			c.j.logf("warning: skipping %v", d)
+			c.j.logf(slog.LevelWarn, "warning: skipping %v", d)
 		}
 	}
 	if errors.Is(err, checkpoint.ErrNoCheckpoint) {
 		c.completed = nil
 		if ids, _ := c.storage.IDs(); len(ids) > 0 || len(damaged) > 0 {
-			c.j.logf("starting over: no completed checkpoint to restore")
+			c.j.logf(slog.LevelInfo, "starting over: no completed checkpoint to restore")
 		}
 		return nil, 1, c.store.Reset()
 	}
@@ -334,7 +335,7 @@ func (c *checkpointer) complete(a checkpoint.Complete) error {
 	stats := checkpoint.Stats(a.Acks)
 	took := meta.Completed.Sub(a.Started)
 	c.record(CheckpointRecord{Job: c.j.name, ID: a.ID, Status: "COMPLETED", Started: a.Started, Duration: took, Stats: stats})
-	c.j.logf("checkpoint %d completed in %v (alignment %v, %d bytes, %d keys changed)", a.ID,
+	c.j.logf(slog.LevelDebug, "checkpoint %d completed in %v (alignment %v, %d bytes, %d keys changed)", a.ID,
 		took.Round(time.Millisecond), stats.Alignment.Round(time.Microsecond), stats.BytesWritten, stats.KeysChanged)
 	return nil
 }

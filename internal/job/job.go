@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -27,7 +28,10 @@ type Env struct {
 	StateDir string
 	Fresh    bool      // discard earlier checkpoints: start from nothing
 	Out      io.Writer // where print sinks write
-	Err      io.Writer // job notices
+	Err      io.Writer // where print sinks write their standard error
+	// Log receives the job's notices: restarts, restores, skipped records at info,
+	// each checkpoint at debug. Nil: info and above go to Err as plain lines.
+	Log *slog.Logger
 	// Record, when set, receives each checkpoint's outcome, for SHOW CHECKPOINTS.
 	Record func(CheckpointRecord)
 }
@@ -68,6 +72,9 @@ type Status struct {
 	LastCheckpoint int64 // the latest completed checkpoint, 0 if none
 	Restarts       int
 	Err            error
+	// Watermark is the event time that reached the sinks (the least over their
+	// tasks), exec.MinWatermark before any.
+	Watermark int64
 }
 
 // Job is a statement built into an operator graph, run by Run.
@@ -106,6 +113,7 @@ type Job struct {
 	figures figures  // checkpoint figures and rate samples, for Metrics
 
 	rowsIn, rowsOut atomic.Int64
+	sinkWatermarks  watermarks
 	done            chan struct{} // closed when Run returns
 }
 
@@ -150,6 +158,7 @@ func (j *Job) Status() Status {
 	defer j.mu.Unlock()
 	s := j.status
 	s.RowsIn, s.RowsOut = j.rowsIn.Load(), j.rowsOut.Load()
+	s.Watermark = j.sinkWatermarks.min()
 	return s
 }
 
@@ -202,8 +211,53 @@ func (j *Job) countIn(_ context.Context, _ int, out exec.Output) (exec.Operator,
 	return &counter{&j.rowsIn, out}, nil
 }
 
-func (j *Job) countOut(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
-	return &counter{&j.rowsOut, out}, nil
+func (j *Job) countOut(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
+	return &outCounter{counter{&j.rowsOut, out}, &j.sinkWatermarks, task}, nil
+}
+
+// outCounter counts the rows going into a sink and notes the watermark reaching it.
+type outCounter struct {
+	counter
+	wms  *watermarks
+	task int
+}
+
+var _ exec.WatermarkHandler = (*outCounter)(nil)
+
+func (c *outCounter) ProcessWatermark(ctx context.Context, wm int64) error {
+	c.wms.set(c.task, wm)
+	if w, ok := c.out.(exec.WatermarkOutput); ok {
+		return w.EmitWatermark(ctx, wm)
+	}
+	return nil
+}
+
+// watermarks are the latest watermarks of a job's sink tasks.
+type watermarks struct {
+	mu     sync.Mutex
+	byTask map[int]int64
+}
+
+func (w *watermarks) set(task int, wm int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.byTask == nil {
+		w.byTask = map[int]int64{}
+	}
+	w.byTask[task] = wm
+}
+
+func (w *watermarks) min() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.byTask) == 0 {
+		return exec.MinWatermark
+	}
+	least := int64(exec.MaxWatermark)
+	for _, wm := range w.byTask {
+		least = min(least, wm)
+	}
+	return least
 }
 
 // counter passes batches on and counts their rows.
@@ -219,6 +273,18 @@ func (c *counter) Process(ctx context.Context, _ int, b exec.Batch) error {
 	return c.out.Emit(ctx, b)
 }
 
-func (j *Job) logf(format string, args ...any) {
-	fmt.Fprintf(j.env.Err, "job %s: "+format+"\n", append([]any{j.name}, args...)...)
+// notice logs msg as it is.
+func (j *Job) notice(level slog.Level, msg string) {
+	if j.env.Log == nil {
+		if level >= slog.LevelInfo {
+			fmt.Fprintln(j.env.Err, msg)
+		}
+		return
+	}
+	j.env.Log.Log(context.Background(), level, msg, "job", j.name)
+}
+
+// logf logs a notice of the job, its message starting with the job's name.
+func (j *Job) logf(level slog.Level, format string, args ...any) {
+	j.notice(level, fmt.Sprintf("job %s: "+format, append([]any{j.name}, args...)...))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -43,11 +44,11 @@ func (j *Job) Run(ctx context.Context) error {
 func (j *Job) run(ctx context.Context) error {
 	s := j.settings
 	if !s.Checkpointed() && s.Restart.String() != "none" {
-		j.logf("checkpointing is off: after a failure it restarts with empty state and its sources go on from where they were (at-most-once)")
+		j.logf(slog.LevelInfo, "checkpointing is off: after a failure it restarts with empty state and its sources go on from where they were (at-most-once)")
 	}
 	if s.Checkpointed() {
 		for _, table := range j.unreplayable {
-			j.logf("table %s cannot replay what it delivered: after a failure, what it sent since the last checkpoint is lost (at-most-once; 'source.wal' = 'true' keeps a socket's input)", table)
+			j.logf(slog.LevelInfo, "table %s cannot replay what it delivered: after a failure, what it sent since the last checkpoint is lost (at-most-once; 'source.wal' = 'true' keeps a socket's input)", table)
 		}
 	}
 	var sp *RestoreReport
@@ -72,7 +73,7 @@ func (j *Job) run(ctx context.Context) error {
 		}
 		defer ck.close()
 		if ck.finished {
-			j.logf("finished in an earlier run of this script; skipping it (it runs again once every job of the script finished, or with --fresh)")
+			j.logf(slog.LevelInfo, "finished in an earlier run of this script; skipping it (it runs again once every job of the script finished, or with --fresh)")
 			return nil
 		}
 	}
@@ -111,7 +112,7 @@ func (j *Job) run(ctx context.Context) error {
 		j.status.Restarts++
 		j.mu.Unlock()
 		j.setState(Restarting, err)
-		j.logf("failed: %v; restart %d in %v (%s)", err, attempt, delay, s.Restart)
+		j.logf(slog.LevelWarn, "failed: %v; restart %d in %v (%s)", err, attempt, delay, s.Restart)
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
@@ -157,7 +158,7 @@ func (j *Job) reportSkipped() {
 		}
 	}
 	for _, table := range tables {
-		fmt.Fprintf(j.env.Err, "table %s: skipped %d malformed records\n", table, skipped[table])
+		j.notice(slog.LevelInfo, fmt.Sprintf("table %s: skipped %d malformed records", table, skipped[table]))
 	}
 	var dropped int64
 	routed := map[string]int64{}
@@ -169,11 +170,11 @@ func (j *Job) reportSkipped() {
 		}
 	}
 	if dropped > 0 {
-		j.logf("dropped %d late rows, behind the watermark", dropped)
+		j.logf(slog.LevelInfo, "dropped %d late rows, behind the watermark", dropped)
 	}
 	for table, n := range routed {
 		if n > 0 {
-			j.logf("wrote %d late rows, behind the watermark, to table %s", n, table)
+			j.logf(slog.LevelInfo, "wrote %d late rows, behind the watermark, to table %s", n, table)
 		}
 	}
 }
@@ -219,10 +220,10 @@ func (j *Job) attempt(ctx context.Context, ck *checkpointer) error {
 		return err
 	}
 	if restored != nil {
-		j.logf("restoring checkpoint %d", nextID-1)
+		j.logf(slog.LevelInfo, "restoring checkpoint %d", nextID-1)
 	}
 	r := newCoordinatorRunner(ctx, ck.cfg, ck, len(tasks), nextID)
-	r.log = j.logf
+	r.log = func(format string, args ...any) { j.logf(slog.LevelWarn, format, args...) }
 	j.mu.Lock()
 	j.runner = r
 	j.mu.Unlock()

@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,10 +29,21 @@ type Settings struct {
 	SavepointPath   string
 	IgnoreUnclaimed bool
 	SavepointsDir   string // 'state.savepoints.dir': where savepoints go unless told
+	// MaxResultRows bounds the rows a query's materialized result keeps
+	// ('sql-client.execution.max-table-result.rows'); ResultMode is how the shell
+	// shows a query's result ('sql-client.execution.result-mode').
+	MaxResultRows int
+	ResultMode    string
 }
 
 // Checkpointed says whether the job takes checkpoints.
 func (s Settings) Checkpointed() bool { return s.Checkpoint.Interval > 0 }
+
+// DefaultMaxResultRows is Flink's default of 'sql-client.execution.max-table-result.rows'.
+const DefaultMaxResultRows = 1_000_000
+
+// ResultModes are the values of 'sql-client.execution.result-mode'.
+var ResultModes = []string{"table", "changelog", "tableau"}
 
 // defaultCacheGroups is how many groups an aggregate task keeps in memory unless
 // 'state.cache.max-keys' says otherwise.
@@ -39,7 +51,8 @@ const defaultCacheGroups = 2_000_000
 
 // ParseSettings reads a job's settings from the session's options.
 func ParseSettings(options map[string]string) (Settings, error) {
-	s := Settings{Name: options["pipeline.name"], Parallelism: 1, CacheMaxKeys: defaultCacheGroups}
+	s := Settings{Name: options["pipeline.name"], Parallelism: 1, CacheMaxKeys: defaultCacheGroups,
+		MaxResultRows: DefaultMaxResultRows, ResultMode: "table"}
 	for key, value := range options {
 		if err := Check(key, value); err != nil {
 			return s, err
@@ -57,6 +70,12 @@ func ParseSettings(options map[string]string) (Settings, error) {
 	}
 	if v, ok := options["state.cache.max-keys"]; ok {
 		s.CacheMaxKeys, _ = strconv.Atoi(strings.TrimSpace(v))
+	}
+	if v, ok := options["sql-client.execution.max-table-result.rows"]; ok {
+		s.MaxResultRows, _ = strconv.Atoi(strings.TrimSpace(v))
+	}
+	if v, ok := options["sql-client.execution.result-mode"]; ok {
+		s.ResultMode = strings.ToLower(strings.TrimSpace(v))
 	}
 	s.SavepointPath = strings.TrimSpace(options["execution.savepoint.path"])
 	s.IgnoreUnclaimed, _ = strconv.ParseBool(options["execution.savepoint.ignore-unclaimed-state"])
@@ -102,6 +121,14 @@ func Check(key, value string) error {
 		if n, perr := strconv.Atoi(strings.TrimSpace(value)); perr != nil || n != exec.MaxParallelism {
 			err = fmt.Errorf("streamsql keeps keyed state in %d key groups, fixed: only '%d' is accepted", exec.MaxParallelism, exec.MaxParallelism)
 		}
+	case "sql-client.execution.max-table-result.rows":
+		if n, perr := strconv.Atoi(strings.TrimSpace(value)); perr != nil || n < 1 {
+			err = fmt.Errorf("must be a positive integer")
+		}
+	case "sql-client.execution.result-mode":
+		if !slices.Contains(ResultModes, strings.ToLower(strings.TrimSpace(value))) {
+			err = fmt.Errorf("must be one of %s", strings.Join(ResultModes, ", "))
+		}
 	case "pipeline.name":
 		err = checkName(value)
 	default:
@@ -124,6 +151,7 @@ func Check(key, value string) error {
 // EngineKeys are the SET keys the engine reads.
 var EngineKeys = append([]string{
 	"pipeline.name", "parallelism.default", "pipeline.max-parallelism", "table.local-time-zone",
+	"sql-client.execution.result-mode", "sql-client.execution.max-table-result.rows",
 	"execution.savepoint.path", "execution.savepoint.ignore-unclaimed-state", "state.savepoints.dir",
 	"table.exec.source.idle-timeout", "table.exec.state.ttl", "table.exec.emit.allow-lateness",
 	"table.exec.emit.early-fire.enabled", "table.exec.emit.early-fire.delay", "state.cache.max-keys",
@@ -140,7 +168,7 @@ var EngineKeys = append([]string{
 var IgnoredKeys = []string{
 	"execution.runtime-mode", "execution.checkpointing.unaligned",
 	"execution.buffer-timeout", "pipeline.operator-chaining",
-	"sql-client.execution.result-mode", "sql-client.execution.max-table-result.rows", "sql-client.verbose",
+	"sql-client.verbose",
 	"sql-client.display.max-column-width", "table.dml-sync", "table.exec.mini-batch.enabled",
 	"table.exec.mini-batch.allow-latency", "table.exec.mini-batch.size", "table.exec.resource.default-parallelism",
 	"table.exec.sink.not-null-enforcer", "table.exec.sink.upsert-materialize", "table.optimizer.agg-phase-strategy",
