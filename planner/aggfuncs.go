@@ -39,14 +39,14 @@ func aggRows() []AggFunction {
 		return AggFunction{Fn: fn, Names: names, Min: 1, Max: 1, Bind: bindVariance}
 	}
 	firstLast := func(fn AggFunc, name string) AggFunction {
-		return AggFunction{Fn: fn, Names: []string{name}, Min: 1, Max: 1, Bind: bindOrderedValue}
+		return AggFunction{Fn: fn, Names: []string{name}, Min: 1, Max: 1, Bind: bindValue}
 	}
 	return []AggFunction{
 		{Fn: AggCount, Names: []string{"COUNT"}, Min: 1, Max: 1, Star: true, ManyDistinct: true, Bind: count},
 		{Fn: AggAvg, Names: []string{"AVG"}, Min: 1, Max: 1, Bind: bindSum},
 		{Fn: AggSum, Names: []string{"SUM"}, Min: 1, Max: 1, Bind: bindSum},
-		{Fn: AggMax, Names: []string{"MAX"}, Min: 1, Max: 1, Bind: bindExtreme},
-		{Fn: AggMin, Names: []string{"MIN"}, Min: 1, Max: 1, Bind: bindExtreme},
+		{Fn: AggMax, Names: []string{"MAX"}, Min: 1, Max: 1, Bind: bindValue},
+		{Fn: AggMin, Names: []string{"MIN"}, Min: 1, Max: 1, Bind: bindValue},
 		variance(AggStddevPop, "STDDEV_POP"),
 		variance(AggStddevSamp, "STDDEV_SAMP", "STDDEV"),
 		variance(AggVarPop, "VAR_POP"),
@@ -108,7 +108,8 @@ func bindSum(c *aggSite) (Type, error) {
 	return TypeBigInt, nil
 }
 
-func bindExtreme(c *aggSite) (Type, error) {
+// bindValue types MIN, MAX, FIRST_VALUE and LAST_VALUE: the argument's type, nullable.
+func bindValue(c *aggSite) (Type, error) {
 	t := c.args[0].Type().Nullable()
 	if t.Kind == Null {
 		return Type{}, errorf(c.call, "%s needs a typed argument", c.fn)
@@ -129,18 +130,6 @@ func bindVariance(c *aggSite) (Type, error) {
 	}
 	c.args[0] = castTo(c.args[0], TypeDouble)
 	return TypeDouble, nil
-}
-
-// bindOrderedValue types FIRST_VALUE and LAST_VALUE: the argument's type, nullable.
-func bindOrderedValue(c *aggSite) (Type, error) {
-	t := c.args[0].Type().Nullable()
-	if t.Kind == Null {
-		return Type{}, errorf(c.call, "%s needs a typed argument", c.fn)
-	}
-	if t.IsNested() {
-		return Type{}, errorf(c.call, "%s of %s is not supported", c.fn, t)
-	}
-	return t, nil
 }
 
 // bindListAgg types LISTAGG(expr [, separator]): a STRING expression, and a separator
