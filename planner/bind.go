@@ -333,12 +333,7 @@ func scanWithComputed(t *Table) Node {
 }
 
 func rename(n Node, names []string) Node {
-	s := n.Schema()
-	proj := &Project{Input: n, Names: names}
-	for i, c := range s {
-		proj.Exprs = append(proj.Exprs, &ColumnRef{Index: i, Name: c.Name, T: c.Type})
-	}
-	return proj
+	return &Project{Input: n, Exprs: columnRefs(n.Schema()), Names: names}
 }
 
 func schemaNames(s Schema) []string {

@@ -109,11 +109,12 @@ func (p *Planner) unnest(t *parser.JoinTable, u *parser.UnnestTable, depth int) 
 		}
 		return node, sc, nil
 	}
-	cond, err := (&exprBinder{sc: sc}).bind(t.On)
+	b := &exprBinder{sc: sc}
+	cond, err := b.bind(t.On)
 	if err != nil {
 		return nil, nil, err
 	}
-	if cond, err = (&exprBinder{sc: sc}).expect(t.On, cond, TypeBoolean); err != nil {
+	if cond, err = b.expect(t.On, cond, TypeBoolean); err != nil {
 		return nil, nil, errorf(t.On, "JOIN ... ON needs a BOOLEAN condition")
 	}
 	if l, ok := cond.(*Literal); !ok || l.Value != true {
