@@ -44,6 +44,14 @@ type Reader interface {
 	Close() error
 }
 
+// Stopper is a Reader that takes input its system will not send again (a socket). A
+// graceful stop calls Stop, so that it takes no more, and then reads until io.EOF what
+// it had taken: a stop loses nothing the process received, however long the final
+// checkpoint takes.
+type Stopper interface {
+	Stop()
+}
+
 // SkipCounter is a Reader that skips malformed records (by its table's error policy)
 // and counts them.
 type SkipCounter interface {

@@ -250,6 +250,9 @@ func (t *task) runSource(ctx context.Context) error {
 			}
 			continue
 		case drain := <-t.stops:
+			if err := t.takeTheRest(ctx); err != nil {
+				return err
+			}
 			if drain {
 				if err := t.advance(ctx, MaxWatermark); err != nil {
 					return err
@@ -292,6 +295,32 @@ func (t *task) runSource(ctx context.Context) error {
 			return err
 		}
 		if err := t.maybeFlush(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// takeTheRest passes on, at a graceful stop, what a Stopper had taken from its system.
+func (t *task) takeTheRest(ctx context.Context) error {
+	s, ok := t.reader.(Stopper)
+	if !ok {
+		return nil
+	}
+	s.Stop()
+	for {
+		b, err := t.reader.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if b.Rec == nil {
+			continue
+		}
+		err = t.head(ctx, 0, b, time.Now())
+		b.Release()
+		if err != nil {
 			return err
 		}
 	}

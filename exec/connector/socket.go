@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,7 +58,10 @@ type SocketReader struct {
 	eof       bool   // the connection ended
 	closeOnce sync.Once
 	closed    bool
-	lines     []int64 // the record number of each row decoded since the last batch
+	stopMu    sync.Mutex
+	stopping  bool      // Stop was called: read what the kernel holds, then end
+	stopAt    time.Time // when Stop was called
+	lines     []int64   // the record number of each row decoded since the last batch
 }
 
 type socketChunkMsg struct {
@@ -69,6 +73,7 @@ type socketChunkMsg struct {
 var (
 	_ exec.Reader         = (*SocketReader)(nil)
 	_ exec.SkipCounter    = (*SocketReader)(nil)
+	_ exec.Stopper        = (*SocketReader)(nil)
 	_ exec.Snapshotter    = (*SocketReader)(nil)
 	_ exec.Restorer       = (*SocketReader)(nil)
 	_ exec.CommitListener = (*SocketReader)(nil)
@@ -176,7 +181,18 @@ func (r *SocketReader) read() {
 		default:
 			b = make([]byte, socketChunk)
 		}
+		own, over := r.readDeadline()
+		if over {
+			r.end(io.EOF)
+			return
+		}
 		n, err := r.conn.Read(b[:cap(b)])
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			if !own {
+				continue // Stop woke the read: read again with a deadline of our own
+			}
+			err = io.EOF // the kernel holds no more
+		}
 		if n > 0 {
 			var end int64
 			if r.log != nil {
@@ -194,12 +210,20 @@ func (r *SocketReader) read() {
 			}
 		}
 		if err != nil {
-			select {
-			case r.chunks <- socketChunkMsg{err: err}:
-			case <-r.done:
-			}
+			r.end(err)
 			return
 		}
+	}
+}
+
+// end passes on the error that ended reading; a stop's end closes the connection.
+func (r *SocketReader) end(err error) {
+	if err == io.EOF {
+		r.conn.Close()
+	}
+	select {
+	case r.chunks <- socketChunkMsg{err: err}:
+	case <-r.done:
 	}
 }
 
@@ -267,6 +291,41 @@ func (r *SocketReader) Next(ctx context.Context) (exec.Batch, error) {
 		}
 	}
 	return r.flush(), nil
+}
+
+// Stop ends the input: the reading goroutine takes what the kernel already holds,
+// then closes the connection, so that the server sends no more into it; Next returns
+// all that was received, then io.EOF.
+func (r *SocketReader) Stop() {
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	r.stopping, r.stopAt = true, time.Now()
+	if !r.started {
+		r.eof = true
+		r.conn.Close()
+		return
+	}
+	r.conn.SetReadDeadline(r.stopAt) // wakes a waiting read
+}
+
+// stopDrainLimit bounds how long a stopping reader goes on taking what a fast server
+// keeps sending.
+const stopDrainLimit = time.Second
+
+// readDeadline, once Stop was called, gives the next read a millisecond: enough for
+// what the kernel holds, not for more to arrive. It reports whether the deadline of
+// that read is this one, and whether the drain is over.
+func (r *SocketReader) readDeadline() (own, over bool) {
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	if !r.stopping {
+		return false, false
+	}
+	if time.Since(r.stopAt) > stopDrainLimit {
+		return false, true
+	}
+	r.conn.SetReadDeadline(time.Now().Add(time.Millisecond))
+	return true, false
 }
 
 func (r *SocketReader) receive(msg socketChunkMsg) error {
@@ -385,7 +444,9 @@ func (r *SocketReader) Close() error {
 	r.closeOnce.Do(func() {
 		r.closed = true
 		close(r.done)
-		err = r.conn.Close()
+		if err = r.conn.Close(); errors.Is(err, net.ErrClosed) {
+			err = nil // the server or Stop ended the connection
+		}
 		r.wg.Wait()
 		if rec := r.dec.Flush(); rec != nil {
 			rec.Release()

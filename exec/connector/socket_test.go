@@ -2,12 +2,15 @@ package connector
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/streamsql/streamsql/exec"
 )
 
 // serve accepts one connection on a fresh listener and hands it to talk.
@@ -135,6 +138,54 @@ func TestSocketSourceIdleAndClose(t *testing.T) {
 	}
 	if _, err := r.Next(ctx); err == nil {
 		t.Error("Next after Close succeeded")
+	}
+}
+
+// TestSocketSourceStop: Stop closes the connection at once, and Next then returns all
+// that was received before it, however much waits in the reader, and io.EOF.
+func TestSocketSourceStop(t *testing.T) {
+	mem := checkedMem(t)
+	const chunks, lines = 8, 100
+	sent, refused := make(chan struct{}), make(chan error, 1)
+	host, port := serve(t, func(c net.Conn) {
+		for i := range chunks {
+			var b []byte
+			for j := range lines {
+				b = fmt.Appendf(b, "s%d,%d,1\n", i, j)
+			}
+			c.Write(b)
+			time.Sleep(10 * time.Millisecond) // each chunk a read of its own
+		}
+		close(sent)
+		for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(5 * time.Millisecond) {
+			if _, err := c.Write([]byte("after,0,0\n")); err != nil {
+				refused <- err
+				return
+			}
+		}
+		refused <- nil
+	})
+	r := openSource(t, mem, table("sensors", sensors, socketTable(host, port)), 1024)
+	defer r.Close()
+	b, err := r.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := b.Len()
+	b.Release()
+	<-sent
+	time.Sleep(50 * time.Millisecond) // the reading goroutine fills its queue
+	r.(exec.Stopper).Stop()
+	rows, _, err := drain(t, r, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got += strings.Count(rows, "+I[s")
+	if got != chunks*lines {
+		t.Errorf("%d rows after Stop, want the %d sent before it", got, chunks*lines)
+	}
+	if err := <-refused; err == nil {
+		t.Error("the connection stayed open after Stop")
 	}
 }
 
