@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -118,6 +119,24 @@ INSERT INTO out SELECT a.id, b.id FROM a JOIN b ON ` + on + `;`
 			if stateBytes > 0 {
 				// bbolt files do not shrink: their size is the largest the state grew to.
 				b.ReportMetric(float64(stateBytes), "state-bytes")
+			}
+		})
+	}
+}
+
+// BenchmarkLongExpression parses, binds and explains a flat chain of 100,000 terms.
+func BenchmarkLongExpression(b *testing.B) {
+	for name, sql := range map[string]string{
+		"sum": "EXPLAIN SELECT " + strings.Repeat("1 + ", 99_999) + "1;",
+		"and": "EXPLAIN SELECT 1 WHERE " + strings.Repeat("1 = 1 AND ", 99_999) + "1 = 1;",
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			s, _ := NewSession(Config{Out: io.Discard, Err: io.Discard, StateDir: b.TempDir()})
+			for b.Loop() {
+				if err := s.Exec(context.Background(), sql); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -332,8 +332,8 @@ SELECT n FROM nums;`)
 
 // TestLongExpressionsPlanLinearly: a flat chain of terms (1+1+...+1, and a WHERE of
 // ANDs) plans and prints in time linear in its length: four times the terms takes well
-// under the sixteen times that quadratic planning took. (100,000 terms plan in about a
-// second; the test keeps to 20,000, which -race makes slow enough.)
+// under the sixteen times that quadratic planning took. (BenchmarkLongExpression plans
+// 100,000 terms; the test keeps to 20,000, which -race makes slow enough.)
 func TestLongExpressionsPlanLinearly(t *testing.T) {
 	s, _ := NewSession(Config{Out: io.Discard, Err: io.Discard, StateDir: t.TempDir()})
 	took := func(sql string) time.Duration {

@@ -4,11 +4,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// sqlLexer splits SQL text into tokens. Rules are tried in order; whitespace and comments
+// sqlLexer defines the tokens SQL text splits into; scan implements it. Rules are tried in order; whitespace and comments
 // (lower-case rule names) are dropped. The Unterminated* and Invalid rules never reach the
 // grammar: tokenize turns them into lexical errors, so the lexer itself cannot fail.
 var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
@@ -42,11 +44,17 @@ var (
 	tokPunct       = sqlLexer.Symbols()["Punct"]
 )
 
+var (
+	tokUnterminatedComment     = sqlLexer.Symbols()["UnterminatedComment"]
+	tokUnterminatedString      = sqlLexer.Symbols()["UnterminatedString"]
+	tokUnterminatedQuotedIdent = sqlLexer.Symbols()["UnterminatedQuotedIdent"]
+)
+
 // lexicalErrors maps the token types that only exist to be reported to their message.
 var lexicalErrors = map[lexer.TokenType]string{
-	sqlLexer.Symbols()["UnterminatedComment"]:     "unterminated comment",
-	sqlLexer.Symbols()["UnterminatedString"]:      "unterminated string literal",
-	sqlLexer.Symbols()["UnterminatedQuotedIdent"]: "unterminated quoted identifier",
+	tokUnterminatedComment:     "unterminated comment",
+	tokUnterminatedString:      "unterminated string literal",
+	tokUnterminatedQuotedIdent: "unterminated quoted identifier",
 }
 
 var tokInvalid = sqlLexer.Symbols()["Invalid"]
@@ -81,63 +89,204 @@ var reserved = map[string]bool{
 }
 
 // isReserved reports whether word (any case) is a reserved word.
-func isReserved(word string) bool { return reserved[strings.ToUpper(word)] }
+func isReserved(word string) bool {
+	var upper [len("CURRENT_TIMESTAMP")]byte
+	if len(word) > len(upper) {
+		return false
+	}
+	for i := range len(word) {
+		c := word[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		upper[i] = c
+	}
+	return reserved[string(upper[:len(word)])] // the conversion in a map index does not allocate
+}
 
 // tokenize lexes src into the token stream the grammar reads, ending with EOF. Reserved
 // words become Keyword tokens. It fails with an *Error on the first lexical error, or if
-// parentheses nest deeper than maxDepth. The EOF
-// token is placed right after the last token, so that "unexpected end of input" points at
-// the end of the text rather than at trailing blank lines or comments.
+// parentheses nest deeper than maxDepth. The EOF token is placed right after the last
+// token, so that "unexpected end of input" points at the end of the text rather than at
+// trailing blank lines or comments.
 func tokenize(src string) (*lexer.PeekingLexer, error) {
-	toks, err := lexAll(src)
+	lex, err := lexer.Upgrade(&checkedScanner{scanner: newScanner(src)})
 	if err != nil {
 		return nil, err
 	}
-	depth := 0
-	for _, t := range toks {
-		if msg, ok := lexicalErrors[t.Type]; ok {
-			return nil, errorAt(t.Pos, msg)
-		}
-		if t.Type == tokInvalid {
-			return nil, errorAt(t.Pos, invalidCharMessage(t.Value))
-		}
-		switch {
-		case isPunct(&t, "("):
-			if depth++; depth > maxDepth {
-				return nil, errorAt(t.Pos, "parentheses nested too deeply")
-			}
-		case isPunct(&t, ")"):
-			depth--
-		}
-	}
-	return lexer.Upgrade(&sliceLexer{toks: toks})
+	return lex, nil
 }
 
 // lexAll returns all tokens of src, keywords retyped, with a final EOF token.
-func lexAll(src string) ([]lexer.Token, error) {
-	l, err := sqlLexer.LexString("", src)
-	if err != nil {
-		return nil, err
-	}
+func lexAll(src string) []lexer.Token {
 	var toks []lexer.Token
-	end := lexer.Position{Line: 1, Column: 1}
-	for {
-		t, err := l.Next()
-		if err != nil {
-			return nil, err
+	for s := newScanner(src); ; {
+		t, _ := s.Next()
+		if toks = append(toks, t); t.EOF() {
+			return toks
 		}
-		if t.EOF() {
-			t.Pos = end
-			return append(toks, t), nil
-		}
-		if t.Type == tokIdent && isReserved(t.Value) {
-			t.Type = tokKeyword
-		}
-		toks = append(toks, t)
-		end = t.Pos
-		end.Advance(t.Value)
 	}
 }
+
+// scanner is the lexer.Lexer of scan: it returns src's tokens one at a time, reserved
+// words retyped as keywords, and then an EOF token right after the last one.
+type scanner struct {
+	rest     string
+	pos, end lexer.Position
+}
+
+func newScanner(src string) *scanner {
+	start := lexer.Position{Line: 1, Column: 1}
+	return &scanner{rest: src, pos: start, end: start}
+}
+
+// Next never fails: what is not SQL is a token of a type tokenize reports.
+func (s *scanner) Next() (lexer.Token, error) {
+	for s.rest != "" {
+		typ, n := scan(s.rest)
+		value, pos := s.rest[:n], s.pos
+		s.pos.Advance(value)
+		s.rest = s.rest[n:]
+		if typ == tokSkipped {
+			continue
+		}
+		if typ == tokIdent && isReserved(value) {
+			typ = tokKeyword
+		}
+		s.end = s.pos
+		return lexer.Token{Type: typ, Value: value, Pos: pos}, nil
+	}
+	return lexer.Token{Type: lexer.EOF, Pos: s.end}, nil
+}
+
+// checkedScanner fails at the first lexical error, and at parentheses nested deeper
+// than maxDepth.
+type checkedScanner struct {
+	*scanner
+	depth int
+}
+
+func (s *checkedScanner) Next() (lexer.Token, error) {
+	t, _ := s.scanner.Next()
+	if msg, ok := lexicalErrors[t.Type]; ok {
+		return t, errorAt(t.Pos, msg)
+	}
+	switch {
+	case t.Type == tokInvalid:
+		return t, errorAt(t.Pos, invalidCharMessage(t.Value))
+	case isPunct(&t, "("):
+		if s.depth++; s.depth > maxDepth {
+			return t, errorAt(t.Pos, "parentheses nested too deeply")
+		}
+	case isPunct(&t, ")"):
+		s.depth--
+	}
+	return t, nil
+}
+
+// tokSkipped is the type scan gives whitespace and comments.
+const tokSkipped lexer.TokenType = -100
+
+// scan returns the type and length of the token src starts with, by the rules of
+// sqlLexer (which stays the grammar's definition of the token types, and which
+// TestScanMatchesLexerRules holds scan to), without the cost of its regular expressions.
+func scan(src string) (lexer.TokenType, int) {
+	c := src[0]
+	switch {
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+		n := 1
+		for n < len(src) && (src[n] == ' ' || src[n] == '\t' || src[n] == '\n' || src[n] == '\r' || src[n] == '\f') {
+			n++
+		}
+		return tokSkipped, n
+	case strings.HasPrefix(src, "--"):
+		if n := strings.IndexByte(src, '\n'); n >= 0 {
+			return tokSkipped, n
+		}
+		return tokSkipped, len(src)
+	case strings.HasPrefix(src, "/*"):
+		if n := strings.Index(src[2:], "*/"); n >= 0 {
+			return tokSkipped, n + 4
+		}
+		return tokUnterminatedComment, len(src)
+	case c == '\'':
+		return quoted(src, '\'', tokString, tokUnterminatedString)
+	case c == '`':
+		return quoted(src, '`', tokQuotedIdent, tokUnterminatedQuotedIdent)
+	case isDigit(c) || c == '.' && len(src) > 1 && isDigit(src[1]):
+		return tokNumber, number(src)
+	}
+	if r, n := utf8.DecodeRuneInString(src); r == '_' || unicode.IsLetter(r) {
+		for n < len(src) {
+			r, w := utf8.DecodeRuneInString(src[n:])
+			if r != '_' && r != '$' && !unicode.IsLetter(r) && !unicode.IsNumber(r) {
+				break
+			}
+			n += w
+		}
+		return tokIdent, n
+	}
+	if len(src) > 1 {
+		switch src[:2] {
+		case "<>", "!=", "<=", ">=", "||":
+			return tokPunct, 2
+		}
+	}
+	if strings.IndexByte("-+*/%=<>(),.;[]", c) >= 0 {
+		return tokPunct, 1
+	}
+	_, n := utf8.DecodeRuneInString(src)
+	return tokInvalid, n
+}
+
+// quoted scans a literal in quote characters, a doubled quote standing for one. Left
+// open, it ends, as the rule's regular expression backtracks, at the first quote of
+// its last doubled one, if any.
+func quoted(src string, quote byte, typ, unterminated lexer.TokenType) (lexer.TokenType, int) {
+	lastPair := -1
+	for n := 1; n < len(src); n++ {
+		if src[n] != quote {
+			continue
+		}
+		if n+1 < len(src) && src[n+1] == quote {
+			lastPair = n
+			n++
+			continue
+		}
+		return typ, n + 1
+	}
+	if lastPair >= 0 {
+		return typ, lastPair + 1
+	}
+	return unterminated, len(src)
+}
+
+// number scans digits[.digits] or .digits, then an optional exponent.
+func number(src string) int {
+	n := digits(src, 0)
+	if n < len(src) && src[n] == '.' {
+		n = digits(src, n+1)
+	}
+	if n < len(src) && (src[n] == 'e' || src[n] == 'E') {
+		e := n + 1
+		if e < len(src) && (src[e] == '+' || src[e] == '-') {
+			e++
+		}
+		if d := digits(src, e); d > e {
+			n = d
+		}
+	}
+	return n
+}
+
+func digits(src string, n int) int {
+	for n < len(src) && isDigit(src[n]) {
+		n++
+	}
+	return n
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func invalidCharMessage(c string) string {
 	switch c {
@@ -149,23 +298,12 @@ func invalidCharMessage(c string) string {
 	return "unexpected character " + strconv.Quote(c)
 }
 
-// sliceLexer replays a token slice; it lets tokenize check tokens before parsing.
-type sliceLexer struct{ toks []lexer.Token }
-
-func (s *sliceLexer) Next() (lexer.Token, error) {
-	t := s.toks[0]
-	if len(s.toks) > 1 {
-		s.toks = s.toks[1:]
-	}
-	return t, nil
-}
-
 // Complete reports whether text holds at least one whole statement: it ends with ';'
 // outside quotes and comments (trailing whitespace and comments ignored). The REPL uses it
 // to decide whether to read another line.
 func Complete(text string) bool {
-	toks, err := lexAll(text)
-	if err != nil || len(toks) < 2 {
+	toks := lexAll(text)
+	if len(toks) < 2 {
 		return false
 	}
 	// An unterminated string or comment would be the last token, not a ';'.

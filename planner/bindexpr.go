@@ -513,15 +513,47 @@ func negateLiteral(l *Literal) (*Literal, bool) {
 var comparisonFuncs = map[string]Func{"=": FnEq, "<>": FnNe, "<": FnLt, "<=": FnLe, ">": FnGt, ">=": FnGe}
 var arithmeticFuncs = map[string]Func{"+": FnAdd, "-": FnSub, "*": FnMul, "/": FnDiv, "%": FnMod}
 
-func (b *exprBinder) binary(e *parser.BinaryExpr) (out Expr, err error) {
-	l, err := b.bind(e.Left)
-	if err != nil {
-		return nil, err
+// binary binds a chain of binary operators down its left side in a loop, not by
+// recursion: a flat chain of 100,000 terms (1 + 1 + ...) is that deep on its left, and
+// a recursion as deep would spend most of its time growing the stack.
+func (b *exprBinder) binary(e *parser.BinaryExpr) (Expr, error) {
+	spine := []*parser.BinaryExpr{e}
+	var l Expr
+	for l == nil {
+		below := spine[len(spine)-1].Left
+		left, ok := below.(*parser.BinaryExpr)
+		if !ok {
+			bound, err := b.bind(below)
+			if err != nil {
+				return nil, err
+			}
+			l = bound
+			break
+		}
+		if b.agg != nil { // as bind does first: a GROUP BY expression may be the left side
+			if ref, ok, err := b.agg.lookup(left); err != nil {
+				return nil, err
+			} else if ok {
+				l = ref
+				break
+			}
+		}
+		spine = append(spine, left)
 	}
-	r, err := b.bind(e.Right)
-	if err != nil {
-		return nil, err
+	for i := len(spine) - 1; i >= 0; i-- {
+		r, err := b.bind(spine[i].Right)
+		if err != nil {
+			return nil, err
+		}
+		if l, err = b.binaryOp(spine[i], l, r); err != nil {
+			return nil, err
+		}
 	}
+	return l, nil
+}
+
+// binaryOp binds the binary operator of e over its bound operands.
+func (b *exprBinder) binaryOp(e *parser.BinaryExpr, l, r Expr) (out Expr, err error) {
 	notNull := l.Type().NotNull && r.Type().NotNull
 	switch e.Op {
 	case "AND", "OR":

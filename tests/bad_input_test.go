@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,72 @@ INSERT INTO counts SELECT id, COUNT(*) FROM k GROUP BY id;`
 	}
 	if msg := err.Error() + out; strings.Contains(msg, "hunter2") || strings.Contains(msg, "swordfish") {
 		t.Errorf("the error shows a secret: %s", msg)
+	}
+}
+
+// TestLogsAndSpoolsArePrivate: a running job's socket write-ahead log and Kafka
+// transaction spool are 0600 files in 0700 directories whatever the umask, as the rest
+// of its state.
+func TestLogsAndSpoolsArePrivate(t *testing.T) {
+	addr := kafkaCluster(t, 1, "out")
+	srv := startLineServer(t, 1_000_000, 10)
+	_, port, _ := net.SplitHostPort(srv.ln.Addr().String())
+	dir := t.TempDir()
+	old := umask(0)
+	defer umask(old)
+	var out lockedBuffer
+	s, err := streamsql.NewSession(streamsql.Config{Out: &out, Err: &out, Format: "csv", Location: time.UTC, StateDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Exec(context.Background(), `SET 'execution.checkpointing.interval' = '100 ms';
+CREATE TABLE feed (k STRING, n BIGINT) WITH ('connector' = 'socket', 'hostname' = '127.0.0.1', 'port' = '`+port+`',
+  'format' = 'csv', 'source.wal' = 'true');
+CREATE TABLE sink (k STRING, n BIGINT) WITH ('connector' = 'kafka', 'topic' = 'out', 'format' = 'csv',
+  'properties.bootstrap.servers' = '`+addr+`', 'sink.delivery-guarantee' = 'exactly-once',
+  'sink.transactional-id-prefix' = 'private');
+INSERT INTO sink SELECT k, n FROM feed;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.StopJobs(); s.Wait() }()
+	var logs, spools []string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && (len(logs) == 0 || len(spools) == 0); time.Sleep(20 * time.Millisecond) {
+		if err := s.JobErrors(); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		logs, spools = nil, nil
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // a spool file may go as the walk reaches it
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			want := fs.FileMode(0o600)
+			if d.IsDir() {
+				want = 0o700
+			}
+			if path != dir && info.Mode().Perm() != want {
+				t.Errorf("%s: mode %v, want %v", path, info.Mode().Perm(), want)
+			}
+			switch rel, _ := filepath.Rel(dir, path); {
+			case strings.HasPrefix(d.Name(), "wal-") && !d.IsDir():
+				logs = append(logs, rel)
+			case strings.Contains(rel, "sinks") && !d.IsDir():
+				spools = append(spools, rel)
+			}
+			return nil
+		})
+	}
+	if len(logs) == 0 || len(spools) == 0 {
+		files := []string{}
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			files = append(files, path)
+			return nil
+		})
+		t.Fatalf("write-ahead logs %v, spools %v among %v", logs, spools, files)
 	}
 }
