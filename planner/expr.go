@@ -236,6 +236,18 @@ const (
 	FnMap         Func = "MAP"
 	FnCardinality Func = "CARDINALITY"
 	FnElement     Func = "ELEMENT"
+
+	// Collection functions (functions.go's rows say their types and NULLs).
+	FnArrayContains Func = "ARRAY_CONTAINS"
+	FnArrayDistinct Func = "ARRAY_DISTINCT"
+	FnArrayPosition Func = "ARRAY_POSITION"
+	FnArrayRemove   Func = "ARRAY_REMOVE"
+	FnArrayReverse  Func = "ARRAY_REVERSE"
+	FnMapKeys       Func = "MAP_KEYS"
+	FnMapValues     Func = "MAP_VALUES"
+	FnMapFromArrays Func = "MAP_FROM_ARRAYS"
+	FnStrToMap      Func = "STR_TO_MAP"
+	FnJSONString    Func = "JSON_STRING"
 )
 
 func (e *ColumnRef) Type() Type { return e.T }

@@ -301,6 +301,9 @@ func functionRows() []Function {
 			Examples: []Example{{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": {"b": [10, "x"]}}', 'lax $.a.b[1]')`, "x"},
 				{`JSON_VALUE('{"a.b": [0.998, 0.996]}', '$.["a.b"][0]')`, "0.998"}, {`JSON_VALUE('{"a b": "right"}', 'strict $.[''a b'']')`, "right"},
 				{`JSON_VALUE('{"a": 1.50, "n": 7}', '$.a')`, "1.5"}, {`JSON_VALUE('{"a": [1]}', '$.a')`, "null"}, {`JSON_VALUE('{"a": 1}', '$.b')`, "null"}, {`JSON_VALUE('not json', '$')`, "null"}}},
+		{Fn: FnJSONString, Names: []string{"JSON_STRING"}, Args: []Arg{ArgAny}, Result: returns(TypeString),
+			Examples: []Example{{"JSON_STRING(1)", "1"}, {"JSON_STRING(TRUE)", "true"}, {"JSON_STRING('Hello, World!')", `"Hello, World!"`},
+				{"JSON_STRING(ARRAY[1, 2])", "[1,2]"}, {"JSON_STRING(CAST(NULL AS INT))", "null"}}},
 		{Fn: FnJSONExists, Names: []string{"JSON_EXISTS"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeBoolean), Bind: checkJSONPath,
 			Examples: []Example{{`JSON_EXISTS('{"a": true}', '$.a')`, "true"}, {`JSON_EXISTS('{"a": true}', '$.b')`, "false"}, {`JSON_EXISTS('{"a": [{ "b": 1 }]}', '$.a[0].b')`, "true"},
 				{`JSON_EXISTS('{"a": null}', '$.a')`, "true"}, {`JSON_EXISTS('{', '$')`, "false"}}},
@@ -471,7 +474,70 @@ func functionRows() []Function {
 				return c.Default(), nil
 			},
 			Examples: []Example{{"ELEMENT(ARRAY['x'])", "x"}, {"ELEMENT(ARRAY[CAST(NULL AS INT)])", "null"}}},
+		{Fn: FnArrayContains, Names: []string{"ARRAY_CONTAINS"}, Args: []Arg{ArgAny, ArgAny}, Result: returns(TypeBoolean), Nulls: NullAware, Bind: needleOfElemType,
+			Examples: []Example{{"ARRAY_CONTAINS(ARRAY[1, 2, 3], 2)", "true"}, {"ARRAY_CONTAINS(ARRAY[1, 2], 3)", "false"}, {"ARRAY_CONTAINS(ARRAY[1, NULL], CAST(NULL AS INT))", "true"},
+				{"ARRAY_CONTAINS(ARRAY[1, 2], CAST(NULL AS INT))", "false"}, {"ARRAY_CONTAINS(ARRAY[1.5, 2.0], 2)", "true"}, {"ARRAY_CONTAINS(CAST(NULL AS ARRAY<INT>), 1)", "null"}}},
+		{Fn: FnArrayPosition, Names: []string{"ARRAY_POSITION"}, Args: []Arg{ArgAny, ArgAny}, Result: returns(TypeInt), Bind: needleOfElemType,
+			Examples: []Example{{"ARRAY_POSITION(ARRAY['a', 'b', 'a'], 'a')", "1"}, {"ARRAY_POSITION(ARRAY['a', 'b'], 'b')", "2"}, {"ARRAY_POSITION(ARRAY['a'], 'z')", "0"},
+				{"ARRAY_POSITION(ARRAY['a'], CAST(NULL AS STRING))", "null"}}},
+		{Fn: FnArrayRemove, Names: []string{"ARRAY_REMOVE"}, Args: []Arg{ArgAny, ArgAny}, Result: sameAs(0), Nulls: NullStrictNullable, Bind: needleOfElemType,
+			Examples: []Example{{"ARRAY_REMOVE(ARRAY[1, 2, 1, 3], 1)", "[2, 3]"}, {"ARRAY_REMOVE(ARRAY[1, NULL, 2], 5)", "[1, NULL, 2]"}, {"ARRAY_REMOVE(ARRAY[1], CAST(NULL AS INT))", "null"}}},
+		{Fn: FnArrayDistinct, Names: []string{"ARRAY_DISTINCT"}, Args: []Arg{ArgAny}, Result: sameAs(0), Bind: collectionArg(Array),
+			Examples: []Example{{"ARRAY_DISTINCT(ARRAY[3, 1, 3, NULL, 1, NULL])", "[3, 1, NULL]"}, {"ARRAY_DISTINCT(ARRAY[ARRAY[1], ARRAY[1], ARRAY[2]])", "[[1], [2]]"}}},
+		{Fn: FnArrayReverse, Names: []string{"ARRAY_REVERSE"}, Args: []Arg{ArgAny}, Result: sameAs(0), Bind: collectionArg(Array),
+			Examples: []Example{{"ARRAY_REVERSE(ARRAY['a', 'b', NULL])", "[NULL, b, a]"}, {"ARRAY_REVERSE(CAST(NULL AS ARRAY<INT>))", "null"}}},
+		{Fn: FnMapKeys, Names: []string{"MAP_KEYS"}, Args: []Arg{ArgAny}, Bind: collectionArg(Map),
+			Result:   func(args []Expr) Type { return ArrayType(args[0].Type().Elem()) },
+			Examples: []Example{{"MAP_KEYS(MAP['a', 1, 'b', 2])", "[a, b]"}}},
+		{Fn: FnMapValues, Names: []string{"MAP_VALUES"}, Args: []Arg{ArgAny}, Bind: collectionArg(Map),
+			Result:   func(args []Expr) Type { return ArrayType(args[0].Type().Value()) },
+			Examples: []Example{{"MAP_VALUES(MAP['a', 1, 'b', CAST(NULL AS INT)])", "[1, NULL]"}}},
+		{Fn: FnMapFromArrays, Names: []string{"MAP_FROM_ARRAYS"}, Args: []Arg{ArgAny, ArgAny},
+			Result: func(args []Expr) Type {
+				key := args[0].Type().Elem()
+				key.NotNull = true // a MAP key is never NULL
+				return MapType(key, args[1].Type().Elem())
+			},
+			Bind: func(c *CallSite) (Expr, error) {
+				for i := range c.Args {
+					if c.Args[i].Type().Kind != Array {
+						return nil, c.Errorf(i, "MAP_FROM_ARRAYS needs two ARRAYs, got %s", c.Args[i].Type().Nullable())
+					}
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"MAP_FROM_ARRAYS(ARRAY['a', 'b'], ARRAY[1, 2])", "{a=1, b=2}"}, {"MAP_FROM_ARRAYS(ARRAY[1, 1], ARRAY['x', 'y'])", "{1=y}"}}},
+		{Fn: FnStrToMap, Names: []string{"STR_TO_MAP"}, Args: []Arg{ArgString, ArgString, ArgString}, Min: 1,
+			Result: returns(MapType(Type{Kind: String, NotNull: true}, TypeString)),
+			Examples: []Example{{"STR_TO_MAP('a=1,b=2')", "{a=1, b=2}"}, {"STR_TO_MAP('a:1;b;a:3', ';', ':')", "{a=3, b=NULL}"}, {"STR_TO_MAP('k1=v1|k2=v2', '\\|')", "{k1=v1, k2=v2}"},
+				{"CARDINALITY(STR_TO_MAP(''))", "0"}, {"STR_TO_MAP(CAST(NULL AS STRING))", "null"}}},
 	}
+}
+
+// collectionArg checks that a function's argument is an ARRAY, or a MAP.
+func collectionArg(kind Kind) func(c *CallSite) (Expr, error) {
+	return func(c *CallSite) (Expr, error) {
+		if k := c.Args[0].Type().Kind; k != kind {
+			return nil, c.Errorf(0, "%s needs %s, got %s", c.Fn.name(), map[Kind]string{Array: "an ARRAY", Map: "a MAP"}[kind], c.Args[0].Type().Nullable())
+		}
+		return c.Default(), nil
+	}
+}
+
+// needleOfElemType checks that the first argument is an ARRAY and casts the second to
+// its element type, as Flink does implicitly.
+func needleOfElemType(c *CallSite) (Expr, error) {
+	if _, err := collectionArg(Array)(c); err != nil {
+		return nil, err
+	}
+	elem := c.Args[0].Type().Elem()
+	if x := c.Args[1].Type(); x.Kind != Null && !canCast(x, elem) {
+		return nil, c.Errorf(1, "%s of an ARRAY<%s> cannot look for %s", c.Fn.name(), elem, x.Nullable())
+	}
+	c.Args[1] = castTo(c.Args[1], elem)
+	call := c.Default().(*Call)
+	call.Args = c.Args
+	return call, nil
 }
 
 // integralOf is FLOOR and CEIL's result: the argument's type, a DECIMAL at scale 0.

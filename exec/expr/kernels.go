@@ -83,6 +83,15 @@ func init() {
 		fn, _, err := timeKernel(e.Fn, args, argT, e.T)
 		return fn, err
 	}}
+	arrayFind := func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+		return arrayFindKernel(e.Fn, argT[0].Elem()), nil
+	}
+	arrayPick := func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
+		return arrayPickKernel(e.Fn, e.T), nil
+	}
+	mapPart := func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
+		return mapPartKernel(e.Fn, e.T), nil
+	}
 	kernels = map[planner.Func]kernelSpec{
 		planner.FnAdd: arith, planner.FnSub: arith, planner.FnMul: arith, planner.FnDiv: arith, planner.FnMod: arith,
 		planner.FnNeg: {
@@ -164,9 +173,25 @@ func init() {
 		planner.FnMap: {kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 			return listKernel(e.T, argT), nil
 		}, mayFail: func(*planner.Call) bool { return true }},
-		planner.FnCardinality: fixed(cardinalityKernel),
-		planner.FnElement:     failing(fixed(elementKernel)),
-		planner.FnLn:          dbl, planner.FnLog10: dbl, planner.FnLog2: dbl, planner.FnExp: dbl, planner.FnSin: dbl,
+		planner.FnCardinality:   fixed(cardinalityKernel),
+		planner.FnElement:       failing(fixed(elementKernel)),
+		planner.FnArrayContains: {kernel: arrayFind},
+		planner.FnArrayPosition: {kernel: arrayFind},
+		planner.FnArrayDistinct: {kernel: arrayPick},
+		planner.FnArrayRemove:   {kernel: arrayPick},
+		planner.FnArrayReverse:  {kernel: arrayPick},
+		planner.FnMapKeys:       {kernel: mapPart},
+		planner.FnMapValues:     {kernel: mapPart},
+		planner.FnMapFromArrays: failing(kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
+			return mapFromArraysKernel(e.T), nil
+		}}),
+		planner.FnStrToMap: failing(kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
+			return strToMapKernel(e.T), nil
+		}}),
+		planner.FnJSONString: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return jsonStringKernel(argT[0]), nil
+		}},
+		planner.FnLn: dbl, planner.FnLog10: dbl, planner.FnLog2: dbl, planner.FnExp: dbl, planner.FnSin: dbl,
 		planner.FnCos: dbl, planner.FnTan: dbl, planner.FnCot: dbl, planner.FnAsin: dbl, planner.FnAcos: dbl,
 		planner.FnAtan: dbl, planner.FnSinh: dbl, planner.FnCosh: dbl, planner.FnTanh: dbl,
 		planner.FnDegrees: dbl, planner.FnRadians: dbl,
