@@ -495,8 +495,9 @@ type FuncCall struct {
 	Filter   Expr   // agg(...) FILTER (WHERE Filter); nil without
 	// OnNull is the NULL treatment written before the closing parenthesis, upper case:
 	// ARRAY_AGG's "RESPECT NULLS" or "IGNORE NULLS", JSON_ARRAYAGG's and JSON_OBJECTAGG's
-	// "NULL ON NULL" or "ABSENT ON NULL"; empty when not written. JSON_OBJECTAGG([KEY] k
-	// VALUE v ...) has Args k, v.
+	// (and JSON_ARRAY's and JSON_OBJECT's) "NULL ON NULL" or "ABSENT ON NULL"; empty when
+	// not written. JSON_OBJECTAGG([KEY] k VALUE v ...) has Args k, v; JSON_OBJECT k1, v1,
+	// k2, v2, ...
 	OnNull string
 }
 

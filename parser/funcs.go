@@ -91,55 +91,72 @@ var nullTreatments = map[string][]string{
 	"ARRAY_AGG":      {"RESPECT NULLS", "IGNORE NULLS"},
 	"JSON_ARRAYAGG":  {"NULL ON NULL", "ABSENT ON NULL"},
 	"JSON_OBJECTAGG": {"NULL ON NULL", "ABSENT ON NULL"},
+	"JSON_ARRAY":     {"NULL ON NULL", "ABSENT ON NULL"},
+	"JSON_OBJECT":    {"NULL ON NULL", "ABSENT ON NULL"},
 }
 
+// jsonObjects are the functions whose arguments are [KEY] k VALUE v pairs: JSON_OBJECTAGG
+// takes one, JSON_OBJECT any number.
+var jsonObjects = map[string]bool{"JSON_OBJECTAGG": true, "JSON_OBJECT": true}
+
 // aggArgs parses the arguments of ARRAY_AGG([DISTINCT] x [RESPECT|IGNORE NULLS]),
-// JSON_ARRAYAGG(x [NULL|ABSENT ON NULL]) and JSON_OBJECTAGG([KEY] k VALUE v [NULL|ABSENT
-// ON NULL]) after '('.
+// JSON_ARRAYAGG(x [NULL|ABSENT ON NULL]), JSON_OBJECTAGG([KEY] k VALUE v [NULL|ABSENT ON
+// NULL]), JSON_ARRAY([x, ...] [NULL|ABSENT ON NULL]) and JSON_OBJECT([[KEY] k VALUE v,
+// ...] [NULL|ABSENT ON NULL]) after '('.
 func (p *exprParser) aggArgs(f *FuncCall) (Expr, error) {
 	if isKeyword(p.peek(), "DISTINCT") {
 		p.next()
 		f.Distinct = true
 	}
 	treatments := nullTreatments[f.Name]
-	object := f.Name == "JSON_OBJECTAGG"
-	if object && isWord(p.peek(), "KEY") && !isWord(p.peekAt(1), "VALUE") && !p.operatorAt(1) {
-		p.next() // KEY, the keyword
-	}
-	for {
+	object := jsonObjects[f.Name]
+	constructor := f.Name == "JSON_ARRAY" || f.Name == "JSON_OBJECT"
+	for !constructor || p.treatmentAhead(treatments) == "" {
+		if object && isWord(p.peek(), "KEY") && !isWord(p.peekAt(1), "VALUE") && !p.operatorAt(1) {
+			p.next() // KEY, the keyword
+		}
 		x, err := p.inner()
 		if err != nil {
 			return nil, err
 		}
 		f.Args = append(f.Args, x)
-		if object && len(f.Args) == 1 {
+		if object {
 			if err := p.expect("VALUE"); err != nil {
 				return nil, err
 			}
-			continue
+			v, err := p.inner()
+			if err != nil {
+				return nil, err
+			}
+			f.Args = append(f.Args, v)
 		}
-		if !object && isPunct(p.peek(), ",") {
+		if (!object || constructor) && isPunct(p.peek(), ",") {
 			p.next()
 			continue
 		}
 		break
 	}
-	for _, tr := range treatments {
-		words := strings.Fields(tr)
-		if !p.wordsAhead(words) {
-			continue
-		}
-		for range words {
+	if tr := p.treatmentAhead(treatments); tr != "" {
+		for range strings.Fields(tr) {
 			p.next()
 		}
 		f.OnNull = tr
-		break
 	}
 	alts := []string{"')'"}
 	if f.OnNull == "" {
 		alts = append(alts, treatments...)
 	}
 	return f, p.expect(")", alts...)
+}
+
+// treatmentAhead returns the one of treatments the next tokens spell, or "".
+func (p *exprParser) treatmentAhead(treatments []string) string {
+	for _, tr := range treatments {
+		if p.wordsAhead(strings.Fields(tr)) {
+			return tr
+		}
+	}
+	return ""
 }
 
 // wordsAhead reports whether the next tokens are the keywords or words ws.

@@ -623,8 +623,12 @@ func (n *FuncCall) String() string {
 		}
 	}
 	list := strings.Join(args, ", ")
-	if n.Name == "JSON_OBJECTAGG" && len(args) == 2 && !n.Star {
-		list = "KEY " + args[0] + " VALUE " + args[1]
+	if jsonObjects[n.Name] && len(args)%2 == 0 && !n.Star {
+		pairs := make([]string, 0, len(args)/2)
+		for i := 0; i < len(args); i += 2 {
+			pairs = append(pairs, "KEY "+args[i]+" VALUE "+args[i+1])
+		}
+		list = strings.Join(pairs, ", ")
 	}
 	switch {
 	case n.Star:

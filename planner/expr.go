@@ -248,6 +248,11 @@ const (
 	FnMapFromArrays Func = "MAP_FROM_ARRAYS"
 	FnStrToMap      Func = "STR_TO_MAP"
 	FnJSONString    Func = "JSON_STRING"
+	// FnJSONObject: (keepNulls BOOLEAN literal, key STRING literal, value, key, value, ...)
+	// and FnJSONArray: (keepNulls, value, ...) build JSON text; a value that is itself
+	// one of them is inserted as JSON, not as a string.
+	FnJSONObject Func = "JSON_OBJECT"
+	FnJSONArray  Func = "JSON_ARRAY"
 )
 
 func (e *ColumnRef) Type() Type { return e.T }

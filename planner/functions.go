@@ -304,6 +304,16 @@ func functionRows() []Function {
 		{Fn: FnJSONString, Names: []string{"JSON_STRING"}, Args: []Arg{ArgAny}, Result: returns(TypeString),
 			Examples: []Example{{"JSON_STRING(1)", "1"}, {"JSON_STRING(TRUE)", "true"}, {"JSON_STRING('Hello, World!')", `"Hello, World!"`},
 				{"JSON_STRING(ARRAY[1, 2])", "[1,2]"}, {"JSON_STRING(CAST(NULL AS INT))", "null"}}},
+		{Fn: FnJSONObject, Names: []string{"JSON_OBJECT"}, Args: []Arg{ArgAny}, Variadic: true, Niladic: true, Nulls: NullAware,
+			Result: returns(Type{Kind: String, NotNull: true}), Bind: jsonConstructor,
+			Examples: []Example{{"JSON_OBJECT()", "{}"}, {"JSON_OBJECT('K1' VALUE 'V1', 'K2' VALUE 'V2')", `{"K1":"V1","K2":"V2"}`},
+				{"JSON_OBJECT(KEY 'K1' VALUE CAST(NULL AS STRING) NULL ON NULL)", `{"K1":null}`}, {"JSON_OBJECT(KEY 'K1' VALUE CAST(NULL AS STRING) ABSENT ON NULL)", "{}"},
+				{"JSON_OBJECT(KEY 'K1' VALUE JSON_OBJECT(KEY 'K2' VALUE 'V'))", `{"K1":{"K2":"V"}}`}, {"JSON_OBJECT('n' VALUE 1.5, 'a' VALUE ARRAY[1, 2])", `{"n":1.5,"a":[1,2]}`}}},
+		{Fn: FnJSONArray, Names: []string{"JSON_ARRAY"}, Args: []Arg{ArgAny}, Variadic: true, Niladic: true, Nulls: NullAware,
+			Result: returns(Type{Kind: String, NotNull: true}), Bind: jsonConstructor,
+			Examples: []Example{{"JSON_ARRAY()", "[]"}, {"JSON_ARRAY(1, '2')", `[1,"2"]`}, {"JSON_ARRAY(CAST(NULL AS STRING) NULL ON NULL)", "[null]"},
+				{"JSON_ARRAY(CAST(NULL AS STRING) ABSENT ON NULL)", "[]"}, {"JSON_ARRAY(CAST(NULL AS STRING))", "[]"}, {"JSON_ARRAY(JSON_ARRAY(1))", "[[1]]"},
+				{"JSON_ARRAY(JSON_OBJECT('a' VALUE TRUE), 'x')", `[{"a":true},"x"]`}}},
 		{Fn: FnJSONExists, Names: []string{"JSON_EXISTS"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeBoolean), Bind: checkJSONPath,
 			Examples: []Example{{`JSON_EXISTS('{"a": true}', '$.a')`, "true"}, {`JSON_EXISTS('{"a": true}', '$.b')`, "false"}, {`JSON_EXISTS('{"a": [{ "b": 1 }]}', '$.a[0].b')`, "true"},
 				{`JSON_EXISTS('{"a": null}', '$.a')`, "true"}, {`JSON_EXISTS('{', '$')`, "false"}}},
@@ -512,6 +522,25 @@ func functionRows() []Function {
 			Examples: []Example{{"STR_TO_MAP('a=1,b=2')", "{a=1, b=2}"}, {"STR_TO_MAP('a:1;b;a:3', ';', ':')", "{a=3, b=NULL}"}, {"STR_TO_MAP('k1=v1|k2=v2', '\\|')", "{k1=v1, k2=v2}"},
 				{"CARDINALITY(STR_TO_MAP(''))", "0"}, {"STR_TO_MAP(CAST(NULL AS STRING))", "null"}}},
 	}
+}
+
+// jsonConstructor checks JSON_OBJECT's keys (STRING literals, not NULL) and puts the
+// NULL treatment first among the arguments: JSON_OBJECT keeps NULL values by default,
+// JSON_ARRAY drops them.
+func jsonConstructor(c *CallSite) (Expr, error) {
+	keep := c.Fn.Fn == FnJSONObject
+	if c.Call != nil && c.Call.OnNull != "" {
+		keep = c.Call.OnNull == "NULL ON NULL"
+	}
+	if c.Fn.Fn == FnJSONObject {
+		for i := 0; i < len(c.Args); i += 2 {
+			if l, ok := c.Args[i].(*Literal); !ok || l.T.Kind != String || l.Value == nil {
+				return nil, c.Errorf(i, "a key of JSON_OBJECT must be a STRING literal, not NULL")
+			}
+		}
+	}
+	args := append([]Expr{&Literal{Value: keep, T: Type{Kind: Boolean, NotNull: true}}}, c.Args...)
+	return &Call{Fn: c.Fn.Fn, Args: args, T: c.T}, nil
 }
 
 // collectionArg checks that a function's argument is an ARRAY, or a MAP.

@@ -358,3 +358,62 @@ func jsonStringKernel(t planner.Type) kernelFn {
 		})
 	}
 }
+
+// jsonBuildKernel is JSON_OBJECT(keep, k1, v1, ...) and JSON_ARRAY(keep, v1, ...): JSON
+// text of the values (as the json format writes them), with NULL values kept as null or
+// left out; a value that is itself a JSON_OBJECT or JSON_ARRAY is inserted as JSON.
+func jsonBuildKernel(e *planner.Call, argT []planner.Type) kernelFn {
+	object := e.Fn == planner.FnJSONObject
+	raw := make([]bool, len(e.Args))
+	for i, a := range e.Args {
+		if call, ok := a.(*planner.Call); ok && (call.Fn == planner.FnJSONObject || call.Fn == planner.FnJSONArray) {
+			raw[i] = true
+		}
+	}
+	return func(c *ctx, n int, args []datum) (datum, error) {
+		keepAt := func(int) bool { return args[0].b }
+		if flags, ok := args[0].arr.(*array.Boolean); ok { // a folded call's arguments are columns
+			keepAt = flags.Value
+		}
+		vals := make([]arrow.Array, len(args))
+		for i := 1; i < len(args); i++ {
+			vals[i] = asArray(c, argT[i], args[i], n)
+			defer vals[i].Release()
+		}
+		step, first := 1, 1
+		if object {
+			step, first = 2, 2
+		}
+		open, end := byte('['), byte(']')
+		if object {
+			open, end = '{', '}'
+		}
+		return strRows(c, n, nil, 16*n, func(i int, dst []byte) ([]byte, bool, error) {
+			dst = append(dst, open)
+			written := false
+			for k := first; k < len(args); k += step {
+				v := vals[k]
+				if v.IsNull(i) && !keepAt(i) {
+					continue
+				}
+				if written {
+					dst = append(dst, ',')
+				}
+				written = true
+				if object {
+					dst = append(dst, format.JSONValue(vals[k-1], i, c.loc)...)
+					dst = append(dst, ':')
+				}
+				switch {
+				case v.IsNull(i):
+					dst = append(dst, "null"...)
+				case raw[k]:
+					dst = append(dst, v.(*array.String).Value(i)...)
+				default:
+					dst = append(dst, format.JSONValue(v, i, c.loc)...)
+				}
+			}
+			return append(dst, end), true, nil
+		})
+	}
+}

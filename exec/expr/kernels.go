@@ -86,6 +86,9 @@ func init() {
 	arrayFind := func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 		return arrayFindKernel(e.Fn, argT[0].Elem()), nil
 	}
+	jsonBuild := func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+		return jsonBuildKernel(e, argT), nil
+	}
 	arrayPick := func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
 		return arrayPickKernel(e.Fn, e.T), nil
 	}
@@ -188,6 +191,8 @@ func init() {
 		planner.FnStrToMap: failing(kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
 			return strToMapKernel(e.T), nil
 		}}),
+		planner.FnJSONObject: {kernel: jsonBuild},
+		planner.FnJSONArray:  {kernel: jsonBuild},
 		planner.FnJSONString: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 			return jsonStringKernel(argT[0]), nil
 		}},
