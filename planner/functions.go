@@ -340,7 +340,7 @@ func functionRows() []Function {
 		// Temporal.
 		{Fn: FnExtract, Args: []Arg{ArgString, ArgTemporal}, Result: returns(TypeBigInt),
 			Examples: []Example{{"EXTRACT(DAY FROM DATE '2006-06-05')", "5"}, {"EXTRACT(HOUR FROM TIMESTAMP '2024-05-06 07:08:09')", "7"}}},
-		{Fn: FnCurrentTS, Names: []string{"CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP"}, Niladic: true,
+		{Fn: FnCurrentTS, Names: []string{"CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP", "CURRENT_ROW_TIMESTAMP"}, Niladic: true,
 			Result: returns(Type{Kind: TimestampLTZ, Precision: 3, NotNull: true}), Nulls: NullAware,
 			Bind: func(c *CallSite) (Expr, error) {
 				if c.Call != nil && c.Call.Name == "LOCALTIMESTAMP" {
@@ -349,7 +349,7 @@ func functionRows() []Function {
 				return c.Default(), nil
 			},
 			// The test's clock reads 2024-05-06 07:08:09 UTC.
-			Examples: []Example{{"CURRENT_TIMESTAMP", "2024-05-06 07:08:09.000"}, {"LOCALTIMESTAMP", "2024-05-06 07:08:09.000"}}},
+			Examples: []Example{{"CURRENT_TIMESTAMP", "2024-05-06 07:08:09.000"}, {"LOCALTIMESTAMP", "2024-05-06 07:08:09.000"}, {"CURRENT_ROW_TIMESTAMP()", "2024-05-06 07:08:09.000"}}},
 		{Fn: FnDateFormat, Names: []string{"DATE_FORMAT"}, Args: []Arg{ArgTimestamp, ArgString}, Result: returns(TypeString),
 			Examples: []Example{{"DATE_FORMAT(TIMESTAMP '2024-05-06 07:08:09', 'yyyy/MM/dd HH:mm')", "2024/05/06 07:08"}, {"DATE_FORMAT('2024-05-06 07:08:09', 'HH')", "07"}}},
 		{Fn: FnToTimestamp, Names: []string{"TO_TIMESTAMP"}, Args: []Arg{ArgString, ArgString}, Min: 1, Result: returns(TypeTS), Nulls: NullStrictNullable,
