@@ -251,8 +251,11 @@ const (
 	// FnJSONObject: (keepNulls BOOLEAN literal, key STRING literal, value, key, value, ...)
 	// and FnJSONArray: (keepNulls, value, ...) build JSON text; a value that is itself
 	// one of them is inserted as JSON, not as a string.
-	FnJSONObject Func = "JSON_OBJECT"
-	FnJSONArray  Func = "JSON_ARRAY"
+	// FnCurrentWatermark: (a time attribute) the watermark its operator has seen, NULL
+	// before the first.
+	FnCurrentWatermark Func = "CURRENT_WATERMARK"
+	FnJSONObject       Func = "JSON_OBJECT"
+	FnJSONArray        Func = "JSON_ARRAY"
 )
 
 func (e *ColumnRef) Type() Type { return e.T }

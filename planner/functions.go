@@ -340,6 +340,20 @@ func functionRows() []Function {
 		// Temporal.
 		{Fn: FnExtract, Args: []Arg{ArgString, ArgTemporal}, Result: returns(TypeBigInt),
 			Examples: []Example{{"EXTRACT(DAY FROM DATE '2006-06-05')", "5"}, {"EXTRACT(HOUR FROM TIMESTAMP '2024-05-06 07:08:09')", "7"}}},
+		{Fn: FnCurrentWatermark, Names: []string{"CURRENT_WATERMARK"}, Args: []Arg{ArgAny}, Nulls: NullAware,
+			Result: func(args []Expr) Type {
+				t := args[0].Type().Nullable()
+				t.Precision = 3
+				return t
+			},
+			Bind: func(c *CallSite) (Expr, error) {
+				if k := c.Args[0].Type().Kind; k != Timestamp && k != TimestampLTZ {
+					return nil, c.Errorf(0, "CURRENT_WATERMARK takes a time attribute, got %s", c.Args[0].Type().Nullable())
+				}
+				return c.Default(), nil
+			},
+			// Evaluated outside a job, no watermark has passed.
+			Examples: []Example{{"CURRENT_WATERMARK(CAST(NULL AS TIMESTAMP(3)))", "null"}}},
 		{Fn: FnCurrentTS, Names: []string{"CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP", "CURRENT_ROW_TIMESTAMP"}, Niladic: true,
 			Result: returns(Type{Kind: TimestampLTZ, Precision: 3, NotNull: true}), Nulls: NullAware,
 			Bind: func(c *CallSite) (Expr, error) {

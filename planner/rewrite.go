@@ -82,6 +82,33 @@ func substitute(e Expr, with []Expr) Expr {
 	return mapColumns(e, func(c *ColumnRef) Expr { return with[c.Index] })
 }
 
+// ReadsWatermark reports whether e calls CURRENT_WATERMARK.
+func ReadsWatermark(e Expr) bool {
+	switch e := e.(type) {
+	case *Call:
+		if e.Fn == FnCurrentWatermark {
+			return true
+		}
+		for _, a := range e.Args {
+			if ReadsWatermark(a) {
+				return true
+			}
+		}
+	case *Cast:
+		return ReadsWatermark(e.X)
+	case *Case:
+		if ReadsWatermark(e.Else) {
+			return true
+		}
+		for _, w := range e.Whens {
+			if ReadsWatermark(w.Cond) || ReadsWatermark(w.Result) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // mapColumns rebuilds e with every column reference replaced by what f returns for it.
 func mapColumns(e Expr, f func(*ColumnRef) Expr) Expr {
 	switch e := e.(type) {

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -15,6 +16,9 @@ import (
 type Env struct {
 	Location *time.Location
 	Now      func() time.Time
+	// Watermark, when set, is the event time the evaluating operator has seen pass
+	// (exec.MinWatermark before any), for CURRENT_WATERMARK; without it that is NULL.
+	Watermark func() int64
 }
 
 // Evaluator computes an expression for every row of a record.
@@ -28,6 +32,7 @@ type ctx struct {
 	mem    memory.Allocator
 	loc    *time.Location
 	clock  func() time.Time
+	wm     func() int64
 	nowMs  int64
 	nowSet bool
 }
@@ -52,6 +57,7 @@ func newCtx(mem memory.Allocator, env *Env) *ctx {
 		if env.Now != nil {
 			c.clock = env.Now
 		}
+		c.wm = env.Watermark
 	}
 	return c
 }
@@ -154,6 +160,19 @@ func (nd *constNode) eval(*ctx, *batch) (datum, error) { return nd.d, nil }
 type nowNode struct{}
 
 func (nowNode) eval(c *ctx, _ *batch) (datum, error) { return datum{i: c.now()}, nil }
+
+// watermarkNode is CURRENT_WATERMARK(rowtime): NULL before the first watermark.
+type watermarkNode struct{}
+
+func (watermarkNode) eval(c *ctx, _ *batch) (datum, error) {
+	if c.wm == nil {
+		return nullDatum(), nil
+	}
+	if wm := c.wm(); wm != math.MinInt64 && wm != math.MaxInt64 {
+		return datum{i: wm}, nil
+	}
+	return nullDatum(), nil
+}
 
 // callNode applies a kernel to its evaluated arguments.
 type callNode struct {

@@ -146,7 +146,8 @@ func init() {
 		planner.FnAbs: mathDec, planner.FnRound: mathDec, planner.FnFloor: mathDec, planner.FnCeil: mathDec,
 		planner.FnPower: mth, planner.FnSqrt: mth,
 		planner.FnToTimestamp: tm, planner.FnToTimestampLTZ: tm, planner.FnDateFormat: tm, planner.FnExtract: tm,
-		planner.FnCurrentTS: {node: func(*compiler, *planner.Call) (node, error) { return nowNode{}, nil }, volatile: true},
+		planner.FnCurrentTS:        {node: func(*compiler, *planner.Call) (node, error) { return nowNode{}, nil }, volatile: true},
+		planner.FnCurrentWatermark: {node: func(*compiler, *planner.Call) (node, error) { return watermarkNode{}, nil }, volatile: true},
 
 		planner.FnIf:     {node: (*compiler).compileIf},
 		planner.FnIfNull: {node: (*compiler).compileCoalesce},

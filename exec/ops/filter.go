@@ -24,11 +24,12 @@ var _ exec.Operator = (*filter)(nil)
 // NewFilter returns the operator of a Filter plan node: it emits the rows of each batch
 // where the condition is TRUE.
 func NewFilter(mem memory.Allocator, env *expr.Env, n *planner.Filter, out exec.Output) (exec.Operator, error) {
+	env, noting := noteWatermark(env, out, n.Cond)
 	pred, err := expr.CompilePredicate(n.Cond, mem, env)
 	if err != nil {
 		return nil, err
 	}
-	return &filter{mem: mem, pred: pred, text: planner.ExprSQL(n.Cond, n.Input.Schema()), out: out}, nil
+	return noting(&filter{mem: mem, pred: pred, text: planner.ExprSQL(n.Cond, n.Input.Schema()), out: out}), nil
 }
 
 func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {

@@ -26,6 +26,7 @@ var _ exec.Operator = (*project)(nil)
 // NewProject returns the operator of a Project plan node: it evaluates the node's
 // expressions over each batch; the row kinds and origins pass through.
 func NewProject(mem memory.Allocator, env *expr.Env, n *planner.Project, out exec.Output) (exec.Operator, error) {
+	env, noting := noteWatermark(env, out, n.Exprs...)
 	p := &project{mem: mem, schema: exec.ArrowSchema(n.Schema()), out: out, cols: make([]arrow.Array, len(n.Exprs))}
 	in := n.Input.Schema()
 	for _, e := range n.Exprs {
@@ -36,7 +37,7 @@ func NewProject(mem memory.Allocator, env *expr.Env, n *planner.Project, out exe
 		p.exprs = append(p.exprs, ev)
 		p.texts = append(p.texts, planner.ExprSQL(e, in))
 	}
-	return p, nil
+	return noting(p), nil
 }
 
 func (p *project) Process(ctx context.Context, _ int, b exec.Batch) error {
