@@ -247,6 +247,10 @@ const (
 	FnMapValues     Func = "MAP_VALUES"
 	FnMapFromArrays Func = "MAP_FROM_ARRAYS"
 	FnStrToMap      Func = "STR_TO_MAP"
+	FnEncode        Func = "ENCODE"
+	FnDecode        Func = "DECODE"
+	FnUnhex         Func = "UNHEX"
+	FnPrintf        Func = "PRINTF"
 	FnJSONString    Func = "JSON_STRING"
 	// FnJSONObject: (keepNulls BOOLEAN literal, key STRING literal, value, key, value, ...)
 	// and FnJSONArray: (keepNulls, value, ...) build JSON text; a value that is itself

@@ -163,6 +163,8 @@ func functionRows() []Function {
 			Examples: []Example{{"RAND_INTEGER(10) BETWEEN 0 AND 9", "true"}, {"RAND_INTEGER(7, 1)", "0"}, {"RAND_INTEGER(CAST(NULL AS INT))", "null"}}},
 		{Fn: FnUUID, Names: []string{"UUID"}, Niladic: true, Result: returns(Type{Kind: String, NotNull: true}), Nulls: NullAware,
 			Examples: []Example{{"CHAR_LENGTH(UUID())", "36"}, {"SUBSTRING(UUID(), 15, 1)", "4"}, {"UUID() = UUID()", "false"}}},
+		{Fn: FnUnhex, Names: []string{"UNHEX"}, Args: []Arg{ArgString}, Result: returns(Type{Kind: Binary}), Nulls: NullStrictNullable,
+			Examples: []Example{{"UNHEX('68656C6C6F')", "x'68656c6c6f'"}, {"CAST(UNHEX('666C696E6B') AS STRING)", "flink"}, {"UNHEX('F')", "x'0f'"}, {"UNHEX('zz')", "null"}}},
 		{Fn: FnBin, Names: []string{"BIN"}, Args: []Arg{ArgBigInt}, Result: returns(TypeString),
 			Examples: []Example{{"BIN(4)", "100"}, {"BIN(12)", "1100"}, {"BIN(-1)", "1111111111111111111111111111111111111111111111111111111111111111"}}},
 		{Fn: FnHex, Names: []string{"HEX"}, Args: []Arg{ArgAny}, Result: returns(TypeString),
@@ -531,6 +533,22 @@ func functionRows() []Function {
 				return c.Default(), nil
 			},
 			Examples: []Example{{"MAP_FROM_ARRAYS(ARRAY['a', 'b'], ARRAY[1, 2])", "{a=1, b=2}"}, {"MAP_FROM_ARRAYS(ARRAY[1, 1], ARRAY['x', 'y'])", "{1=y}"}}},
+		{Fn: FnEncode, Names: []string{"ENCODE"}, Args: []Arg{ArgString, ArgString}, Result: returns(Type{Kind: Binary}),
+			Examples: []Example{{"ENCODE('héllo', 'UTF-8')", "x'68c3a96c6c6f'"}, {"ENCODE('hé', 'ISO-8859-1')", "x'68e9'"}, {"ENCODE('hé', 'US-ASCII')", "x'683f'"},
+				{"ENCODE('a', 'UTF-16')", "x'feff0061'"}, {"ENCODE('a', 'UTF-16LE')", "x'6100'"}}},
+		{Fn: FnDecode, Names: []string{"DECODE"}, Args: []Arg{ArgAny, ArgString}, Result: returns(TypeString),
+			Bind: func(c *CallSite) (Expr, error) {
+				if k := c.Args[0].Type().Kind; k != Binary && k != Null {
+					return nil, c.Errorf(0, "DECODE takes BYTES first, got %s", c.Args[0].Type().Nullable())
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"DECODE(ENCODE('héllo', 'UTF-16'), 'UTF-16')", "héllo"}, {"DECODE(UNHEX('68E9'), 'ISO-8859-1')", "hé"}, {"DECODE(UNHEX('6100'), 'utf-16le')", "a"}, {"DECODE(UNHEX('FFFE6100'), 'UTF-16')", "a"}}},
+		{Fn: FnPrintf, Names: []string{"PRINTF"}, Args: []Arg{ArgString, ArgAny}, Min: 1, Variadic: true, Nulls: NullStrictNullable,
+			Result: returns(TypeString),
+			Examples: []Example{{"PRINTF('%d %s', 3, 'apples')", "3 apples"}, {"PRINTF('%5.2f|%-4s|%04d', 3.14159, 'ab', 42)", " 3.14|ab  |0042"},
+				{"PRINTF('%x %X %o %%', 255, 255, 8)", "ff FF 10 %"}, {"PRINTF('%s', CAST(NULL AS INT))", "null"}, {"PRINTF('%b %S', TRUE, 'up')", "true UP"},
+				{"PRINTF('%f', 1.5)", "1.500000"}}},
 		{Fn: FnStrToMap, Names: []string{"STR_TO_MAP"}, Args: []Arg{ArgString, ArgString, ArgString}, Min: 1,
 			Result: returns(MapType(Type{Kind: String, NotNull: true}, TypeString)),
 			Examples: []Example{{"STR_TO_MAP('a=1,b=2')", "{a=1, b=2}"}, {"STR_TO_MAP('a:1;b;a:3', ';', ':')", "{a=3, b=NULL}"}, {"STR_TO_MAP('k1=v1|k2=v2', '\\|')", "{k1=v1, k2=v2}"},

@@ -192,6 +192,16 @@ func init() {
 		planner.FnStrToMap: failing(kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
 			return strToMapKernel(e.T), nil
 		}}),
+		planner.FnEncode: failing(kernelSpec{kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
+			return encodeKernel(e.T), nil
+		}}),
+		planner.FnDecode: failing(fixed(decodeKernel)),
+		planner.FnUnhex: {kernel: func(_ *compiler, e *planner.Call, _ []node, _ []planner.Type) (kernelFn, error) {
+			return unhexKernel(e.T), nil
+		}},
+		planner.FnPrintf: failing(kernelSpec{kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			return printfKernel(argT), nil
+		}}),
 		planner.FnJSONObject: {kernel: jsonBuild},
 		planner.FnJSONArray:  {kernel: jsonBuild},
 		planner.FnJSONString: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
