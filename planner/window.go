@@ -279,12 +279,50 @@ func groupWindow(q *parser.Query) (*parser.Query, error) {
 		return nil, errorf(win, "%s takes the time column, then intervals: %s(ts, INTERVAL '1' HOUR)", win.Name, strings.ToUpper(win.Name))
 	}
 	out := *q
-	out.From = &parser.WindowTable{Pos: table.Pos, Fn: strings.ToUpper(win.Name), Table: table.Name,
+	fn := strings.ToUpper(win.Name)
+	wt := &parser.WindowTable{Pos: table.Pos, Fn: fn, Table: table.Name,
 		TimeCol: col.Parts[len(col.Parts)-1], Args: win.Args[1:], Alias: table.Alias}
-	out.GroupBy = append(append(append([]parser.Expr(nil), q.GroupBy[:at]...),
-		&parser.Ident{Pos: win.Pos, Parts: []string{"window_start"}},
-		&parser.Ident{Pos: win.Pos, Parts: []string{"window_end"}}), q.GroupBy[at+1:]...)
+	if fn == "SESSION" {
+		// A group window's sessions are per group: the other grouping columns partition.
+		for i, g := range q.GroupBy {
+			if id, ok := g.(*parser.Ident); ok && i != at {
+				wt.PartitionBy = append(wt.PartitionBy, id.Parts[len(id.Parts)-1])
+			} else if i != at {
+				return nil, errorf(g, "GROUP BY SESSION(...) groups by columns only: %s is an expression", g)
+			}
+		}
+	}
+	out.From = wt
+	windowCols := []parser.Expr{&parser.Ident{Pos: win.Pos, Parts: []string{"window_start"}},
+		&parser.Ident{Pos: win.Pos, Parts: []string{"window_end"}}}
+	if readsRowtime(q) { // TUMBLE_ROWTIME(...) and its kin select window_time
+		if fn == "SESSION" {
+			return nil, errorf(win, "SESSION_ROWTIME is not supported yet: select SESSION_END(...), the end of the session")
+		}
+		windowCols = append(windowCols, &parser.Ident{Pos: win.Pos, Parts: []string{"window_time"}})
+	}
+	out.GroupBy = append(append(append([]parser.Expr(nil), q.GroupBy[:at]...), windowCols...), q.GroupBy[at+1:]...)
 	return &out, nil
+}
+
+// readsRowtime reports whether q's SELECT or HAVING calls TUMBLE_ROWTIME, HOP_ROWTIME,
+// SESSION_ROWTIME or CUMULATE_ROWTIME.
+func readsRowtime(q *parser.Query) bool {
+	found := false
+	visit := func(e parser.Expr) {
+		if col, ok := windowColumn(e); ok && col.(*parser.Ident).Parts[0] == "window_time" {
+			found = true
+		}
+	}
+	for _, it := range q.Items {
+		if it.Expr != nil {
+			walkExpr(it.Expr, visit)
+		}
+	}
+	if q.Having != nil {
+		walkExpr(q.Having, visit)
+	}
+	return found
 }
 
 // windowColumn reads TUMBLE_START(ts, ...) and its kin (_END, _ROWTIME; HOP_, SESSION_,

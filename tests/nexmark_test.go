@@ -97,7 +97,24 @@ func TestNexmarkAgainstReference(t *testing.T) {
 			want["q8"] = append(want["q8"], fmt.Sprintf("%d,%s,%s", p.i["id"], p.s["name"], ts(p.t/(10*sec)*10*sec)))
 		}
 	}
-	for _, q := range []string{"q2", "q3", "q5", "q7", "q8"} {
+	// q11: each bidder's sessions of bids less than 10 seconds apart.
+	byBidder := map[int64][]int64{}
+	for _, b := range bids {
+		byBidder[b.i["bidder"]] = append(byBidder[b.i["bidder"]], b.t)
+	}
+	for bidder, times := range byBidder {
+		slices.Sort(times)
+		start, end, n := times[0], times[0]+10*sec, int64(0)
+		for _, t := range times {
+			if t >= end {
+				want["q11"] = append(want["q11"], fmt.Sprintf("%d,%d,%s,%s", bidder, n, ts(start), ts(end)))
+				start, n = t, 0
+			}
+			end, n = t+10*sec, n+1
+		}
+		want["q11"] = append(want["q11"], fmt.Sprintf("%d,%d,%s,%s", bidder, n, ts(start), ts(end)))
+	}
+	for _, q := range []string{"q2", "q3", "q5", "q7", "q8", "q11"} {
 		if q != "q2" && len(want[q]) == 0 {
 			t.Fatalf("%s: the reference found no rows; the test data is too small", q)
 		}
