@@ -387,3 +387,18 @@ INSERT INTO hole SELECT id FROM gen;`)
 		}
 	}
 }
+
+// TestShowFunctions: SHOW FUNCTIONS lists the function table's names, scalar and
+// aggregate.
+func TestShowFunctions(t *testing.T) {
+	var out strings.Builder
+	s, _ := NewSession(Config{Out: &out, Err: io.Discard, StateDir: t.TempDir()})
+	if err := s.Exec(context.Background(), "SHOW FUNCTIONS;"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"function name", " ABS |", " COUNT |", " JSON_OBJECT |", " STR_TO_MAP |"} {
+		if !strings.Contains(out.String(), name) {
+			t.Errorf("SHOW FUNCTIONS lacks %q", name)
+		}
+	}
+}

@@ -16,9 +16,25 @@ const (
 	defaultDatabase = "default_database"
 )
 
-// show answers SHOW CATALOGS, SHOW DATABASES and SHOW CURRENT CATALOG|DATABASE.
+// show answers SHOW CATALOGS, SHOW DATABASES, SHOW CURRENT CATALOG|DATABASE, SHOW VIEWS
+// and SHOW [USER] FUNCTIONS (streamsql has no user functions).
 func (s *Session) show(st *parser.ShowStmt) error {
+	rows := func(names []string) [][]string {
+		out := [][]string{}
+		for _, n := range names {
+			out = append(out, []string{n})
+		}
+		return out
+	}
 	switch st.What {
+	case "VIEWS":
+		return s.printTable([]string{"view name"}, rows(s.catalog.ViewNames()))
+	case "FUNCTIONS", "USER FUNCTIONS":
+		var names []string
+		if st.What == "FUNCTIONS" {
+			names = planner.FunctionNames()
+		}
+		return s.printTable([]string{"function name"}, rows(names))
 	case "CATALOGS":
 		return s.printTable([]string{"catalog name"}, [][]string{{defaultCatalog}})
 	case "DATABASES":

@@ -345,7 +345,8 @@ func (g *explainG) toAST() (Stmt, error) {
 // showTablesG is every SHOW statement.
 type showTablesG struct {
 	Pos        Pos
-	What       string  `parser:"'SHOW' ( @( 'TABLES' | 'CHECKPOINTS' | 'JOBS' | 'CATALOGS' | 'DATABASES' )"`
+	What       string  `parser:"'SHOW' ( @( 'TABLES' | 'VIEWS' | 'FUNCTIONS' | 'CHECKPOINTS' | 'JOBS' | 'CATALOGS' | 'DATABASES' )"`
+	User       bool    `parser:"       | @'USER' 'FUNCTIONS'"`
 	Current    string  `parser:"       | 'CURRENT' @( 'CATALOG' | 'DATABASE' )"`
 	Columns    *identG `parser:"       | 'COLUMNS' ( 'FROM' | 'IN' ) @@"`
 	Create     string  `parser:"       | 'CREATE' @( 'TABLE' | 'VIEW' )"`
@@ -361,8 +362,11 @@ func (g *showTablesG) toAST() (Stmt, error) {
 	case g.Create != "":
 		return &ShowCreateStmt{Pos: g.Pos, View: strings.EqualFold(g.Create, "VIEW"), Name: g.CreateName.Name}, nil
 	}
+	if g.User {
+		return &ShowStmt{Pos: g.Pos, What: "USER FUNCTIONS"}, nil
+	}
 	switch strings.ToUpper(g.What) {
-	case "CATALOGS", "DATABASES":
+	case "CATALOGS", "DATABASES", "VIEWS", "FUNCTIONS":
 		return &ShowStmt{Pos: g.Pos, What: strings.ToUpper(g.What)}, nil
 	case "CHECKPOINTS":
 		return &ShowCheckpointsStmt{Pos: g.Pos}, nil

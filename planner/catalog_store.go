@@ -82,6 +82,16 @@ func (c *Catalog) Drop(name string, view bool) error {
 	return nil
 }
 
+// ViewNames returns the names of every view, sorted.
+func (c *Catalog) ViewNames() []string {
+	var names []string
+	for _, v := range c.views {
+		names = append(names, v.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // Names returns the names of every table and view, sorted.
 func (c *Catalog) Names() []string {
 	var names []string
