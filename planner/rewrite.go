@@ -40,6 +40,8 @@ func rewrite(n Node) Node {
 		c := *x
 		c.Input = rewrite(x.Input)
 		n = &c
+	case *Replicate:
+		n = &Replicate{Input: rewrite(x.Input), Count: x.Count}
 	case *Union:
 		c := &Union{}
 		for _, in := range x.Inputs {

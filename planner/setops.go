@@ -190,10 +190,11 @@ func castInputs(s *parser.SetOp, op string, inputs []Node) ([]Node, error) {
 // found on both sides, or on the left only. The grouping is updating: a row leaves the
 // result when a change of either side's counts makes it fail the test (an EXCEPT row, when
 // it turns up on the right), so its state is keyed state in checkpoints like UNION's.
+//
+// With ALL, a row's count in the result is the least of its counts on both sides
+// (INTERSECT ALL), or its left count less its right one (EXCEPT ALL): a Replicate
+// emits each group's row that many times, and retracts as many when the counts change.
 func (p *Planner) intersectExcept(s *parser.SetOp, depth int) (Node, error) {
-	if s.All {
-		return nil, errorf(s, "%s ALL is not supported yet (%s, UNION and UNION ALL are)", s.Op, s.Op)
-	}
 	var inputs []Node
 	for _, q := range []*parser.Query{s.Left, s.Right} {
 		n, _, err := p.query(q, depth+1)
@@ -223,9 +224,33 @@ func (p *Planner) intersectExcept(s *parser.SetOp, depth int) (Node, error) {
 	if s.Op == "EXCEPT" {
 		right = cmp(FnEq, width+1)
 	}
+	if s.All {
+		l, r := columnRefs(agg.Schema())[width], columnRefs(agg.Schema())[width+1]
+		times := &Call{Fn: FnLeast, Args: []Expr{l, r}, T: count} // INTERSECT ALL
+		if s.Op == "EXCEPT" {
+			times = &Call{Fn: FnSub, Args: []Expr{l, r}, T: count}
+		}
+		counted := &Project{Input: agg, Exprs: append(columnRefs(agg.Schema())[:width], times), Names: append(append([]string(nil), names...), "$times")}
+		kept := &Filter{Input: counted, Cond: cmp(FnGt, width)}
+		return &Project{Input: &Replicate{Input: kept, Count: width}, Exprs: columnRefs(kept.Schema())[:width], Names: names}, nil
+	}
 	cond := &Call{Fn: FnAnd, Args: []Expr{cmp(FnGt, width), right}, T: TypeBoolean}
 	filtered := &Filter{Input: agg, Cond: cond}
 	return &Project{Input: filtered, Exprs: columnRefs(agg.Schema())[:width], Names: names}, nil
+}
+
+// Replicate emits each input row as many times as its column Count says (a BIGINT;
+// none when it is not positive), each copy with the row's kind.
+type Replicate struct {
+	Input Node
+	Count int
+}
+
+func (n *Replicate) Schema() Schema   { return n.Input.Schema() }
+func (n *Replicate) Children() []Node { return []Node{n.Input} }
+func (n *Replicate) Updating() bool   { return n.Input.Updating() }
+func (n *Replicate) Describe() string {
+	return fmt.Sprintf("Replicate(times=[%s])", n.Input.Schema()[n.Count].Name)
 }
 
 // allColumns is 0, 1, ..., n-1.

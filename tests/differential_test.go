@@ -59,6 +59,17 @@ var differentialQueries = []struct{ name, sql, sqlite string }{
 	{"union", "SELECT grp AS g, a % 7 AS m FROM t WHERE a IS NOT NULL UNION SELECT grp, a % 5 FROM t WHERE a IS NOT NULL", ""},
 	{"intersect", "SELECT grp AS g, a % 13 AS m FROM t WHERE b < 0.5 INTERSECT SELECT grp, a % 13 FROM t WHERE b > 0.7", ""},
 	{"except", "SELECT grp AS g, a % 50 AS m FROM t WHERE id % 2 = 0 EXCEPT SELECT grp, a % 50 FROM t WHERE id % 3 = 0", ""},
+	// SQLite has no INTERSECT ALL or EXCEPT ALL: the oracle numbers each value's copies
+	// on both sides, so that the plain set operation keeps as many copies as ALL does.
+	{"intersect all", "SELECT grp AS g, a % 13 AS m FROM t WHERE b < 0.5 INTERSECT ALL SELECT grp, a % 13 FROM t WHERE b > 0.7",
+		"SELECT g, m FROM (SELECT grp AS g, a % 13 AS m, ROW_NUMBER() OVER (PARTITION BY grp, a % 13) AS k FROM t WHERE b < 0.5 " +
+			"INTERSECT SELECT grp, a % 13, ROW_NUMBER() OVER (PARTITION BY grp, a % 13) FROM t WHERE b > 0.7)"},
+	{"except all", "SELECT grp AS g, a % 50 AS m FROM t WHERE id % 2 = 0 EXCEPT ALL SELECT grp, a % 50 FROM t WHERE id % 3 = 0",
+		"SELECT g, m FROM (SELECT grp AS g, a % 50 AS m, ROW_NUMBER() OVER (PARTITION BY grp, a % 50) AS k FROM t WHERE id % 2 = 0 " +
+			"EXCEPT SELECT grp, a % 50, ROW_NUMBER() OVER (PARTITION BY grp, a % 50) FROM t WHERE id % 3 = 0)"},
+	{"except all of aggregates", "SELECT COUNT(*) % 3 AS m FROM t GROUP BY grp EXCEPT ALL SELECT a % 3 FROM t WHERE id < 10",
+		"SELECT m FROM (SELECT m, ROW_NUMBER() OVER (PARTITION BY m) AS k FROM (SELECT COUNT(*) % 3 AS m FROM t GROUP BY grp) " +
+			"EXCEPT SELECT a % 3, ROW_NUMBER() OVER (PARTITION BY a % 3) FROM t WHERE id < 10)"},
 	{"except of aggregates", "SELECT grp AS g, COUNT(*) % 3 AS m FROM t GROUP BY grp EXCEPT SELECT grp, a % 3 FROM t WHERE id < 10", ""},
 	{"union all of types and nulls", "SELECT a AS x, b AS y FROM t WHERE id < 300 UNION ALL SELECT c, NULL FROM t WHERE id > 99700", ""},
 	{"aggregate of a union all", "SELECT g AS g, COUNT(*) AS n, SUM(a) AS s FROM (SELECT grp AS g, a FROM t UNION ALL SELECT s, a FROM t WHERE id < 500) AS u GROUP BY g", ""},
