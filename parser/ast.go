@@ -499,6 +499,9 @@ type FuncCall struct {
 	// not written. JSON_OBJECTAGG([KEY] k VALUE v ...) has Args k, v; JSON_OBJECT k1, v1,
 	// k2, v2, ...
 	OnNull string
+	// Clauses are JSON_QUERY's wrapper and ON EMPTY / ON ERROR clauses after its
+	// arguments, upper case and single-spaced; empty when none is written.
+	Clauses string
 }
 
 // ExtractExpr is EXTRACT(unit FROM x); Unit upper case (YEAR, MONTH, DAY, HOUR, MINUTE,

@@ -63,6 +63,8 @@ func (p *exprParser) call() (Expr, error) {
 		e, err = p.aggArgs(f)
 	case p.genericArgsAhead():
 		e, err = p.args(f) // SUBSTRING(), TRIM(*), ...: only the generic syntax fits
+	case f.Name == "JSON_QUERY":
+		e, err = p.jsonQuery(f)
 	case f.Name == "SUBSTRING":
 		e, err = p.substring(f)
 	case f.Name == "OVERLAY":
@@ -521,4 +523,43 @@ func (p *exprParser) fromAhead() bool {
 		p.next()
 	}
 	return false
+}
+
+// jsonQueryClauses are the clauses JSON_QUERY takes after its arguments, in order: a
+// wrapper, then what to do ON EMPTY, then ON ERROR. Each alternative is its words.
+var jsonQueryClauses = [][]string{
+	{"WITHOUT ARRAY WRAPPER", "WITHOUT WRAPPER", "WITH CONDITIONAL ARRAY WRAPPER", "WITH CONDITIONAL WRAPPER",
+		"WITH UNCONDITIONAL ARRAY WRAPPER", "WITH UNCONDITIONAL WRAPPER", "WITH ARRAY WRAPPER", "WITH WRAPPER"},
+	{"NULL ON EMPTY", "EMPTY ARRAY ON EMPTY", "EMPTY OBJECT ON EMPTY", "ERROR ON EMPTY"},
+	{"NULL ON ERROR", "EMPTY ARRAY ON ERROR", "EMPTY OBJECT ON ERROR", "ERROR ON ERROR"},
+}
+
+// jsonQuery parses JSON_QUERY(json, path [wrapper] [... ON EMPTY] [... ON ERROR]) after
+// '('.
+func (p *exprParser) jsonQuery(f *FuncCall) (Expr, error) {
+	for len(f.Args) < 2 {
+		if len(f.Args) == 1 {
+			if err := p.expect(","); err != nil {
+				return nil, err
+			}
+		}
+		x, err := p.inner()
+		if err != nil {
+			return nil, err
+		}
+		f.Args = append(f.Args, x)
+	}
+	var clauses, alts []string
+	for _, group := range jsonQueryClauses {
+		if tr := p.treatmentAhead(group); tr != "" {
+			for range strings.Fields(tr) {
+				p.next()
+			}
+			clauses = append(clauses, tr)
+			continue
+		}
+		alts = append(alts, group[0])
+	}
+	f.Clauses = strings.Join(clauses, " ")
+	return f, p.expect(")", append([]string{"')'"}, alts...)...)
 }

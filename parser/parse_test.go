@@ -268,6 +268,8 @@ func TestParseExpr(t *testing.T) {
 		{`JSON_ARRAY()`, `(JSON_ARRAY)`},
 		{`JSON_ARRAY(1, '2', x ABSENT ON NULL)`, `(JSON_ARRAY 1 '2' x ABSENT ON NULL)`},
 		{`JSON_ARRAY(NULL ON NULL)`, `(JSON_ARRAY NULL ON NULL)`},
+		{`JSON_QUERY(j, '$.a')`, `(JSON_QUERY j '$.a')`},
+		{`json_query(j, 'lax $' with conditional array wrapper empty object on empty error on error)`, `(JSON_QUERY j 'lax $' WITH CONDITIONAL ARRAY WRAPPER EMPTY OBJECT ON EMPTY ERROR ON ERROR)`},
 		{`Left(s, 2)`, `(LEFT s 2)`},
 		{`INTERVAL '1' DAY`, `INTERVAL '1' DAY`},
 		{`TIMESTAMP '2020-01-01 00:00:00'`, `TIMESTAMP '2020-01-01 00:00:00'`},
@@ -392,6 +394,9 @@ func sexpr(e Expr) string {
 		}
 		if e.TimeUnit != "" {
 			return strings.TrimSuffix(list(head, e.Args...), ")") + " TO " + e.TimeUnit + ")"
+		}
+		if e.Clauses != "" {
+			return strings.TrimSuffix(list(head, e.Args...), ")") + " " + e.Clauses + ")"
 		}
 		if e.OnNull != "" {
 			s := strings.TrimSuffix(list(head, e.Args...), ")") + " " + e.OnNull + ")"

@@ -639,6 +639,9 @@ func (n *FuncCall) String() string {
 	if n.OnNull != "" {
 		list += " " + n.OnNull
 	}
+	if n.Clauses != "" {
+		list += " " + n.Clauses
+	}
 	return funcName(n.Name) + "(" + list + ")"
 }
 

@@ -258,8 +258,12 @@ const (
 	// FnCurrentWatermark: (a time attribute) the watermark its operator has seen, NULL
 	// before the first.
 	FnCurrentWatermark Func = "CURRENT_WATERMARK"
-	FnJSONObject       Func = "JSON_OBJECT"
-	FnJSONArray        Func = "JSON_ARRAY"
+	// FnJSONQuery: (json, path, wrapper, on empty, on error): the last three STRING
+	// literals, "WITHOUT", "CONDITIONAL" or "UNCONDITIONAL", and "NULL", "EMPTY ARRAY",
+	// "EMPTY OBJECT" or "ERROR".
+	FnJSONQuery  Func = "JSON_QUERY"
+	FnJSONObject Func = "JSON_OBJECT"
+	FnJSONArray  Func = "JSON_ARRAY"
 )
 
 func (e *ColumnRef) Type() Type { return e.T }

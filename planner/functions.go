@@ -303,6 +303,13 @@ func functionRows() []Function {
 			Examples: []Example{{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": {"b": [10, "x"]}}', 'lax $.a.b[1]')`, "x"},
 				{`JSON_VALUE('{"a.b": [0.998, 0.996]}', '$.["a.b"][0]')`, "0.998"}, {`JSON_VALUE('{"a b": "right"}', 'strict $.[''a b'']')`, "right"},
 				{`JSON_VALUE('{"a": 1.50, "n": 7}', '$.a')`, "1.5"}, {`JSON_VALUE('{"a": [1]}', '$.a')`, "null"}, {`JSON_VALUE('{"a": 1}', '$.b')`, "null"}, {`JSON_VALUE('not json', '$')`, "null"}}},
+		{Fn: FnJSONQuery, Names: []string{"JSON_QUERY"}, Args: []Arg{ArgString, ArgString, ArgString, ArgString, ArgString}, Min: 2, Result: returns(TypeString), Nulls: NullStrictNullable, Bind: jsonQueryClauses,
+			Examples: []Example{{`JSON_QUERY('{ "a": { "b": 1 } }', '$.a')`, `{"b":1}`}, {"JSON_QUERY('[1, 2]', '$')", "[1,2]"}, {"JSON_QUERY(CAST(NULL AS STRING), '$')", "null"},
+				{`JSON_QUERY('{"a":[{"c":"c1"},{"c":"c2"}]}', 'lax $.a[*].c')`, `["c1","c2"]`}, {"JSON_QUERY('{}', '$' WITH CONDITIONAL ARRAY WRAPPER)", "[{}]"},
+				{"JSON_QUERY('[1, 2]', '$' WITH CONDITIONAL ARRAY WRAPPER)", "[1,2]"}, {"JSON_QUERY('[1, 2]', '$' WITH UNCONDITIONAL ARRAY WRAPPER)", "[[1,2]]"},
+				{"JSON_QUERY('1', '$')", "null"}, {"JSON_QUERY('1', '$' WITH CONDITIONAL ARRAY WRAPPER)", "[1]"},
+				{"JSON_QUERY('{}', 'lax $.invalid' EMPTY OBJECT ON EMPTY)", "{}"}, {"JSON_QUERY('{}', 'strict $.invalid' EMPTY ARRAY ON ERROR)", "[]"},
+				{"JSON_QUERY('not json', '$' EMPTY ARRAY ON ERROR)", "[]"}}},
 		{Fn: FnJSONString, Names: []string{"JSON_STRING"}, Args: []Arg{ArgAny}, Result: returns(TypeString),
 			Examples: []Example{{"JSON_STRING(1)", "1"}, {"JSON_STRING(TRUE)", "true"}, {"JSON_STRING('Hello, World!')", `"Hello, World!"`},
 				{"JSON_STRING(ARRAY[1, 2])", "[1,2]"}, {"JSON_STRING(CAST(NULL AS INT))", "null"}}},
@@ -554,6 +561,53 @@ func functionRows() []Function {
 			Examples: []Example{{"STR_TO_MAP('a=1,b=2')", "{a=1, b=2}"}, {"STR_TO_MAP('a:1;b;a:3', ';', ':')", "{a=3, b=NULL}"}, {"STR_TO_MAP('k1=v1|k2=v2', '\\|')", "{k1=v1, k2=v2}"},
 				{"CARDINALITY(STR_TO_MAP(''))", "0"}, {"STR_TO_MAP(CAST(NULL AS STRING))", "null"}}},
 	}
+}
+
+// jsonQueryClauses checks JSON_QUERY's path and adds its clauses as three STRING
+// literals: the wrapper, and what to do ON EMPTY and ON ERROR (NULL by default).
+func jsonQueryClauses(c *CallSite) (Expr, error) {
+	if len(c.Args) != 2 {
+		return nil, c.Errorf(-1, "JSON_QUERY takes 2 arguments, a JSON text and a path, then its clauses")
+	}
+	if _, err := checkJSONPath(c); err != nil {
+		return nil, err
+	}
+	wrapper, onEmpty, onError := "WITHOUT", "NULL", "NULL"
+	if c.Call != nil {
+		for _, cl := range splitClauses(c.Call.Clauses) {
+			switch {
+			case strings.HasSuffix(cl, "WRAPPER"):
+				wrapper = "WITHOUT"
+				if strings.HasPrefix(cl, "WITH ") {
+					wrapper = "UNCONDITIONAL"
+				}
+				if strings.Contains(cl, "CONDITIONAL") && !strings.Contains(cl, "UNCONDITIONAL") {
+					wrapper = "CONDITIONAL"
+				}
+			case strings.HasSuffix(cl, " ON EMPTY"):
+				onEmpty = strings.TrimSuffix(cl, " ON EMPTY")
+			case strings.HasSuffix(cl, " ON ERROR"):
+				onError = strings.TrimSuffix(cl, " ON ERROR")
+			}
+		}
+	}
+	str := func(s string) Expr { return &Literal{Value: s, T: Type{Kind: String, NotNull: true}} }
+	return &Call{Fn: FnJSONQuery, Args: append(c.Args, str(wrapper), str(onEmpty), str(onError)), T: c.T}, nil
+}
+
+// splitClauses splits JSON_QUERY's clauses after each WRAPPER, EMPTY or ERROR that ends
+// one (the EMPTY of EMPTY ARRAY begins one).
+func splitClauses(s string) []string {
+	var out []string
+	words := strings.Fields(s)
+	start := 0
+	for i, w := range words {
+		if w == "WRAPPER" || (w == "EMPTY" || w == "ERROR") && i > 0 && words[i-1] == "ON" {
+			out = append(out, strings.Join(words[start:i+1], " "))
+			start = i + 1
+		}
+	}
+	return out
 }
 
 // jsonConstructor checks JSON_OBJECT's keys (STRING literals, not NULL) and puts the

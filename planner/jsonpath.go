@@ -12,15 +12,28 @@ type JSONPath struct {
 	Steps  []JSONStep
 }
 
-// JSONStep is a member (Key) or, with Element, an array element (Index, from 0).
+// JSONStep is a member (Key) or, with Element, an array element (Index, from 0); with
+// Wildcard, every member (.*) or element ([*]).
 type JSONStep struct {
-	Key     string
-	Index   int
-	Element bool
+	Key      string
+	Index    int
+	Element  bool
+	Wildcard bool
 }
 
-// ParseJSONPath reads [lax|strict] $ followed by .name, ."name", ['name'], ["name"] and
-// [n] steps. Wildcards, filters and functions are not supported.
+// Wildcard reports whether the path has a wildcard step: it then leads to the array of
+// all it matches.
+func (p JSONPath) Wildcard() bool {
+	for _, st := range p.Steps {
+		if st.Wildcard {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseJSONPath reads [lax|strict] $ followed by .name, ."name", ['name'], ["name"], [n],
+// .* and [*] steps. Filters and functions are not supported.
 func ParseJSONPath(p string) (JSONPath, error) {
 	var jp JSONPath
 	s := strings.TrimSpace(p)
@@ -63,7 +76,12 @@ func ParseJSONPath(p string) (JSONPath, error) {
 				end = len(s)
 			}
 			key := s[:end]
-			if key == "" || key == "*" || strings.ContainsAny(key, " ()?@") {
+			if key == "*" {
+				jp.Steps = append(jp.Steps, JSONStep{Wildcard: true})
+				s = s[end:]
+				continue
+			}
+			if key == "" || strings.ContainsAny(key, " ()?@") {
 				return bad("has an unsupported step ." + key)
 			}
 			jp.Steps = append(jp.Steps, JSONStep{Key: key})
@@ -82,6 +100,11 @@ func ParseJSONPath(p string) (JSONPath, error) {
 			end := strings.IndexByte(s, ']')
 			if end < 0 {
 				return bad("has an unclosed [")
+			}
+			if strings.TrimSpace(s[:end]) == "*" {
+				jp.Steps = append(jp.Steps, JSONStep{Element: true, Wildcard: true})
+				s = s[end+1:]
+				continue
 			}
 			n, err := strconv.Atoi(strings.TrimSpace(s[:end]))
 			if err != nil || n < 0 {

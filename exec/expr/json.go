@@ -3,36 +3,133 @@ package expr
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"unsafe"
 
 	"github.com/streamsql/streamsql/planner"
 )
 
-// JSON functions decode each row's text with encoding/json (numbers kept as their text)
-// and walk a parsed path; text that is not JSON takes the ON ERROR default (NULL, FALSE).
+// JSON functions decode each row's text (numbers kept as their text, objects in their
+// order) and walk a parsed path; text that is not JSON takes the ON ERROR default (NULL,
+// FALSE).
+
+// jsonObject is a decoded JSON object, its members in the order of the text.
+type jsonObject struct {
+	keys []string
+	vals []any
+}
+
+// get returns the member named key (the last, if it repeats).
+func (o *jsonObject) get(key string) (any, bool) {
+	for i := len(o.keys) - 1; i >= 0; i-- {
+		if o.keys[i] == key {
+			return o.vals[i], true
+		}
+	}
+	return nil, false
+}
 
 func decodeJSON(s string) (any, bool) {
 	dec := json.NewDecoder(bytes.NewReader(unsafe.Slice(unsafe.StringData(s), len(s))))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeValue(dec)
+	if err != nil || dec.More() {
 		return nil, false
 	}
-	if dec.More() { // trailing text
+	if _, err := dec.Token(); err != io.EOF { // trailing text
 		return nil, false
 	}
 	return v, true
 }
 
-// walkJSON follows the path's steps from v; ok is false where a step is missing.
+// decodeValue reads one value: *jsonObject, []any, string, json.Number, bool or nil.
+func decodeValue(dec *json.Decoder) (any, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case json.Delim('{'):
+		o := &jsonObject{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			o.keys, o.vals = append(o.keys, k.(string)), append(o.vals, v)
+		}
+		_, err := dec.Token()
+		return o, err
+	case json.Delim('['):
+		a := []any{}
+		for dec.More() {
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := dec.Token()
+		return a, err
+	}
+	return t, nil
+}
+
+// appendJSON writes v compactly.
+func appendJSON(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case *jsonObject:
+		dst = append(dst, '{')
+		for i, k := range v.keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			b, _ := json.Marshal(k)
+			dst = append(append(dst, b...), ':')
+			dst = appendJSON(dst, v.vals[i])
+		}
+		return append(dst, '}')
+	case []any:
+		dst = append(dst, '[')
+		for i, x := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSON(dst, x)
+		}
+		return append(dst, ']')
+	case json.Number:
+		return append(dst, v...)
+	case nil:
+		return append(dst, "null"...)
+	}
+	b, _ := json.Marshal(v)
+	return append(dst, b...)
+}
+
+// walkJSON follows the path's steps from v; ok is false where a step is missing. A path
+// with a wildcard leads to the array of everything it matches (ok when it matches some).
 func walkJSON(v any, p planner.JSONPath) (any, bool) {
-	for _, st := range p.Steps {
+	if !p.Wildcard() {
+		return step(v, p.Steps)
+	}
+	var all []any
+	collectJSON(v, p.Steps, &all)
+	return all, len(all) > 0
+}
+
+func step(v any, steps []planner.JSONStep) (any, bool) {
+	for _, st := range steps {
 		switch x := v.(type) {
-		case map[string]any:
+		case *jsonObject:
 			if st.Element {
 				return nil, false
 			}
-			next, ok := x[st.Key]
+			next, ok := x.get(st.Key)
 			if !ok {
 				return nil, false
 			}
@@ -47,6 +144,39 @@ func walkJSON(v any, p planner.JSONPath) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// collectJSON appends to all what steps match from v.
+func collectJSON(v any, steps []planner.JSONStep, all *[]any) {
+	if len(steps) == 0 {
+		*all = append(*all, v)
+		return
+	}
+	st, rest := steps[0], steps[1:]
+	switch x := v.(type) {
+	case *jsonObject:
+		switch {
+		case st.Element:
+		case st.Wildcard:
+			for _, m := range x.vals {
+				collectJSON(m, rest, all)
+			}
+		default:
+			if m, ok := x.get(st.Key); ok {
+				collectJSON(m, rest, all)
+			}
+		}
+	case []any:
+		switch {
+		case !st.Element:
+		case st.Wildcard:
+			for _, m := range x {
+				collectJSON(m, rest, all)
+			}
+		case st.Index < len(x):
+			collectJSON(x[st.Index], rest, all)
+		}
+	}
 }
 
 // pathCache parses the paths of a column once each.
@@ -136,7 +266,7 @@ func isJSONKernel(kind string, not bool) kernelFn {
 			v, ok := decodeJSON(s)
 			if ok {
 				switch v.(type) {
-				case map[string]any:
+				case *jsonObject:
 					ok = kind == "VALUE" || kind == "OBJECT"
 				case []any:
 					ok = kind == "VALUE" || kind == "ARRAY"
@@ -159,4 +289,50 @@ func isJSONKernelFor(e *planner.Call, args []node, not bool) (kernelFn, error) {
 		return isJSONKernel(d.s, not), nil
 	}
 	return nil, newError(ErrUnsupported, "%s does not know the kind %s", e.Fn, d.s)
+}
+
+// jsonQueryKernel is JSON_QUERY(json, path, wrapper, onEmpty, onError): the JSON text of
+// the object or array at path, wrapped in an array as the wrapper says (a scalar must
+// be); what is missing (lax) takes onEmpty, what fails (text that is not JSON, a step
+// missing in strict mode, a scalar left unwrapped) takes onError.
+func jsonQueryKernel() kernelFn {
+	pc := pathCache{}
+	return func(c *ctx, n int, args []datum) (datum, error) {
+		s, p := strColOf(args[0]), strColOf(args[1])
+		wrapper, onEmpty, onError := strColOf(args[2]), strColOf(args[3]), strColOf(args[4])
+		return strRows(c, n, args, dataLen(args[0], n), func(i int, dst []byte) ([]byte, bool, error) {
+			fallback := func(behaviour, what string) ([]byte, bool, error) {
+				switch behaviour {
+				case "EMPTY ARRAY":
+					return append(dst, "[]"...), true, nil
+				case "EMPTY OBJECT":
+					return append(dst, "{}"...), true, nil
+				case "ERROR":
+					return dst, false, newError(ErrInvalidArgument, "JSON_QUERY: %s", what)
+				}
+				return dst, false, nil
+			}
+			jp := pc.get(p.at(i))
+			doc, ok := decodeJSON(s.at(i))
+			if jp == nil || !ok {
+				return fallback(onError.at(i), "the text is not JSON")
+			}
+			v, ok := walkJSON(doc, *jp)
+			if !ok {
+				if jp.Strict {
+					return fallback(onError.at(i), "path "+p.at(i)+" leads nowhere")
+				}
+				return fallback(onEmpty.at(i), "path "+p.at(i)+" leads nowhere")
+			}
+			_, isArray := v.([]any)
+			_, isObject := v.(*jsonObject)
+			switch w := wrapper.at(i); {
+			case w == "UNCONDITIONAL" || w == "CONDITIONAL" && !isArray:
+				v = []any{v}
+			case w == "WITHOUT" && !isArray && !isObject:
+				return fallback(onError.at(i), "the value at path "+p.at(i)+" is a scalar: wrap it WITH ARRAY WRAPPER")
+			}
+			return appendJSON(dst, v), true, nil
+		})
+	}
 }

@@ -291,6 +291,9 @@ func init() {
 		planner.FnJSONValue: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
 			return jsonValueKernel(), nil
 		}},
+		planner.FnJSONQuery: failing(kernelSpec{kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
+			return jsonQueryKernel(), nil
+		}}),
 		planner.FnJSONExists: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
 			return jsonExistsKernel(), nil
 		}},
