@@ -502,6 +502,16 @@ type FuncCall struct {
 	// Clauses are JSON_QUERY's wrapper and ON EMPTY / ON ERROR clauses after its
 	// arguments, upper case and single-spaced; empty when none is written.
 	Clauses string
+	// JSON_VALUE's RETURNING type and ON EMPTY / ON ERROR clauses; nil when not written.
+	Returning        *TypeName
+	OnEmpty, OnError *JSONBehavior
+}
+
+// JSONBehavior is JSON_VALUE's ON EMPTY or ON ERROR clause: Kind "NULL", "ERROR" or
+// "DEFAULT", then with its Default expression.
+type JSONBehavior struct {
+	Kind    string
+	Default Expr
 }
 
 // ExtractExpr is EXTRACT(unit FROM x); Unit upper case (YEAR, MONTH, DAY, HOUR, MINUTE,

@@ -65,6 +65,8 @@ func (p *exprParser) call() (Expr, error) {
 		e, err = p.args(f) // SUBSTRING(), TRIM(*), ...: only the generic syntax fits
 	case f.Name == "JSON_QUERY":
 		e, err = p.jsonQuery(f)
+	case f.Name == "JSON_VALUE":
+		e, err = p.jsonValue(f)
 	case f.Name == "SUBSTRING":
 		e, err = p.substring(f)
 	case f.Name == "OVERLAY":
@@ -534,20 +536,79 @@ var jsonQueryClauses = [][]string{
 	{"NULL ON ERROR", "EMPTY ARRAY ON ERROR", "EMPTY OBJECT ON ERROR", "ERROR ON ERROR"},
 }
 
-// jsonQuery parses JSON_QUERY(json, path [wrapper] [... ON EMPTY] [... ON ERROR]) after
-// '('.
-func (p *exprParser) jsonQuery(f *FuncCall) (Expr, error) {
+// jsonArgs parses the JSON text and path JSON_VALUE and JSON_QUERY start with.
+func (p *exprParser) jsonArgs(f *FuncCall) error {
 	for len(f.Args) < 2 {
 		if len(f.Args) == 1 {
 			if err := p.expect(","); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		x, err := p.inner()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		f.Args = append(f.Args, x)
+	}
+	return nil
+}
+
+// jsonValue parses JSON_VALUE(json, path [RETURNING type] [NULL | ERROR | DEFAULT e ON
+// EMPTY] [... ON ERROR]) after '('.
+func (p *exprParser) jsonValue(f *FuncCall) (Expr, error) {
+	if err := p.jsonArgs(f); err != nil {
+		return nil, err
+	}
+	if isWord(p.peek(), "RETURNING") {
+		p.next()
+		typ, err := parseType(p.lex)
+		if err != nil {
+			return nil, err
+		}
+		if typ == nil {
+			return nil, unexpected(p.peek(), "type")
+		}
+		f.Returning = typ
+	}
+	for _, on := range []string{"EMPTY", "ERROR"} {
+		b := &JSONBehavior{}
+		start := p.lex.MakeCheckpoint()
+		switch t := p.peek(); {
+		case isKeyword(t, "NULL"), isWord(t, "ERROR"):
+			b.Kind = strings.ToUpper(p.next().Value)
+		case isWord(t, "DEFAULT"):
+			p.next()
+			x, err := p.inner()
+			if err != nil {
+				return nil, err
+			}
+			b.Kind, b.Default = "DEFAULT", x
+		default:
+			continue
+		}
+		if !p.wordsAhead([]string{"ON", on}) {
+			if on == "EMPTY" && p.wordsAhead([]string{"ON", "ERROR"}) {
+				p.lex.LoadCheckpoint(start) // no ON EMPTY clause: this one is ON ERROR's
+				continue
+			}
+			return nil, p.expect("ON")
+		}
+		p.next()
+		p.next()
+		if on == "EMPTY" {
+			f.OnEmpty = b
+		} else {
+			f.OnError = b
+		}
+	}
+	return f, p.expect(")", "')'", "ON EMPTY", "ON ERROR")
+}
+
+// jsonQuery parses JSON_QUERY(json, path [wrapper] [... ON EMPTY] [... ON ERROR]) after
+// '('.
+func (p *exprParser) jsonQuery(f *FuncCall) (Expr, error) {
+	if err := p.jsonArgs(f); err != nil {
+		return nil, err
 	}
 	var clauses, alts []string
 	for _, group := range jsonQueryClauses {

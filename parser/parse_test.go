@@ -269,6 +269,9 @@ func TestParseExpr(t *testing.T) {
 		{`JSON_ARRAY(1, '2', x ABSENT ON NULL)`, `(JSON_ARRAY 1 '2' x ABSENT ON NULL)`},
 		{`JSON_ARRAY(NULL ON NULL)`, `(JSON_ARRAY NULL ON NULL)`},
 		{`JSON_QUERY(j, '$.a')`, `(JSON_QUERY j '$.a')`},
+		{`json_value(j, '$.a' returning int default -1 on empty error on error)`, "JSON_VALUE(j, '$.a' RETURNING INT DEFAULT -1 ON EMPTY ERROR ON ERROR)"},
+		{`JSON_VALUE(j, '$.a' NULL ON ERROR)`, "JSON_VALUE(j, '$.a' NULL ON ERROR)"},
+		{`JSON_VALUE(j, '$.a' DEFAULT 'x' || y ON ERROR)`, "JSON_VALUE(j, '$.a' DEFAULT 'x' || y ON ERROR)"},
 		{`json_query(j, 'lax $' with conditional array wrapper empty object on empty error on error)`, `(JSON_QUERY j 'lax $' WITH CONDITIONAL ARRAY WRAPPER EMPTY OBJECT ON EMPTY ERROR ON ERROR)`},
 		{`Left(s, 2)`, `(LEFT s 2)`},
 		{`INTERVAL '1' DAY`, `INTERVAL '1' DAY`},
@@ -397,6 +400,9 @@ func sexpr(e Expr) string {
 		}
 		if e.Clauses != "" {
 			return strings.TrimSuffix(list(head, e.Args...), ")") + " " + e.Clauses + ")"
+		}
+		if e.Returning != nil || e.OnEmpty != nil || e.OnError != nil {
+			return e.String() // JSON_VALUE's clauses, as SQL
 		}
 		if e.OnNull != "" {
 			s := strings.TrimSuffix(list(head, e.Args...), ")") + " " + e.OnNull + ")"

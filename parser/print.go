@@ -642,6 +642,21 @@ func (n *FuncCall) String() string {
 	if n.Clauses != "" {
 		list += " " + n.Clauses
 	}
+	if n.Returning != nil {
+		list += " RETURNING " + n.Returning.String()
+	}
+	for _, b := range []struct {
+		on string
+		b  *JSONBehavior
+	}{{"EMPTY", n.OnEmpty}, {"ERROR", n.OnError}} {
+		switch {
+		case b.b == nil:
+		case b.b.Default != nil:
+			list += " DEFAULT " + b.b.Default.String() + " ON " + b.on
+		default:
+			list += " " + b.b.Kind + " ON " + b.on
+		}
+	}
 	return funcName(n.Name) + "(" + list + ")"
 }
 

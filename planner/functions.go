@@ -299,8 +299,14 @@ func functionRows() []Function {
 				{"PARSE_URL('http://user:pw@facebook.com:8080/p?q=1', 'AUTHORITY')", "user:pw@facebook.com:8080"},
 				{"PARSE_URL('http://facebook.com/p?q=1', 'FILE')", "/p?q=1"}, {"PARSE_URL('https://x.org', 'PROTOCOL')", "https"},
 				{"PARSE_URL('http://x.org', 'QUERY')", "null"}, {"PARSE_URL('not a url', 'HOST')", "null"}}},
-		{Fn: FnJSONValue, Names: []string{"JSON_VALUE"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeString), Nulls: NullStrictNullable, Bind: checkJSONPath,
-			Examples: []Example{{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": {"b": [10, "x"]}}', 'lax $.a.b[1]')`, "x"},
+		{Fn: FnJSONValue, Names: []string{"JSON_VALUE"}, Args: []Arg{ArgString, ArgString, ArgString, ArgString, ArgString, ArgString, ArgString}, Min: 2,
+			Result: returns(TypeString), Nulls: NullAware, Bind: jsonValueClauses,
+			Examples: []Example{{`JSON_VALUE('{"a": true}', '$.a' RETURNING BOOLEAN)`, "true"}, {`JSON_VALUE('{"a": true}', 'lax $.b' DEFAULT FALSE ON EMPTY)`, "false"},
+				{`JSON_VALUE('{"a": true}', 'strict $.b' DEFAULT FALSE ON ERROR)`, "false"}, {`JSON_VALUE('{"a.b": [0.998,0.996]}','$.["a.b"][0]' RETURNING DOUBLE)`, "0.998"},
+				{`JSON_VALUE('{"contains blank": "right"}', 'strict $.[''contains blank'']' NULL ON EMPTY DEFAULT 'wrong' ON ERROR)`, "right"},
+				{`JSON_VALUE('{"n": "x"}', '$.n' RETURNING INT DEFAULT -1 ON ERROR)`, "-1"}, {`JSON_VALUE('{"n": 42}', '$.n' RETURNING BIGINT)`, "42"},
+				{`JSON_VALUE('{"n": [1]}', 'strict $.n' DEFAULT 'arr' ON ERROR)`, "arr"}, {`JSON_VALUE('{"n": null}', '$.n' DEFAULT 'none' ON EMPTY)`, "none"},
+				{`JSON_VALUE(CAST(NULL AS STRING), '$' DEFAULT 'x' ON EMPTY)`, "null"},{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": {"b": [10, "x"]}}', 'lax $.a.b[1]')`, "x"},
 				{`JSON_VALUE('{"a.b": [0.998, 0.996]}', '$.["a.b"][0]')`, "0.998"}, {`JSON_VALUE('{"a b": "right"}', 'strict $.[''a b'']')`, "right"},
 				{`JSON_VALUE('{"a": 1.50, "n": 7}', '$.a')`, "1.5"}, {`JSON_VALUE('{"a": [1]}', '$.a')`, "null"}, {`JSON_VALUE('{"a": 1}', '$.b')`, "null"}, {`JSON_VALUE('not json', '$')`, "null"}}},
 		{Fn: FnJSONQuery, Names: []string{"JSON_QUERY"}, Args: []Arg{ArgString, ArgString, ArgString, ArgString, ArgString}, Min: 2, Result: returns(TypeString), Nulls: NullStrictNullable, Bind: jsonQueryClauses,
@@ -561,6 +567,61 @@ func functionRows() []Function {
 			Examples: []Example{{"STR_TO_MAP('a=1,b=2')", "{a=1, b=2}"}, {"STR_TO_MAP('a:1;b;a:3', ';', ':')", "{a=3, b=NULL}"}, {"STR_TO_MAP('k1=v1|k2=v2', '\\|')", "{k1=v1, k2=v2}"},
 				{"CARDINALITY(STR_TO_MAP(''))", "0"}, {"STR_TO_MAP(CAST(NULL AS STRING))", "null"}}},
 	}
+}
+
+// jsonValueClauses checks JSON_VALUE's path and, when it has a RETURNING type or ON
+// EMPTY / ON ERROR clauses, adds them as arguments: the type's name, and per clause its
+// kind and its DEFAULT as a STRING (both "NULL" and "" without one). The call's STRING
+// result is then cast to the RETURNING type (the kernel checks that it converts).
+func jsonValueClauses(c *CallSite) (Expr, error) {
+	if len(c.Args) != 2 {
+		return nil, c.Errorf(-1, "JSON_VALUE takes 2 arguments, a JSON text and a path, then its clauses")
+	}
+	if _, err := checkJSONPath(c); err != nil {
+		return nil, err
+	}
+	call := c.Call
+	if call == nil || call.Returning == nil && call.OnEmpty == nil && call.OnError == nil {
+		return c.Default(), nil
+	}
+	ret := TypeString
+	if call.Returning != nil {
+		t, err := BindType(call.Returning)
+		if err != nil {
+			return nil, err
+		}
+		switch t.Kind {
+		case String, Boolean, Int, BigInt, Double:
+		default:
+			return nil, c.Errorf(-1, "JSON_VALUE RETURNING takes STRING, BOOLEAN, INT, BIGINT or DOUBLE, not %s", t)
+		}
+		ret = t.Nullable()
+	}
+	str := func(s string) Expr { return &Literal{Value: s, T: Type{Kind: String, NotNull: true}} }
+	args := append(c.Args, str(map[Kind]string{String: "STRING", Boolean: "BOOLEAN", Int: "INT", BigInt: "BIGINT", Double: "DOUBLE"}[ret.Kind]))
+	for _, b := range []*parser.JSONBehavior{call.OnEmpty, call.OnError} {
+		switch {
+		case b == nil:
+			args = append(args, str("NULL"), str(""))
+		case b.Default != nil:
+			d, err := c.b.bind(b.Default)
+			if err != nil {
+				return nil, err
+			}
+			def := castTo(d, TypeString)
+			if d.Type().Kind == Boolean { // Flink's default reads true or false, as JSON does
+				def = &Call{Fn: FnLower, Args: []Expr{def}, T: def.Type()}
+			}
+			args = append(args, str("DEFAULT"), def)
+		default:
+			args = append(args, str(b.Kind), str(""))
+		}
+	}
+	var out Expr = &Call{Fn: FnJSONValue, Args: args, T: TypeString}
+	if ret.Kind != String {
+		out = &Cast{X: out, T: ret}
+	}
+	return out, nil
 }
 
 // jsonQueryClauses checks JSON_QUERY's path and adds its clauses as three STRING

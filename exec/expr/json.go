@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/streamsql/streamsql/planner"
@@ -197,45 +199,95 @@ func (pc pathCache) get(p string) *planner.JSONPath {
 	return out
 }
 
-// jsonValueKernel is JSON_VALUE(json, path): the scalar at path as STRING (numbers as Java
-// prints them, booleans as true/false); NULL when it is missing, JSON null, an object or
-// an array, or when the text is not JSON.
+// jsonValueKernel is JSON_VALUE(json, path [, returning, emptyKind, emptyDefault,
+// errorKind, errorDefault]): the scalar at path as STRING (numbers as Java prints them,
+// booleans as true/false). Without the clauses, NULL when it is missing, JSON null, an
+// object or an array, or when the text is not JSON. With them, as Calcite does: what
+// is missing or null (and, lax, what is not a scalar) takes the ON EMPTY clause; text
+// that is not JSON, a strict path that leads nowhere or to no scalar, and a value that
+// does not convert to the RETURNING type take the ON ERROR clause.
 func jsonValueKernel() kernelFn {
 	pc := pathCache{}
 	return func(c *ctx, n int, args []datum) (datum, error) {
 		s, p := strColOf(args[0]), strColOf(args[1])
-		return strRows(c, n, args, dataLen(args[0], n)/2, func(i int, dst []byte) ([]byte, bool, error) {
-			jp := pc.get(p.at(i))
-			if jp == nil {
+		clauses := len(args) == 7
+		var returning, emptyKind, emptyDef, errorKind, errorDef strCol
+		if clauses {
+			returning, emptyKind, emptyDef = strColOf(args[2]), strColOf(args[3]), strColOf(args[4])
+			errorKind, errorDef = strColOf(args[5]), strColOf(args[6])
+		}
+		return strRows(c, n, args[:2], dataLen(args[0], n)/2, func(i int, dst []byte) ([]byte, bool, error) {
+			behave := func(kind, def strCol, at int, what string) ([]byte, bool, error) {
+				if !clauses {
+					return dst, false, nil
+				}
+				switch kind.at(i) {
+				case "ERROR":
+					return dst, false, newError(ErrInvalidArgument, "JSON_VALUE: %s", what)
+				case "DEFAULT":
+					if defaults := args[at]; defaults.null || defaults.arr != nil && defaults.arr.IsNull(i) {
+						return dst, false, nil
+					}
+					return append(dst, def.at(i)...), true, nil
+				}
 				return dst, false, nil
 			}
+			onEmpty := func(what string) ([]byte, bool, error) { return behave(emptyKind, emptyDef, 4, what) }
+			onError := func(what string) ([]byte, bool, error) { return behave(errorKind, errorDef, 6, what) }
+			jp := pc.get(p.at(i))
 			doc, ok := decodeJSON(s.at(i))
-			if !ok {
-				return dst, false, nil
+			if jp == nil || !ok {
+				return onError("the text is not JSON")
 			}
 			v, ok := walkJSON(doc, *jp)
-			if !ok {
-				return dst, false, nil
+			if !ok && jp.Strict {
+				return onError("path " + p.at(i) + " leads nowhere")
 			}
+			var text []byte
 			switch v := v.(type) {
 			case string:
-				return append(dst, v...), true, nil
+				text = append(dst, v...)
 			case bool:
-				if v {
-					return append(dst, "true"...), true, nil
-				}
-				return append(dst, "false"...), true, nil
+				text = strconv.AppendBool(dst, v)
 			case json.Number:
+				text = append(dst, v.String()...)
 				if _, err := v.Int64(); err != nil {
 					if f, err := v.Float64(); err == nil {
-						return appendDouble(dst, f), true, nil // 1.50 is 1.5, 1e3 is 1000.0
+						text = appendDouble(dst, f) // 1.50 is 1.5, 1e3 is 1000.0
 					}
 				}
-				return append(dst, v.String()...), true, nil
+			case nil:
+				return onEmpty("path " + p.at(i) + " leads to null")
+			default:
+				if jp.Strict {
+					return onError("the value at path " + p.at(i) + " is not a scalar")
+				}
+				return onEmpty("the value at path " + p.at(i) + " is not a scalar")
 			}
-			return dst, false, nil
+			if clauses && !converts(string(text[len(dst):]), returning.at(i)) {
+				return onError("the value at path " + p.at(i) + " does not convert to " + returning.at(i))
+			}
+			return text, true, nil
 		})
 	}
+}
+
+// converts reports whether JSON_VALUE's text converts to its RETURNING type.
+func converts(text, to string) bool {
+	var err error
+	switch to {
+	case "BOOLEAN":
+		if !strings.EqualFold(text, "true") && !strings.EqualFold(text, "false") {
+			return false
+		}
+	case "INT":
+		_, err = strconv.ParseInt(text, 10, 32)
+	case "BIGINT":
+		_, err = strconv.ParseInt(text, 10, 64)
+	case "DOUBLE":
+		_, err = strconv.ParseFloat(text, 64)
+	}
+	return err == nil
 }
 
 // jsonExistsKernel is JSON_EXISTS(json, path): whether path leads to a value (JSON null
