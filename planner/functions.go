@@ -306,7 +306,7 @@ func functionRows() []Function {
 				{`JSON_VALUE('{"contains blank": "right"}', 'strict $.[''contains blank'']' NULL ON EMPTY DEFAULT 'wrong' ON ERROR)`, "right"},
 				{`JSON_VALUE('{"n": "x"}', '$.n' RETURNING INT DEFAULT -1 ON ERROR)`, "-1"}, {`JSON_VALUE('{"n": 42}', '$.n' RETURNING BIGINT)`, "42"},
 				{`JSON_VALUE('{"n": [1]}', 'strict $.n' DEFAULT 'arr' ON ERROR)`, "arr"}, {`JSON_VALUE('{"n": null}', '$.n' DEFAULT 'none' ON EMPTY)`, "none"},
-				{`JSON_VALUE(CAST(NULL AS STRING), '$' DEFAULT 'x' ON EMPTY)`, "null"},{`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": {"b": [10, "x"]}}', 'lax $.a.b[1]')`, "x"},
+				{`JSON_VALUE(CAST(NULL AS STRING), '$' DEFAULT 'x' ON EMPTY)`, "null"}, {`JSON_VALUE('{"a": true}', '$.a')`, "true"}, {`JSON_VALUE('{"a": {"b": [10, "x"]}}', 'lax $.a.b[1]')`, "x"},
 				{`JSON_VALUE('{"a.b": [0.998, 0.996]}', '$.["a.b"][0]')`, "0.998"}, {`JSON_VALUE('{"a b": "right"}', 'strict $.[''a b'']')`, "right"},
 				{`JSON_VALUE('{"a": 1.50, "n": 7}', '$.a')`, "1.5"}, {`JSON_VALUE('{"a": [1]}', '$.a')`, "null"}, {`JSON_VALUE('{"a": 1}', '$.b')`, "null"}, {`JSON_VALUE('not json', '$')`, "null"}}},
 		{Fn: FnJSONQuery, Names: []string{"JSON_QUERY"}, Args: []Arg{ArgString, ArgString, ArgString, ArgString, ArgString}, Min: 2, Result: returns(TypeString), Nulls: NullStrictNullable, Bind: jsonQueryClauses,
