@@ -370,9 +370,25 @@ func expandStars(items []*parser.SelectItem, sc *scope) ([]*parser.SelectItem, e
 			taken[strings.ToLower(itemName(item, 0))] = true
 			out = append(out, item)
 		}
+		if !found && it.Qualifier != "" {
+			// r.* of a ROW column r: its fields, named as they are.
+			for _, c := range sc.cols {
+				if !equalFold(c.name, it.Qualifier) || c.typ.Kind != Row || found {
+					continue
+				}
+				found = true
+				for _, f := range c.typ.Fields() {
+					parts := []string{c.name, f.Name}
+					if c.qual != "" {
+						parts = []string{c.qual, c.name, f.Name}
+					}
+					out = append(out, &parser.SelectItem{Pos: it.Pos, Expr: &parser.Ident{Pos: it.Pos, Parts: parts}, Alias: f.Name})
+				}
+			}
+		}
 		if !found {
 			if it.Qualifier != "" {
-				return nil, errorf(it, "unknown table or alias `%s`", it.Qualifier)
+				return nil, errorf(it, "unknown table, alias or ROW column `%s`", it.Qualifier)
 			}
 			return nil, errorf(it, "SELECT * needs a FROM clause")
 		}
