@@ -386,6 +386,9 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 			t.chain = &Chain{Ops: t.ops, Last: out, Side: st.Side, Metrics: t.metrics}
 			t.lates = make([]LateCounter, len(t.ops))
 			for k, op := range t.ops {
+				if _, ok := op.(Clocked); ok {
+					t.clocked = true
+				}
 				if lc, ok := op.(LateCounter); ok {
 					t.lates[k] = lc
 				}

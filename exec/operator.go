@@ -65,6 +65,13 @@ type Flusher interface {
 	Flush(ctx context.Context) error
 }
 
+// Clocked is a Flusher whose output follows the clock (a processing-time watermark):
+// its task flushes it at every poll, also while no input comes.
+type Clocked interface {
+	Flusher
+	Clocked()
+}
+
 // Event time is milliseconds since the epoch, as TIMESTAMP(3) columns hold it. A
 // watermark w says that event time has reached w: rows with a time at or before w may
 // still arrive, but count as late.

@@ -59,6 +59,7 @@ type task struct {
 	committed int64        // the newest one the commit listeners were told of
 
 	dirty     bool // input arrived since the last flush
+	clocked   bool // an operator follows the clock: flush at every poll (see Clocked)
 	lastFlush time.Time
 	now       time.Time // when the last batch was done (see head)
 	watermark int64     // the last watermark given to the chain
@@ -602,7 +603,7 @@ func (t *task) maybeFlush(ctx context.Context) error {
 
 // flush asks the operators to emit what they hold back, if input arrived since the last.
 func (t *task) flush(ctx context.Context) error {
-	if !t.dirty {
+	if !t.dirty && !t.clocked {
 		return nil
 	}
 	return t.flushAll(ctx)

@@ -258,6 +258,9 @@ const (
 	// FnCurrentWatermark: (a time attribute) the watermark its operator has seen, NULL
 	// before the first.
 	FnCurrentWatermark Func = "CURRENT_WATERMARK"
+	// FnProctime: the processing time (the clock) as TIMESTAMP_LTZ(3); a computed column
+	// `proc AS PROCTIME()` makes it its table's time attribute.
+	FnProctime Func = "PROCTIME"
 	// FnJSONQuery: (json, path, wrapper, on empty, on error): the last three STRING
 	// literals, "WITHOUT", "CONDITIONAL" or "UNCONDITIONAL", and "NULL", "EMPTY ARRAY",
 	// "EMPTY OBJECT" or "ERROR".

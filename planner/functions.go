@@ -355,6 +355,9 @@ func functionRows() []Function {
 		// Temporal.
 		{Fn: FnExtract, Args: []Arg{ArgString, ArgTemporal}, Result: returns(TypeBigInt),
 			Examples: []Example{{"EXTRACT(DAY FROM DATE '2006-06-05')", "5"}, {"EXTRACT(HOUR FROM TIMESTAMP '2024-05-06 07:08:09')", "7"}}},
+		{Fn: FnProctime, Names: []string{"PROCTIME"}, Niladic: true, Result: returns(Type{Kind: TimestampLTZ, Precision: 3, NotNull: true}), Nulls: NullAware,
+			// The test's clock reads 2024-05-06 07:08:09 UTC.
+			Examples: []Example{{"PROCTIME()", "2024-05-06 07:08:09.000"}}},
 		{Fn: FnCurrentWatermark, Names: []string{"CURRENT_WATERMARK"}, Args: []Arg{ArgAny}, Nulls: NullAware,
 			Result: func(args []Expr) Type {
 				t := args[0].Type().Nullable()

@@ -17,6 +17,9 @@ type WatermarkAssigner struct {
 	TimeCol int // the rowtime column
 	Expr    Expr
 	SQL     string // the expression as written
+	// Proctime: TimeCol is a processing-time attribute (`AS PROCTIME()`): the watermark
+	// follows the clock, also while no rows come, a millisecond behind it.
+	Proctime bool
 }
 
 // WindowTVF assigns each row to its windows and adds the columns window_start,
@@ -39,6 +42,9 @@ func (n *WatermarkAssigner) Schema() Schema   { return n.Input.Schema() }
 func (n *WatermarkAssigner) Children() []Node { return []Node{n.Input} }
 func (n *WatermarkAssigner) Updating() bool   { return false }
 func (n *WatermarkAssigner) Describe() string {
+	if n.Proctime {
+		return fmt.Sprintf("WatermarkAssigner(proctime=[%s])", n.Input.Schema()[n.TimeCol].Name)
+	}
 	return fmt.Sprintf("WatermarkAssigner(rowtime=[%s], watermark=[%s])", n.Input.Schema()[n.TimeCol].Name, n.SQL)
 }
 
@@ -71,9 +77,28 @@ func (n *WindowTVF) Describe() string {
 
 func duration(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }
 
+// IsProctime reports whether column name is the table's processing-time attribute: a
+// `name AS PROCTIME()` column of a table without a WATERMARK.
+func (t *Table) IsProctime(name string) bool {
+	for _, c := range t.Columns {
+		if call, ok := c.Computed.(*Call); ok && call.Fn == FnProctime && t.Watermark == nil {
+			return strings.EqualFold(c.Name, name)
+		}
+	}
+	return false
+}
+
 // watermarked adds a table's WatermarkAssigner over its scan, if it declares one.
 func watermarked(t *Table, scan Node) Node {
 	if t.Watermark == nil {
+		// Without a WATERMARK, a PROCTIME() column is the table's time attribute.
+		for _, c := range t.Columns {
+			if t.IsProctime(c.Name) {
+				col := scan.Schema().Index(c.Name)
+				ref := &ColumnRef{Index: col, Name: c.Name, T: scan.Schema()[col].Type}
+				return &WatermarkAssigner{Input: scan, TimeCol: col, Expr: ref, SQL: "PROCTIME()", Proctime: true}
+			}
+		}
 		return scan
 	}
 	return &WatermarkAssigner{Input: scan, TimeCol: scan.Schema().Index(t.Watermark.Column), Expr: t.Watermark.Expr, SQL: t.Watermark.SQL}
@@ -165,9 +190,9 @@ func (p *Planner) windowData(w *parser.WindowTable, depth int) (Node, error) {
 		return n, err
 	}
 	if tbl, ok := p.Catalog.Table(w.Table); ok && !p.isCTE(w.Table) {
-		if tbl.Watermark == nil || !strings.EqualFold(tbl.Watermark.Column, w.TimeCol) {
-			return nil, errorf(w, "window %s needs an event-time column: %s of table %s has no WATERMARK (declare WATERMARK FOR %s AS ...)",
-				w.Fn, w.TimeCol, tbl.Name, w.TimeCol)
+		if (tbl.Watermark == nil || !strings.EqualFold(tbl.Watermark.Column, w.TimeCol)) && !tbl.IsProctime(w.TimeCol) {
+			return nil, errorf(w, "window %s needs a time attribute: %s of table %s has no WATERMARK (declare WATERMARK FOR %s AS ..., or %s AS PROCTIME())",
+				w.Fn, w.TimeCol, tbl.Name, w.TimeCol, w.TimeCol)
 		}
 		return scanWithComputed(tbl), nil
 	}

@@ -147,6 +147,7 @@ func init() {
 		planner.FnPower: mth, planner.FnSqrt: mth,
 		planner.FnToTimestamp: tm, planner.FnToTimestampLTZ: tm, planner.FnDateFormat: tm, planner.FnExtract: tm,
 		planner.FnCurrentTS:        {node: func(*compiler, *planner.Call) (node, error) { return nowNode{}, nil }, volatile: true},
+		planner.FnProctime:         {node: func(*compiler, *planner.Call) (node, error) { return nowNode{}, nil }, volatile: true},
 		planner.FnCurrentWatermark: {node: func(*compiler, *planner.Call) (node, error) { return watermarkNode{}, nil }, volatile: true},
 
 		planner.FnIf:     {node: (*compiler).compileIf},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -22,6 +23,8 @@ type watermarkAssigner struct {
 	text      string // the WATERMARK expression as written, for errors
 	out       exec.WatermarkOutput
 	watermark int64
+	lag       int64 // how far the watermark stays behind the latest time: 1 ms for processing time
+	clock     func() time.Time
 }
 
 var (
@@ -36,7 +39,28 @@ func NewWatermarkAssigner(mem memory.Allocator, env *expr.Env, n *planner.Waterm
 	if err != nil {
 		return nil, err
 	}
-	return &watermarkAssigner{mem: mem, expr: ev, text: n.SQL, out: out.(exec.WatermarkOutput), watermark: exec.MinWatermark}, nil
+	w := &watermarkAssigner{mem: mem, expr: ev, text: n.SQL, out: out.(exec.WatermarkOutput), watermark: exec.MinWatermark}
+	if n.Proctime {
+		w.lag, w.clock = 1, time.Now
+		if env != nil && env.Now != nil {
+			w.clock = env.Now
+		}
+		return &proctimeAssigner{w}, nil
+	}
+	return w, nil
+}
+
+// proctimeAssigner is the watermark assigner of a processing-time attribute: its
+// watermark also follows the clock when no rows come (Flush), so that windows close on
+// time. It stays a millisecond behind, as rows stamped in the same millisecond may come.
+type proctimeAssigner struct{ *watermarkAssigner }
+
+var _ exec.Clocked = proctimeAssigner{}
+
+func (proctimeAssigner) Clocked() {}
+
+func (p proctimeAssigner) Flush(ctx context.Context) error {
+	return p.ProcessWatermark(ctx, p.clock().UnixMilli()-p.lag)
 }
 
 func (w *watermarkAssigner) Process(ctx context.Context, _ int, b exec.Batch) error {
@@ -60,6 +84,9 @@ func (w *watermarkAssigner) Process(ctx context.Context, _ int, b exec.Batch) er
 		if int64(v) > wm && ts.IsValid(i) {
 			wm = int64(v)
 		}
+	}
+	if wm != exec.MinWatermark {
+		wm -= w.lag
 	}
 	if wm <= w.watermark {
 		return nil
