@@ -174,12 +174,12 @@ type selectG struct {
 	Items    []*selectItemG `parser:"@@ ( ',' @@ )*"`
 	From     *fromG         `parser:"( 'FROM' @@ )?"`
 	Where    Expr           `parser:"( 'WHERE' @@ )?"`
-	GroupBy  []Expr         `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
+	GroupBy  []*groupItemG  `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
 	Having   Expr           `parser:"( 'HAVING' @@ )?"`
 }
 
 func (g *selectG) toAST() (*Query, error) {
-	q := &Query{Pos: g.Pos, Distinct: g.Distinct, Where: g.Where, GroupBy: g.GroupBy,
+	q := &Query{Pos: g.Pos, Distinct: g.Distinct, Where: g.Where, GroupBy: groupExprs(g.GroupBy),
 		Having: g.Having}
 	for _, it := range g.Items {
 		item := &SelectItem{Pos: it.Pos, Star: it.Star, Expr: it.Expr}

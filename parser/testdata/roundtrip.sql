@@ -242,3 +242,8 @@ SELECT a.id, b.id FROM a CROSS JOIN b;
 SELECT id, tag FROM t CROSS JOIN UNNEST(t.tags) AS u (tag);
 SELECT id, tag, pos FROM t LEFT JOIN UNNEST(tags) WITH ORDINALITY AS u (tag, pos) ON TRUE;
 SELECT id, k, v FROM t, UNNEST(ARRAY[1, 2]) u WHERE id > 0;
+SELECT a, b, COUNT(*) FROM t GROUP BY GROUPING SETS ((a, b), (a), ());
+SELECT a, b, GROUPING(a), GROUPING_ID(a, b) FROM t GROUP BY ROLLUP (a, b);
+SELECT a FROM t GROUP BY CUBE ((a, b), c) HAVING GROUPING(a) = 0;
+SELECT window_start, a, SUM(x) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, GROUPING SETS ((a), ());
+SELECT a FROM t GROUP BY GROUPING SETS (ROLLUP (a, b), (a + 1) * 2, c), ();
