@@ -28,6 +28,7 @@ var productionWords = map[string][]string{
 	"PrimaryKeyG":     {"PRIMARY KEY"},
 	"primaryKey":      {"PRIMARY KEY"},
 	"SelectItemG":     {"expression", "'*'"},
+	"groupItemG":      {"expression", "GROUPING SETS", "ROLLUP", "CUBE"},
 	"qualifiedStar":   {"'*'"},
 	"FromG":           {"table name", "'('"},
 	"JoinG":           {"JOIN"},
