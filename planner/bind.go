@@ -428,7 +428,12 @@ func uniqueNames(items []*parser.SelectItem, names []string) error {
 // Aggregate → Filter(HAVING) → Project(select list).
 func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input Node, b *exprBinder) (Node, error) {
 	ab := &aggBinding{input: b}
-	for _, g := range q.GroupBy {
+	groupBy, sets, err := groupingSets(q.GroupBy)
+	if err != nil {
+		return nil, err
+	}
+	ab.sets = sets
+	for _, g := range groupBy {
 		if containsAgg(g) {
 			return nil, errorf(g, "aggregate functions are not allowed in GROUP BY")
 		}
@@ -465,8 +470,8 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 	}
 	// Name the aggregate outputs after the select items that are exactly them.
 	for i, e := range outExprs {
-		if c, ok := e.(*ColumnRef); ok && c.Index >= len(ab.keys) && strings.HasPrefix(ab.aggs[c.Index-len(ab.keys)].name, "EXPR$") {
-			ab.aggs[c.Index-len(ab.keys)].name = outNames[i]
+		if c, ok := e.(*ColumnRef); ok && c.Index >= ab.firstAgg() && strings.HasPrefix(ab.aggs[c.Index-ab.firstAgg()].name, "EXPR$") {
+			ab.aggs[c.Index-ab.firstAgg()].name = outNames[i]
 		}
 	}
 	pre := &Project{Input: input}
@@ -476,6 +481,9 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 		pre.Names = append(pre.Names, ab.keyName(i))
 		agg.Keys = append(agg.Keys, i)
 		agg.Names = append(agg.Names, ab.keyName(i))
+	}
+	if sets != nil {
+		agg.Names = append(agg.Names, expandID)
 	}
 	for _, a := range ab.aggs {
 		call := AggCall{Fn: a.fn, Arg: -1, Distinct: a.distinct, T: a.t, Separator: a.sep, KeepNulls: a.keepNulls}
@@ -497,6 +505,10 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 		agg.Names = append(agg.Names, a.name)
 	}
 	agg.Input = pre
+	if sets != nil { // the set column is a key, after the others
+		agg.Input = &Expand{Input: pre, Keys: len(ab.keys), Sets: sets}
+		agg.Keys = append(agg.Keys, len(pre.Exprs))
+	}
 	// GROUP BY window_start, window_end of a window function, or of a window aggregate
 	// below (cascading windows): a window aggregate.
 	starts, ends := map[*WindowTVF]int{}, map[*WindowTVF]int{}
@@ -512,6 +524,9 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 	}
 	for w, end := range ends {
 		if start, ok := starts[w]; ok {
+			if err := windowInEverySet(w, sets, start, end); err != nil {
+				return nil, errorf(q, "%v", err)
+			}
 			if err := sessionKeys(w, agg, start, end); err != nil {
 				return nil, errorf(q, "%v", err)
 			}

@@ -240,6 +240,11 @@ func (b *builder) node(n planner.Node) (int, error) {
 			return ops.NewProject(mem, env, n, out)
 		})
 		b.name(in, b.describe(n))
+	case *planner.Expand:
+		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+			return ops.NewExpand(mem, n, out), nil
+		})
+		b.name(in, n.Describe())
 	case *planner.Unnest:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewUnnest(mem, n, out), nil
