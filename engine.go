@@ -72,6 +72,10 @@ type Session struct {
 	selects    int // SELECTs run so far, for their job names
 	// statement names the statement being executed, for its job's runtime errors.
 	statement string
+	// pendingSet collects the INSERTs after BEGIN STATEMENT SET until END runs them as
+	// one job; setLabel names the BEGIN, as the job's statement.
+	pendingSet *parser.StatementSetStmt
+	setLabel   string
 
 	control     sync.Once
 	stopControl func() // waits for the control socket to close, once jobCtx ends
@@ -227,7 +231,17 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 		return err
 	}
 	p := &planner.Planner{Catalog: s.catalog, Emit: settings.Emit}
+	if s.pendingSet != nil {
+		if stmt, err = s.inStatementSet(p, stmt); stmt == nil || err != nil {
+			return err
+		}
+	}
 	switch st := stmt.(type) {
+	case *parser.BeginStatementSetStmt:
+		s.pendingSet, s.setLabel = &parser.StatementSetStmt{Pos: st.Pos}, s.statement
+		s.info("Begin a statement set.")
+	case *parser.EndStmt:
+		return &planner.Error{Pos: st.Pos, Msg: "END without BEGIN STATEMENT SET"}
 	case *parser.SetStmt:
 		if st.Key == "" {
 			return s.listSettings()
@@ -293,6 +307,12 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 			return err
 		}
 		return s.startJob(plan, settings)
+	case *parser.StatementSetStmt:
+		plan, err := p.PlanStatementSet(st)
+		if err != nil {
+			return err
+		}
+		return s.startJob(plan, settings)
 	case *parser.ExplainStmt:
 		return s.explain(p, st, settings)
 	case *parser.ShowJobsStmt:
@@ -311,6 +331,30 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 		return fmt.Errorf("unsupported statement %s", stmt)
 	}
 	return nil
+}
+
+// inStatementSet takes a statement that follows BEGIN STATEMENT SET: an INSERT is
+// planned, to report its errors where it is written, and kept (nil is returned); END
+// returns the set to run. Other statements are refused.
+func (s *Session) inStatementSet(p *planner.Planner, stmt parser.Stmt) (parser.Stmt, error) {
+	switch st := stmt.(type) {
+	case *parser.InsertStmt:
+		if _, err := p.PlanInsert(st); err != nil {
+			return nil, err
+		}
+		s.pendingSet.Inserts = append(s.pendingSet.Inserts, st)
+		s.info("Add SQL update statement to the statement set.")
+		return nil, nil
+	case *parser.EndStmt:
+		set := s.pendingSet
+		s.pendingSet = nil
+		if len(set.Inserts) == 0 {
+			return nil, &planner.Error{Pos: st.Pos, Msg: "the statement set is empty: put INSERT INTO statements between BEGIN STATEMENT SET and END"}
+		}
+		s.statement = s.setLabel
+		return set, nil
+	}
+	return nil, &planner.Error{Pos: stmt.Position(), Msg: "only INSERT INTO statements can follow BEGIN STATEMENT SET, until END"}
 }
 
 func (s *Session) info(msg string) {
@@ -348,8 +392,10 @@ func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt, settings j
 		plan, err = p.PlanQuery(inner.Query)
 	case *parser.InsertStmt:
 		plan, err = p.PlanInsert(inner)
+	case *parser.StatementSetStmt:
+		plan, err = p.PlanStatementSet(inner)
 	default:
-		return &planner.Error{Pos: st.Pos, Msg: "EXPLAIN needs a SELECT or an INSERT INTO"}
+		return &planner.Error{Pos: st.Pos, Msg: "EXPLAIN needs a SELECT, an INSERT INTO or a STATEMENT SET"}
 	}
 	if err != nil {
 		return err
@@ -370,8 +416,16 @@ func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt, settings j
 	return nil
 }
 
-// guarantee states what a job's results promise after failures, and why.
+// guarantee states what a job's results promise after failures, and why: for a
+// statement set, one line per sink.
 func (s *Session) guarantee(plan planner.Node, isQuery bool, cfg checkpoint.Config) string {
+	if set, ok := plan.(*planner.SinkSet); ok {
+		lines := make([]string, len(set.Sinks))
+		for i, sink := range set.Sinks {
+			lines[i] = s.guarantee(sink, false, cfg)
+		}
+		return strings.Join(lines, "\n")
+	}
 	var sources, unreplayable []string
 	planner.Walk(plan, func(n planner.Node) {
 		if sc, ok := n.(*planner.Scan); ok {

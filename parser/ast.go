@@ -159,10 +159,13 @@ type InsertStmt struct {
 	Query   *Query
 }
 
-// ExplainStmt is EXPLAIN followed by a QueryStmt or an InsertStmt.
+// ExplainStmt is EXPLAIN [detail, ...] followed by a QueryStmt, an InsertStmt or a
+// StatementSetStmt. Details are Flink's ExplainDetails, upper case: ESTIMATED_COST,
+// CHANGELOG_MODE, PLAN_ADVICE, JSON_EXECUTION_PLAN.
 type ExplainStmt struct {
-	Pos  Pos
-	Stmt Stmt
+	Pos     Pos
+	Details []string
+	Stmt    Stmt
 }
 
 // ShowTablesStmt is SHOW TABLES (views included).

@@ -59,6 +59,12 @@ var productionWords = map[string][]string{
 	"StopJobG":        {"STOP"},
 	"UseG":            {"USE"},
 	"ResetG":          {"RESET"},
+	"ExecuteSetG":     {"EXECUTE"},
+	"StmtSetBodyG":    {"BEGIN"},
+	"BeginSetG":       {"BEGIN"},
+	"EndG":            {"END"},
+	"ExplainSetG":     {"STATEMENT SET"},
+	"notInSetG":       {"INSERT", "END"},
 	"CreateFunctionG": {"function name"},
 }
 

@@ -17,7 +17,8 @@ import (
 // parser last had a choice. The few places that need more lookahead say so with (?= ...).
 var stmtParser = participle.MustBuild[stmtRoot](append(grammarOptions,
 	participle.Union[stmtG](&queryStmtG{}, &insertG{}, &createG{}, &dropG{}, &setG{},
-		&explainG{}, &showTablesG{}, &describeG{}, &stopJobG{}, &useG{}, &resetG{}))...)
+		&explainG{}, &showTablesG{}, &describeG{}, &stopJobG{}, &useG{}, &resetG{},
+		&executeSetG{}, &beginSetG{}, &endG{}))...)
 
 // queryParser parses a query where hand-written grammar needs one: a window function's
 // data, TUMBLE((SELECT ...), ...).
@@ -321,9 +322,11 @@ func (g *insertG) toAST() (Stmt, error) {
 
 // explainG is EXPLAIN [PLAN FOR] followed by an INSERT or a query.
 type explainG struct {
-	Pos    Pos
-	Insert *insertG    `parser:"'EXPLAIN' ( 'PLAN' 'FOR' )? ( @@"`
-	Query  *queryStmtG `parser:"| @@ )"`
+	Pos     Pos
+	Details []string     `parser:"'EXPLAIN' ( 'PLAN' 'FOR' | @( 'ESTIMATED_COST' | 'CHANGELOG_MODE' | 'PLAN_ADVICE' | 'JSON_EXECUTION_PLAN' ) ( ',' @( 'ESTIMATED_COST' | 'CHANGELOG_MODE' | 'PLAN_ADVICE' | 'JSON_EXECUTION_PLAN' ) )* )?"`
+	Insert  *insertG     `parser:"( @@"`
+	Query   *queryStmtG  `parser:"| @@"`
+	Set     *explainSetG `parser:"| @@ )"`
 }
 
 func (g *explainG) toAST() (Stmt, error) {
@@ -331,15 +334,22 @@ func (g *explainG) toAST() (Stmt, error) {
 		s   Stmt
 		err error
 	)
-	if g.Insert != nil {
+	switch {
+	case g.Set != nil:
+		s, err = g.Set.Body.toAST()
+	case g.Insert != nil:
 		s, err = g.Insert.toAST()
-	} else {
+	default:
 		s, err = g.Query.toAST()
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &ExplainStmt{Pos: g.Pos, Stmt: s}, nil
+	details := make([]string, len(g.Details))
+	for i, d := range g.Details {
+		details[i] = strings.ToUpper(d)
+	}
+	return &ExplainStmt{Pos: g.Pos, Details: details, Stmt: s}, nil
 }
 
 // showTablesG is every SHOW statement.

@@ -170,7 +170,7 @@ func Complete(text string) bool {
 	}
 	// An unterminated string or comment would be the last token, not a ';'.
 	last := toks[len(toks)-2] // before EOF
-	return last.Type == tokPunct && last.Value == ";"
+	return last.Type == tokPunct && last.Value == ";" && !statementSetOpen(toks)
 }
 
 // isKeyword reports whether t is the reserved word kw.

@@ -139,7 +139,16 @@ func (n *InsertStmt) String() string {
 	return s + " " + n.Query.String()
 }
 
-func (n *ExplainStmt) String() string         { return "EXPLAIN " + n.Stmt.String() }
+func (n *ExplainStmt) String() string {
+	s := "EXPLAIN "
+	if len(n.Details) > 0 {
+		s += strings.Join(n.Details, ", ") + " "
+	}
+	if set, ok := n.Stmt.(*StatementSetStmt); ok {
+		return s + strings.TrimPrefix(set.String(), "EXECUTE ")
+	}
+	return s + n.Stmt.String()
+}
 func (n *ShowTablesStmt) String() string      { return "SHOW TABLES" }
 func (n *ShowCheckpointsStmt) String() string { return "SHOW CHECKPOINTS" }
 func (n *DescribeStmt) String() string        { return "DESCRIBE " + quoteIdent(n.Name) }
