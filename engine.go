@@ -385,8 +385,11 @@ func (s *Session) set(st *parser.SetStmt) error {
 }
 
 func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt, settings job.Settings) error {
+	notes, err := explainDetails(st)
+	if err != nil {
+		return err
+	}
 	var plan planner.Node
-	var err error
 	switch inner := st.Stmt.(type) {
 	case *parser.QueryStmt:
 		plan, err = p.PlanQuery(inner.Query)
@@ -413,7 +416,30 @@ func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt, settings j
 		report.Close()
 		fmt.Fprintf(s.cfg.Out, "\n== Savepoint ==\n%s", report)
 	}
+	if len(notes) > 0 {
+		fmt.Fprintf(s.cfg.Out, "\n== Details ==\n%s\n", strings.Join(notes, "\n"))
+	}
 	return nil
+}
+
+// explainDetails says what EXPLAIN shows of each of Flink's ExplainDetails it was given:
+// the changelog mode is on every operator's line anyway; there are no cost estimates or
+// plan advice to show; the JSON plan is refused.
+func explainDetails(st *parser.ExplainStmt) ([]string, error) {
+	var notes []string
+	for _, d := range st.Details {
+		switch d {
+		case "CHANGELOG_MODE":
+			notes = append(notes, "CHANGELOG_MODE: each operator's changelog=[...] says whether it emits inserts only or updates (-U/+U/-D)")
+		case "ESTIMATED_COST":
+			notes = append(notes, "ESTIMATED_COST: not shown; streamsql has no cost model, so it estimates no rows or costs")
+		case "PLAN_ADVICE":
+			notes = append(notes, "PLAN_ADVICE: not shown; streamsql gives no plan advice")
+		case "JSON_EXECUTION_PLAN":
+			return nil, &planner.Error{Pos: st.Pos, Msg: "EXPLAIN JSON_EXECUTION_PLAN is not supported: streamsql prints its plan as text (EXPLAIN without it)"}
+		}
+	}
+	return notes, nil
 }
 
 // guarantee states what a job's results promise after failures, and why: for a
