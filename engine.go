@@ -260,6 +260,14 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 	case *parser.CreateFunctionStmt:
 		return createFunction(st)
 	case *parser.CreateTableStmt:
+		if st.Query != nil {
+			return s.createTableAs(p, st, settings)
+		}
+		if st.Like != nil {
+			if st, err = s.mergeLike(st); err != nil {
+				return err
+			}
+		}
 		t, err := planner.BindTable(st)
 		if err != nil {
 			return err

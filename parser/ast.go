@@ -74,6 +74,7 @@ type SetStmt struct {
 // CreateTableStmt is CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (...) WITH (...).
 type CreateTableStmt struct {
 	Pos         Pos
+	OrReplace   bool // CREATE OR REPLACE TABLE ... AS SELECT
 	Temporary   bool
 	IfNotExists bool
 	Name        string
@@ -81,6 +82,23 @@ type CreateTableStmt struct {
 	Watermark   *WatermarkDef // nil when absent
 	PrimaryKey  []string      // nil when absent; always NOT ENFORCED
 	Options     []*Option
+	Like        *LikeClause // LIKE other (...), or nil
+	Query       *Query      // AS query (CTAS), or nil
+}
+
+// LikeClause is CREATE TABLE's LIKE table [(option ...)].
+type LikeClause struct {
+	Pos     Pos
+	Table   string
+	Options []LikeOption
+}
+
+// LikeOption is one of Flink's like options: Mode INCLUDING, EXCLUDING or OVERWRITING,
+// Feature ALL, CONSTRAINTS, PARTITIONS, GENERATED, OPTIONS, WATERMARKS or METADATA.
+type LikeOption struct {
+	Pos     Pos
+	Mode    string
+	Feature string
 }
 
 // ColumnDef is a physical column `name TYPE [NOT NULL]` or a computed column `name AS expr`.

@@ -173,7 +173,8 @@ func (g *setG) toAST() (Stmt, error) {
 // createG is CREATE [TEMPORARY] TABLE ... or CREATE [TEMPORARY] VIEW ....
 type createG struct {
 	Pos       Pos
-	Temporary bool             `parser:"'CREATE' @'TEMPORARY'?"`
+	OrReplace bool             `parser:"'CREATE' @( 'OR' 'REPLACE' )?"`
+	Temporary bool             `parser:"@'TEMPORARY'?"`
 	Table     *createTableG    `parser:"( 'TABLE' @@"`
 	View      *createViewG     `parser:"| 'VIEW' @@"`
 	System    bool             `parser:"| ( @'SYSTEM' 'FUNCTION' | 'FUNCTION' )"`
@@ -183,11 +184,28 @@ type createG struct {
 type createTableG struct {
 	IfNotExists bool             `parser:"@( (?= 'IF' 'NOT') 'IF' 'NOT' 'EXISTS' )?"` // a table may be named `if`
 	Name        identG           `parser:"@@"`
-	Elements    []*tableElementG `parser:"'(' @@ ( ',' @@ )*"`
-	End         elementsEnd      `parser:"@@"`
+	Elements    []*tableElementG `parser:"( '(' @@ ( ',' @@ )*"`
+	End         *elementsEnd     `parser:"  @@ )?"`
 	Comment     string           `parser:"( 'COMMENT' @String )?"`
 	Options     []*optionG       `parser:"( 'WITH' '(' @@ ( ',' @@ )*"`
 	OptionsEnd  *listEnd         `parser:"  @@ )?"`
+	Like        *likeG           `parser:"( 'LIKE' @@ )?"`
+	Query       *queryExprG      `parser:"( 'AS' @@ )?"`
+}
+
+// likeG is the LIKE clause of CREATE TABLE: the table to start from and how to merge
+// each of its features, Flink's like options (INCLUDING ALL, EXCLUDING OPTIONS, ...).
+type likeG struct {
+	Pos        Pos
+	Table      identG         `parser:"@@"`
+	Options    []*likeOptionG `parser:"( '(' @@+"`
+	OptionsEnd *listEnd       `parser:"  @@ )?"`
+}
+
+type likeOptionG struct {
+	Pos     Pos
+	Mode    string `parser:"@( 'INCLUDING' | 'EXCLUDING' | 'OVERWRITING' )"`
+	Feature string `parser:"@( 'ALL' | 'CONSTRAINTS' | 'PARTITIONS' | 'GENERATED' | 'OPTIONS' | 'WATERMARKS' | 'METADATA' )"`
 }
 
 // tableElementG is one item between the parentheses of CREATE TABLE, in any order.
@@ -243,8 +261,31 @@ func (g *createG) toAST() (Stmt, error) {
 			Columns: names(g.View.Columns), Query: q}, nil
 	}
 	t := g.Table
-	s := &CreateTableStmt{Pos: g.Pos, Temporary: g.Temporary, IfNotExists: t.IfNotExists,
+	s := &CreateTableStmt{Pos: g.Pos, OrReplace: g.OrReplace, Temporary: g.Temporary, IfNotExists: t.IfNotExists,
 		Name: t.Name.Name}
+	switch {
+	case t.End == nil && t.Like == nil && t.Query == nil:
+		return nil, errorAt(t.Name.Pos, "CREATE TABLE needs its columns in parentheses, a LIKE clause or AS SELECT")
+	case t.Like != nil && t.Query != nil:
+		return nil, errorAt(t.Like.Pos, "CREATE TABLE takes LIKE or AS SELECT, not both")
+	case g.OrReplace && t.Query == nil:
+		return nil, errorAt(g.Pos, "CREATE OR REPLACE TABLE needs AS SELECT: a table is replaced by a query's result")
+	case g.OrReplace && t.IfNotExists:
+		return nil, errorAt(g.Pos, "CREATE OR REPLACE TABLE cannot have IF NOT EXISTS")
+	}
+	if t.Like != nil {
+		s.Like = &LikeClause{Pos: t.Like.Pos, Table: t.Like.Table.Name}
+		for _, o := range t.Like.Options {
+			s.Like.Options = append(s.Like.Options, LikeOption{Pos: o.Pos, Mode: strings.ToUpper(o.Mode), Feature: strings.ToUpper(o.Feature)})
+		}
+	}
+	if t.Query != nil {
+		q, err := t.Query.toAST()
+		if err != nil {
+			return nil, err
+		}
+		s.Query = q
+	}
 	for _, el := range t.Elements {
 		switch {
 		case el.Watermark != nil:

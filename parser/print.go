@@ -28,6 +28,9 @@ func (n *SetStmt) String() string {
 func (n *CreateTableStmt) String() string {
 	var b strings.Builder
 	b.WriteString("CREATE ")
+	if n.OrReplace {
+		b.WriteString("OR REPLACE ")
+	}
 	if n.Temporary {
 		b.WriteString("TEMPORARY ")
 	}
@@ -35,7 +38,7 @@ func (n *CreateTableStmt) String() string {
 	if n.IfNotExists {
 		b.WriteString("IF NOT EXISTS ")
 	}
-	b.WriteString(quoteIdent(n.Name) + " (")
+	b.WriteString(quoteIdent(n.Name))
 	var elems []string
 	for _, c := range n.Columns {
 		elems = append(elems, c.String())
@@ -46,13 +49,28 @@ func (n *CreateTableStmt) String() string {
 	if n.PrimaryKey != nil {
 		elems = append(elems, "PRIMARY KEY ("+identList(n.PrimaryKey)+") NOT ENFORCED")
 	}
-	b.WriteString("\n  " + strings.Join(elems, ",\n  ") + "\n)")
+	if len(elems) > 0 {
+		b.WriteString(" (\n  " + strings.Join(elems, ",\n  ") + "\n)")
+	}
 	if len(n.Options) > 0 {
 		opts := make([]string, len(n.Options))
 		for i, o := range n.Options {
 			opts[i] = o.String()
 		}
 		b.WriteString(" WITH (\n  " + strings.Join(opts, ",\n  ") + "\n)")
+	}
+	if n.Like != nil {
+		b.WriteString(" LIKE " + quoteIdent(n.Like.Table))
+		if len(n.Like.Options) > 0 {
+			opts := make([]string, len(n.Like.Options))
+			for i, o := range n.Like.Options {
+				opts[i] = o.Mode + " " + o.Feature
+			}
+			b.WriteString(" (" + strings.Join(opts, " ") + ")")
+		}
+	}
+	if n.Query != nil {
+		b.WriteString(" AS " + n.Query.String())
 	}
 	return b.String()
 }
