@@ -173,6 +173,7 @@ type QueryStmt struct {
 type InsertStmt struct {
 	Pos     Pos
 	Table   string
+	Hints   []*Hint // table hints of the target, /*+ OPTIONS(...) */ after its name
 	Columns []string
 	Query   *Query
 }
@@ -276,6 +277,7 @@ type DescribeStmt struct {
 // ORDER BY or LIMIT and is ordered or limited again becomes SELECT * FROM (query).
 type Query struct {
 	Pos      Pos
+	Hints    []*Hint // query hints, /*+ ... */ after SELECT
 	With     []*CTE
 	Distinct bool
 	Items    []*SelectItem
@@ -320,6 +322,7 @@ type TableName struct {
 	Pos   Pos
 	Name  string
 	Alias string
+	Hints []*Hint // table hints, /*+ OPTIONS(...) */ after the name
 }
 
 // WindowTable is a window table-valued function in FROM:

@@ -67,6 +67,7 @@ var productionWords = map[string][]string{
 	"StmtSetBodyG":    {"BEGIN"},
 	"BeginSetG":       {"BEGIN"},
 	"EndG":            {"END"},
+	"hintsG":          {"hint"},
 	"ExplainSetG":     {"STATEMENT SET"},
 	"notInSetG":       {"INSERT", "END"},
 	"CreateFunctionG": {"function name"},

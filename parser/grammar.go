@@ -348,6 +348,7 @@ func (g *dropG) toAST() (Stmt, error) {
 type insertG struct {
 	Pos        Pos
 	Table      identG      `parser:"'INSERT' 'INTO' @@"`
+	Hints      *hintsG     `parser:"@@?"`
 	Columns    []identG    `parser:"( (?= '(' (Ident | QuotedIdent)) '(' @@ ( ',' @@ )*"`
 	ColumnsEnd *listEnd    `parser:"  @@ )?"`
 	Query      *queryExprG `parser:"@@"`
@@ -358,7 +359,11 @@ func (g *insertG) toAST() (Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &InsertStmt{Pos: g.Pos, Table: g.Table.Name, Columns: names(g.Columns), Query: q}, nil
+	hints, err := hintList(g.Hints)
+	if err != nil {
+		return nil, err
+	}
+	return &InsertStmt{Pos: g.Pos, Table: g.Table.Name, Hints: hints, Columns: names(g.Columns), Query: q}, nil
 }
 
 // explainG is EXPLAIN [PLAN FOR] followed by an INSERT or a query.

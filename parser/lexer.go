@@ -14,6 +14,7 @@ import (
 var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	// Keyword never matches text: tokenize retypes Ident tokens that are reserved words.
 	{Name: "Keyword", Pattern: `[^\s\S]`},
+	{Name: "Hint", Pattern: `/\*\+[\s\S]*?\*/`},
 	{Name: "comment", Pattern: `--[^\n]*|/\*[\s\S]*?\*/`},
 	{Name: "UnterminatedComment", Pattern: `/\*[\s\S]*`},
 	{Name: "whitespace", Pattern: `\s+`},
@@ -40,6 +41,7 @@ var (
 	tokNumber      = sqlLexer.Symbols()["Number"]
 	tokIdent       = sqlLexer.Symbols()["Ident"]
 	tokPunct       = sqlLexer.Symbols()["Punct"]
+	tokHint        = sqlLexer.Symbols()["Hint"] // /*+ ... */, elided but where hintsG reads it
 )
 
 // lexicalErrors maps the token types that only exist to be reported to their message.
@@ -110,7 +112,7 @@ func tokenize(src string) (*lexer.PeekingLexer, error) {
 			depth--
 		}
 	}
-	return lexer.Upgrade(&sliceLexer{toks: toks})
+	return lexer.Upgrade(&sliceLexer{toks: toks}, tokHint)
 }
 
 // lexAll returns all tokens of src, keywords retyped, with a final EOF token.

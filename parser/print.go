@@ -150,7 +150,7 @@ func (n *DropStmt) String() string {
 func (n *QueryStmt) String() string { return n.Query.String() }
 
 func (n *InsertStmt) String() string {
-	s := "INSERT INTO " + quoteIdent(n.Table)
+	s := "INSERT INTO " + quoteIdent(n.Table) + hintsString(n.Hints)
 	if n.Columns != nil {
 		s += " (" + identList(n.Columns) + ")"
 	}
@@ -308,7 +308,7 @@ func (n *Query) printWith(b *strings.Builder) {
 }
 
 func (n *Query) printSelect(b *strings.Builder) {
-	b.WriteString("SELECT ")
+	b.WriteString("SELECT" + hintsString(n.Hints) + " ")
 	if n.Distinct {
 		b.WriteString("DISTINCT ")
 	}
@@ -342,7 +342,9 @@ func (n *SelectItem) String() string {
 	return n.Expr.String() + alias(n.Alias)
 }
 
-func (n *TableName) String() string { return quoteIdent(n.Name) + alias(n.Alias) }
+func (n *TableName) String() string {
+	return quoteIdent(n.Name) + hintsString(n.Hints) + alias(n.Alias)
+}
 func (n *SubqueryTable) String() string {
 	s := "(" + n.Query.String() + ")" + alias(n.Alias)
 	if n.Columns != nil {

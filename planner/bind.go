@@ -11,6 +11,8 @@ import (
 type Planner struct {
 	Catalog *Catalog
 	Emit    EmitControl // the session's emit options for window aggregates
+	// Notice, when set, is told what the planner accepts but ignores (join hints).
+	Notice func(msg string)
 
 	ctes []*cte // the common table expressions in scope, innermost last
 }
@@ -52,6 +54,10 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (Node, error) {
 			return nil, errorf(s, "cannot INSERT INTO view %s", s.Table)
 		}
 		return nil, errorf(s, "unknown table `%s`%s", s.Table, suggest(s.Table, p.Catalog.Names()))
+	}
+	t, err := tableHints(t, s.Hints)
+	if err != nil {
+		return nil, err
 	}
 	n, _, err := p.query(s.Query, 0)
 	if err != nil {
@@ -164,6 +170,9 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 
 // selectBlock plans SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ....
 func (p *Planner) selectBlock(q *parser.Query, depth int) (Node, error) {
+	if err := p.queryHints(q.Hints); err != nil {
+		return nil, err
+	}
 	q, err := groupWindow(commaJoins(q))
 	if err != nil {
 		return nil, err
@@ -236,6 +245,15 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 	case nil:
 		return &Values{Rows: 1}, &scope{}, nil
 	case *parser.TableName:
+		if len(t.Hints) > 0 {
+			_, isTable := p.Catalog.Table(t.Name)
+			for _, c := range p.ctes {
+				isTable = isTable && !equalFold(c.def.Name, t.Name)
+			}
+			if !isTable {
+				return nil, nil, errorf(t.Hints[0], "table hints apply to tables, and %s is not one", t.Name)
+			}
+		}
 		alias := t.Alias
 		if alias == "" {
 			alias = t.Name
@@ -259,6 +277,10 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 			}
 		}
 		if tbl, ok := p.Catalog.Table(t.Name); ok {
+			tbl, err := tableHints(tbl, t.Hints)
+			if err != nil {
+				return nil, nil, err
+			}
 			n := scanWithComputed(tbl)
 			return n, newScope(alias, n.Schema()), nil
 		}

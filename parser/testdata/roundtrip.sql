@@ -258,3 +258,6 @@ CREATE TABLE big WITH ('connector' = 'print') AS SELECT id, amount * 2 AS double
 CREATE OR REPLACE TEMPORARY TABLE t (n INT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'print') AS SELECT k, COUNT(*) AS n FROM s GROUP BY k;
 CREATE TABLE IF NOT EXISTS c (x AS UPPER(y)) WITH ('path' = '/tmp/x') LIKE orders (EXCLUDING ALL INCLUDING GENERATED OVERWRITING OPTIONS);
 CREATE TABLE d LIKE orders;
+SELECT id FROM t /*+ OPTIONS('scan.startup.mode' = 'earliest-offset') */ AS x WHERE id > 1;
+SELECT /*+ BROADCAST(t1), SHUFFLE_HASH(t2) */ t1.a FROM t1 JOIN t2 /*+ OPTIONS('x' = 'y') */ ON t1.a = t2.a;
+INSERT INTO k /*+ OPTIONS('sink.parallelism' = '2') */ SELECT * FROM t;
