@@ -247,6 +247,9 @@ type optionG struct {
 }
 
 func (g *createG) toAST() (Stmt, error) {
+	if g.OrReplace && g.Table == nil {
+		return nil, errorAt(g.Pos, "CREATE OR REPLACE applies to TABLE ... AS SELECT only")
+	}
 	if f := g.Function; f != nil {
 		return &CreateFunctionStmt{Pos: g.Pos, Temporary: g.Temporary, System: g.System, IfNotExists: f.IfNotExists,
 			Name: names(f.Name), Class: unquoteString(f.Class), Language: strings.ToUpper(f.Language)}, nil
