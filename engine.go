@@ -72,6 +72,10 @@ type Session struct {
 	selects    int // SELECTs run so far, for their job names
 	// statement names the statement being executed, for its job's runtime errors.
 	statement string
+	// pendingSet collects the INSERTs after BEGIN STATEMENT SET until END runs them as
+	// one job; setLabel names the BEGIN, as the job's statement.
+	pendingSet *parser.StatementSetStmt
+	setLabel   string
 
 	control     sync.Once
 	stopControl func() // waits for the control socket to close, once jobCtx ends
@@ -226,8 +230,18 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 	if err != nil {
 		return err
 	}
-	p := &planner.Planner{Catalog: s.catalog, Emit: settings.Emit}
+	p := &planner.Planner{Catalog: s.catalog, Emit: settings.Emit, Notice: s.warn}
+	if s.pendingSet != nil {
+		if stmt, err = s.inStatementSet(p, stmt); stmt == nil || err != nil {
+			return err
+		}
+	}
 	switch st := stmt.(type) {
+	case *parser.BeginStatementSetStmt:
+		s.pendingSet, s.setLabel = &parser.StatementSetStmt{Pos: st.Pos}, s.statement
+		s.info("Begin a statement set.")
+	case *parser.EndStmt:
+		return &planner.Error{Pos: st.Pos, Msg: "END without BEGIN STATEMENT SET"}
 	case *parser.SetStmt:
 		if st.Key == "" {
 			return s.listSettings()
@@ -246,6 +260,14 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 	case *parser.CreateFunctionStmt:
 		return createFunction(st)
 	case *parser.CreateTableStmt:
+		if st.Query != nil {
+			return s.createTableAs(p, st, settings)
+		}
+		if st.Like != nil {
+			if st, err = s.mergeLike(st); err != nil {
+				return err
+			}
+		}
 		t, err := planner.BindTable(st)
 		if err != nil {
 			return err
@@ -293,6 +315,12 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 			return err
 		}
 		return s.startJob(plan, settings)
+	case *parser.StatementSetStmt:
+		plan, err := p.PlanStatementSet(st)
+		if err != nil {
+			return err
+		}
+		return s.startJob(plan, settings)
 	case *parser.ExplainStmt:
 		return s.explain(p, st, settings)
 	case *parser.ShowJobsStmt:
@@ -311,6 +339,30 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 		return fmt.Errorf("unsupported statement %s", stmt)
 	}
 	return nil
+}
+
+// inStatementSet takes a statement that follows BEGIN STATEMENT SET: an INSERT is
+// planned, to report its errors where it is written, and kept (nil is returned); END
+// returns the set to run. Other statements are refused.
+func (s *Session) inStatementSet(p *planner.Planner, stmt parser.Stmt) (parser.Stmt, error) {
+	switch st := stmt.(type) {
+	case *parser.InsertStmt:
+		if _, err := p.PlanInsert(st); err != nil {
+			return nil, err
+		}
+		s.pendingSet.Inserts = append(s.pendingSet.Inserts, st)
+		s.info("Add SQL update statement to the statement set.")
+		return nil, nil
+	case *parser.EndStmt:
+		set := s.pendingSet
+		s.pendingSet = nil
+		if len(set.Inserts) == 0 {
+			return nil, &planner.Error{Pos: st.Pos, Msg: "the statement set is empty: put INSERT INTO statements between BEGIN STATEMENT SET and END"}
+		}
+		s.statement = s.setLabel
+		return set, nil
+	}
+	return nil, &planner.Error{Pos: stmt.Position(), Msg: "only INSERT INTO statements can follow BEGIN STATEMENT SET, until END"}
 }
 
 func (s *Session) info(msg string) {
@@ -341,15 +393,20 @@ func (s *Session) set(st *parser.SetStmt) error {
 }
 
 func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt, settings job.Settings) error {
+	notes, err := explainDetails(st)
+	if err != nil {
+		return err
+	}
 	var plan planner.Node
-	var err error
 	switch inner := st.Stmt.(type) {
 	case *parser.QueryStmt:
 		plan, err = p.PlanQuery(inner.Query)
 	case *parser.InsertStmt:
 		plan, err = p.PlanInsert(inner)
+	case *parser.StatementSetStmt:
+		plan, err = p.PlanStatementSet(inner)
 	default:
-		return &planner.Error{Pos: st.Pos, Msg: "EXPLAIN needs a SELECT or an INSERT INTO"}
+		return &planner.Error{Pos: st.Pos, Msg: "EXPLAIN needs a SELECT, an INSERT INTO or a STATEMENT SET"}
 	}
 	if err != nil {
 		return err
@@ -367,11 +424,42 @@ func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt, settings j
 		report.Close()
 		fmt.Fprintf(s.cfg.Out, "\n== Savepoint ==\n%s", report)
 	}
+	if len(notes) > 0 {
+		fmt.Fprintf(s.cfg.Out, "\n== Details ==\n%s\n", strings.Join(notes, "\n"))
+	}
 	return nil
 }
 
-// guarantee states what a job's results promise after failures, and why.
+// explainDetails says what EXPLAIN shows of each of Flink's ExplainDetails it was given:
+// the changelog mode is on every operator's line anyway; there are no cost estimates or
+// plan advice to show; the JSON plan is refused.
+func explainDetails(st *parser.ExplainStmt) ([]string, error) {
+	var notes []string
+	for _, d := range st.Details {
+		switch d {
+		case "CHANGELOG_MODE":
+			notes = append(notes, "CHANGELOG_MODE: each operator's changelog=[...] says whether it emits inserts only or updates (-U/+U/-D)")
+		case "ESTIMATED_COST":
+			notes = append(notes, "ESTIMATED_COST: not shown; streamsql has no cost model, so it estimates no rows or costs")
+		case "PLAN_ADVICE":
+			notes = append(notes, "PLAN_ADVICE: not shown; streamsql gives no plan advice")
+		case "JSON_EXECUTION_PLAN":
+			return nil, &planner.Error{Pos: st.Pos, Msg: "EXPLAIN JSON_EXECUTION_PLAN is not supported: streamsql prints its plan as text (EXPLAIN without it)"}
+		}
+	}
+	return notes, nil
+}
+
+// guarantee states what a job's results promise after failures, and why: for a
+// statement set, one line per sink.
 func (s *Session) guarantee(plan planner.Node, isQuery bool, cfg checkpoint.Config) string {
+	if set, ok := plan.(*planner.SinkSet); ok {
+		lines := make([]string, len(set.Sinks))
+		for i, sink := range set.Sinks {
+			lines[i] = s.guarantee(sink, false, cfg)
+		}
+		return strings.Join(lines, "\n")
+	}
 	var sources, unreplayable []string
 	planner.Walk(plan, func(n planner.Node) {
 		if sc, ok := n.(*planner.Scan); ok {

@@ -27,7 +27,7 @@ func (s *Session) env() job.Env {
 func (s *Session) jobName(plan planner.Node, settings job.Settings) string {
 	name := settings.Name
 	if name == "" {
-		if _, ok := plan.(*planner.Sink); !ok {
+		if !planner.IsInsert(plan) {
 			s.selects++
 		}
 		name = job.DeriveName(plan, s.selects)
@@ -77,7 +77,7 @@ func (s *Session) restoreReport(plan planner.Node, settings job.Settings) (*job.
 	ctx, cancel := context.WithCancel(s.jobCtx)
 	defer cancel()
 	var result job.OpFactory
-	if _, ok := plan.(*planner.Sink); !ok {
+	if !planner.IsInsert(plan) {
 		result = func(context.Context, int, exec.Output) (exec.Operator, error) {
 			return newResultSink(s.cfg, plan.Schema(), &resultOut{w: bufio.NewWriter(io.Discard), maxRows: settings.MaxResultRows, log: slog.New(slog.DiscardHandler)}, false), nil
 		}

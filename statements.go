@@ -79,7 +79,7 @@ func (s *Session) showCreate(st *parser.ShowCreateStmt) error {
 		if !ok {
 			return &planner.Error{Pos: st.Pos, Msg: fmt.Sprintf("table %s does not exist", st.Name)}
 		}
-		_, err := fmt.Fprintln(s.cfg.Out, createTableSQL(t))
+		_, err := fmt.Fprintln(s.cfg.Out, createTableSQL(t, true))
 		return err
 	}
 	v, ok := s.catalog.View(st.Name)
@@ -91,7 +91,9 @@ func (s *Session) showCreate(st *parser.ShowCreateStmt) error {
 	return err
 }
 
-func createTableSQL(t *planner.Table) string {
+// createTableSQL is the statement that creates t, its secret options masked when mask
+// is set (SHOW CREATE TABLE) and kept otherwise (the base of CREATE TABLE ... LIKE t).
+func createTableSQL(t *planner.Table, mask bool) string {
 	var b strings.Builder
 	b.WriteString("CREATE ")
 	if t.Temporary {
@@ -120,7 +122,7 @@ func createTableSQL(t *planner.Table) string {
 	sort.Strings(keys)
 	for i, k := range keys {
 		v := t.Options[k]
-		if secretOption(k) {
+		if mask && secretOption(k) {
 			v = "******"
 		}
 		sep := ","

@@ -74,6 +74,7 @@ type SetStmt struct {
 // CreateTableStmt is CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (...) WITH (...).
 type CreateTableStmt struct {
 	Pos         Pos
+	OrReplace   bool // CREATE OR REPLACE TABLE ... AS SELECT
 	Temporary   bool
 	IfNotExists bool
 	Name        string
@@ -81,6 +82,23 @@ type CreateTableStmt struct {
 	Watermark   *WatermarkDef // nil when absent
 	PrimaryKey  []string      // nil when absent; always NOT ENFORCED
 	Options     []*Option
+	Like        *LikeClause // LIKE other (...), or nil
+	Query       *Query      // AS query (CTAS), or nil
+}
+
+// LikeClause is CREATE TABLE's LIKE table [(option ...)].
+type LikeClause struct {
+	Pos     Pos
+	Table   string
+	Options []LikeOption
+}
+
+// LikeOption is one of Flink's like options: Mode INCLUDING, EXCLUDING or OVERWRITING,
+// Feature ALL, CONSTRAINTS, PARTITIONS, GENERATED, OPTIONS, WATERMARKS or METADATA.
+type LikeOption struct {
+	Pos     Pos
+	Mode    string
+	Feature string
 }
 
 // ColumnDef is a physical column `name TYPE [NOT NULL]` or a computed column `name AS expr`.
@@ -155,14 +173,18 @@ type QueryStmt struct {
 type InsertStmt struct {
 	Pos     Pos
 	Table   string
+	Hints   []*Hint // table hints of the target, /*+ OPTIONS(...) */ after its name
 	Columns []string
 	Query   *Query
 }
 
-// ExplainStmt is EXPLAIN followed by a QueryStmt or an InsertStmt.
+// ExplainStmt is EXPLAIN [detail, ...] followed by a QueryStmt, an InsertStmt or a
+// StatementSetStmt. Details are Flink's ExplainDetails, upper case: ESTIMATED_COST,
+// CHANGELOG_MODE, PLAN_ADVICE, JSON_EXECUTION_PLAN.
 type ExplainStmt struct {
-	Pos  Pos
-	Stmt Stmt
+	Pos     Pos
+	Details []string
+	Stmt    Stmt
 }
 
 // ShowTablesStmt is SHOW TABLES (views included).
@@ -255,6 +277,7 @@ type DescribeStmt struct {
 // ORDER BY or LIMIT and is ordered or limited again becomes SELECT * FROM (query).
 type Query struct {
 	Pos      Pos
+	Hints    []*Hint // query hints, /*+ ... */ after SELECT
 	With     []*CTE
 	Distinct bool
 	Items    []*SelectItem
@@ -299,6 +322,7 @@ type TableName struct {
 	Pos   Pos
 	Name  string
 	Alias string
+	Hints []*Hint // table hints, /*+ OPTIONS(...) */ after the name
 }
 
 // WindowTable is a window table-valued function in FROM:

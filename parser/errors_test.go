@@ -136,7 +136,7 @@ var errorTests = []struct{ in, want string }{
 	{"INSERT t SELECT 1", `1:8: unexpected "t", expected INTO`},
 	{"INSERT INTO t (a, b SELECT 1", `1:21: unexpected "SELECT", expected ')' or ','`},
 	{"DROP t", `1:6: unexpected "t", expected TABLE or VIEW`},
-	{"EXPLAIN DROP TABLE t", `1:9: unexpected "DROP", expected INSERT, SELECT, VALUES or '('`},
+	{"EXPLAIN DROP TABLE t", `1:9: unexpected "DROP", expected INSERT, SELECT, VALUES, '(' or STATEMENT SET`},
 	{"SET 'a' = ", `1:10: unexpected end of input, expected string literal, identifier or number`},
 	{"CREATE VIEW v SELECT 1", `1:15: unexpected "SELECT", expected AS`},
 }

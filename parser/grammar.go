@@ -17,7 +17,8 @@ import (
 // parser last had a choice. The few places that need more lookahead say so with (?= ...).
 var stmtParser = participle.MustBuild[stmtRoot](append(grammarOptions,
 	participle.Union[stmtG](&queryStmtG{}, &insertG{}, &createG{}, &dropG{}, &setG{},
-		&explainG{}, &showTablesG{}, &describeG{}, &stopJobG{}, &useG{}, &resetG{}))...)
+		&explainG{}, &showTablesG{}, &describeG{}, &stopJobG{}, &useG{}, &resetG{},
+		&executeSetG{}, &beginSetG{}, &endG{}))...)
 
 // queryParser parses a query where hand-written grammar needs one: a window function's
 // data, TUMBLE((SELECT ...), ...).
@@ -172,7 +173,8 @@ func (g *setG) toAST() (Stmt, error) {
 // createG is CREATE [TEMPORARY] TABLE ... or CREATE [TEMPORARY] VIEW ....
 type createG struct {
 	Pos       Pos
-	Temporary bool             `parser:"'CREATE' @'TEMPORARY'?"`
+	OrReplace bool             `parser:"'CREATE' @( 'OR' 'REPLACE' )?"`
+	Temporary bool             `parser:"@'TEMPORARY'?"`
 	Table     *createTableG    `parser:"( 'TABLE' @@"`
 	View      *createViewG     `parser:"| 'VIEW' @@"`
 	System    bool             `parser:"| ( @'SYSTEM' 'FUNCTION' | 'FUNCTION' )"`
@@ -182,11 +184,28 @@ type createG struct {
 type createTableG struct {
 	IfNotExists bool             `parser:"@( (?= 'IF' 'NOT') 'IF' 'NOT' 'EXISTS' )?"` // a table may be named `if`
 	Name        identG           `parser:"@@"`
-	Elements    []*tableElementG `parser:"'(' @@ ( ',' @@ )*"`
-	End         elementsEnd      `parser:"@@"`
+	Elements    []*tableElementG `parser:"( '(' @@ ( ',' @@ )*"`
+	End         *elementsEnd     `parser:"  @@ )?"`
 	Comment     string           `parser:"( 'COMMENT' @String )?"`
 	Options     []*optionG       `parser:"( 'WITH' '(' @@ ( ',' @@ )*"`
 	OptionsEnd  *listEnd         `parser:"  @@ )?"`
+	Like        *likeG           `parser:"( 'LIKE' @@ )?"`
+	Query       *queryExprG      `parser:"( 'AS' @@ )?"`
+}
+
+// likeG is the LIKE clause of CREATE TABLE: the table to start from and how to merge
+// each of its features, Flink's like options (INCLUDING ALL, EXCLUDING OPTIONS, ...).
+type likeG struct {
+	Pos        Pos
+	Table      identG         `parser:"@@"`
+	Options    []*likeOptionG `parser:"( '(' @@+"`
+	OptionsEnd *listEnd       `parser:"  @@ )?"`
+}
+
+type likeOptionG struct {
+	Pos     Pos
+	Mode    string `parser:"@( 'INCLUDING' | 'EXCLUDING' | 'OVERWRITING' )"`
+	Feature string `parser:"@( 'ALL' | 'CONSTRAINTS' | 'PARTITIONS' | 'GENERATED' | 'OPTIONS' | 'WATERMARKS' | 'METADATA' )"`
 }
 
 // tableElementG is one item between the parentheses of CREATE TABLE, in any order.
@@ -228,6 +247,9 @@ type optionG struct {
 }
 
 func (g *createG) toAST() (Stmt, error) {
+	if g.OrReplace && g.Table == nil {
+		return nil, errorAt(g.Pos, "CREATE OR REPLACE applies to TABLE ... AS SELECT only")
+	}
 	if f := g.Function; f != nil {
 		return &CreateFunctionStmt{Pos: g.Pos, Temporary: g.Temporary, System: g.System, IfNotExists: f.IfNotExists,
 			Name: names(f.Name), Class: unquoteString(f.Class), Language: strings.ToUpper(f.Language)}, nil
@@ -242,8 +264,31 @@ func (g *createG) toAST() (Stmt, error) {
 			Columns: names(g.View.Columns), Query: q}, nil
 	}
 	t := g.Table
-	s := &CreateTableStmt{Pos: g.Pos, Temporary: g.Temporary, IfNotExists: t.IfNotExists,
+	s := &CreateTableStmt{Pos: g.Pos, OrReplace: g.OrReplace, Temporary: g.Temporary, IfNotExists: t.IfNotExists,
 		Name: t.Name.Name}
+	switch {
+	case t.End == nil && t.Like == nil && t.Query == nil:
+		return nil, errorAt(t.Name.Pos, "CREATE TABLE needs its columns in parentheses, a LIKE clause or AS SELECT")
+	case t.Like != nil && t.Query != nil:
+		return nil, errorAt(t.Like.Pos, "CREATE TABLE takes LIKE or AS SELECT, not both")
+	case g.OrReplace && t.Query == nil:
+		return nil, errorAt(g.Pos, "CREATE OR REPLACE TABLE needs AS SELECT: a table is replaced by a query's result")
+	case g.OrReplace && t.IfNotExists:
+		return nil, errorAt(g.Pos, "CREATE OR REPLACE TABLE cannot have IF NOT EXISTS")
+	}
+	if t.Like != nil {
+		s.Like = &LikeClause{Pos: t.Like.Pos, Table: t.Like.Table.Name}
+		for _, o := range t.Like.Options {
+			s.Like.Options = append(s.Like.Options, LikeOption{Pos: o.Pos, Mode: strings.ToUpper(o.Mode), Feature: strings.ToUpper(o.Feature)})
+		}
+	}
+	if t.Query != nil {
+		q, err := t.Query.toAST()
+		if err != nil {
+			return nil, err
+		}
+		s.Query = q
+	}
 	for _, el := range t.Elements {
 		switch {
 		case el.Watermark != nil:
@@ -306,6 +351,7 @@ func (g *dropG) toAST() (Stmt, error) {
 type insertG struct {
 	Pos        Pos
 	Table      identG      `parser:"'INSERT' 'INTO' @@"`
+	Hints      *hintsG     `parser:"@@?"`
 	Columns    []identG    `parser:"( (?= '(' (Ident | QuotedIdent)) '(' @@ ( ',' @@ )*"`
 	ColumnsEnd *listEnd    `parser:"  @@ )?"`
 	Query      *queryExprG `parser:"@@"`
@@ -316,14 +362,20 @@ func (g *insertG) toAST() (Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &InsertStmt{Pos: g.Pos, Table: g.Table.Name, Columns: names(g.Columns), Query: q}, nil
+	hints, err := hintList(g.Hints)
+	if err != nil {
+		return nil, err
+	}
+	return &InsertStmt{Pos: g.Pos, Table: g.Table.Name, Hints: hints, Columns: names(g.Columns), Query: q}, nil
 }
 
 // explainG is EXPLAIN [PLAN FOR] followed by an INSERT or a query.
 type explainG struct {
-	Pos    Pos
-	Insert *insertG    `parser:"'EXPLAIN' ( 'PLAN' 'FOR' )? ( @@"`
-	Query  *queryStmtG `parser:"| @@ )"`
+	Pos     Pos
+	Details []string     `parser:"'EXPLAIN' ( 'PLAN' 'FOR' | @( 'ESTIMATED_COST' | 'CHANGELOG_MODE' | 'PLAN_ADVICE' | 'JSON_EXECUTION_PLAN' ) ( ',' @( 'ESTIMATED_COST' | 'CHANGELOG_MODE' | 'PLAN_ADVICE' | 'JSON_EXECUTION_PLAN' ) )* )?"`
+	Insert  *insertG     `parser:"( @@"`
+	Query   *queryStmtG  `parser:"| @@"`
+	Set     *explainSetG `parser:"| @@ )"`
 }
 
 func (g *explainG) toAST() (Stmt, error) {
@@ -331,15 +383,22 @@ func (g *explainG) toAST() (Stmt, error) {
 		s   Stmt
 		err error
 	)
-	if g.Insert != nil {
+	switch {
+	case g.Set != nil:
+		s, err = g.Set.Body.toAST()
+	case g.Insert != nil:
 		s, err = g.Insert.toAST()
-	} else {
+	default:
 		s, err = g.Query.toAST()
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &ExplainStmt{Pos: g.Pos, Stmt: s}, nil
+	details := make([]string, len(g.Details))
+	for i, d := range g.Details {
+		details[i] = strings.ToUpper(d)
+	}
+	return &ExplainStmt{Pos: g.Pos, Details: details, Stmt: s}, nil
 }
 
 // showTablesG is every SHOW statement.

@@ -16,6 +16,7 @@ import (
 var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	// Keyword never matches text: tokenize retypes Ident tokens that are reserved words.
 	{Name: "Keyword", Pattern: `[^\s\S]`},
+	{Name: "Hint", Pattern: `/\*\+[\s\S]*?\*/`},
 	{Name: "comment", Pattern: `--[^\n]*|/\*[\s\S]*?\*/`},
 	{Name: "UnterminatedComment", Pattern: `/\*[\s\S]*`},
 	{Name: "whitespace", Pattern: `\s+`},
@@ -42,6 +43,7 @@ var (
 	tokNumber      = sqlLexer.Symbols()["Number"]
 	tokIdent       = sqlLexer.Symbols()["Ident"]
 	tokPunct       = sqlLexer.Symbols()["Punct"]
+	tokHint        = sqlLexer.Symbols()["Hint"] // /*+ ... */, elided but where hintsG reads it
 )
 
 var (
@@ -110,7 +112,7 @@ func isReserved(word string) bool {
 // token, so that "unexpected end of input" points at the end of the text rather than at
 // trailing blank lines or comments.
 func tokenize(src string) (*lexer.PeekingLexer, error) {
-	lex, err := lexer.Upgrade(&checkedScanner{scanner: newScanner(src)})
+	lex, err := lexer.Upgrade(&checkedScanner{scanner: newScanner(src)}, tokHint)
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +208,9 @@ func scan(src string) (lexer.TokenType, int) {
 		return tokSkipped, len(src)
 	case strings.HasPrefix(src, "/*"):
 		if n := strings.Index(src[2:], "*/"); n >= 0 {
+			if strings.HasPrefix(src, "/*+") && n > 0 {
+				return tokHint, n + 4
+			}
 			return tokSkipped, n + 4
 		}
 		return tokUnterminatedComment, len(src)
@@ -308,7 +313,7 @@ func Complete(text string) bool {
 	}
 	// An unterminated string or comment would be the last token, not a ';'.
 	last := toks[len(toks)-2] // before EOF
-	return last.Type == tokPunct && last.Value == ";"
+	return last.Type == tokPunct && last.Value == ";" && !statementSetOpen(toks)
 }
 
 // isKeyword reports whether t is the reserved word kw.

@@ -12,3 +12,5 @@ func (n *WatermarkDef) Position() Pos { return n.Pos }
 func (n *Option) Position() Pos       { return n.Pos }
 func (n *WhenClause) Position() Pos   { return n.Pos }
 func (n *CTE) Position() Pos          { return n.Pos }
+func (n LikeOption) Position() Pos    { return n.Pos }
+func (n *LikeClause) Position() Pos   { return n.Pos }

@@ -28,6 +28,9 @@ func (n *SetStmt) String() string {
 func (n *CreateTableStmt) String() string {
 	var b strings.Builder
 	b.WriteString("CREATE ")
+	if n.OrReplace {
+		b.WriteString("OR REPLACE ")
+	}
 	if n.Temporary {
 		b.WriteString("TEMPORARY ")
 	}
@@ -35,7 +38,7 @@ func (n *CreateTableStmt) String() string {
 	if n.IfNotExists {
 		b.WriteString("IF NOT EXISTS ")
 	}
-	b.WriteString(quoteIdent(n.Name) + " (")
+	b.WriteString(quoteIdent(n.Name))
 	var elems []string
 	for _, c := range n.Columns {
 		elems = append(elems, c.String())
@@ -46,13 +49,28 @@ func (n *CreateTableStmt) String() string {
 	if n.PrimaryKey != nil {
 		elems = append(elems, "PRIMARY KEY ("+identList(n.PrimaryKey)+") NOT ENFORCED")
 	}
-	b.WriteString("\n  " + strings.Join(elems, ",\n  ") + "\n)")
+	if len(elems) > 0 {
+		b.WriteString(" (\n  " + strings.Join(elems, ",\n  ") + "\n)")
+	}
 	if len(n.Options) > 0 {
 		opts := make([]string, len(n.Options))
 		for i, o := range n.Options {
 			opts[i] = o.String()
 		}
 		b.WriteString(" WITH (\n  " + strings.Join(opts, ",\n  ") + "\n)")
+	}
+	if n.Like != nil {
+		b.WriteString(" LIKE " + quoteIdent(n.Like.Table))
+		if len(n.Like.Options) > 0 {
+			opts := make([]string, len(n.Like.Options))
+			for i, o := range n.Like.Options {
+				opts[i] = o.Mode + " " + o.Feature
+			}
+			b.WriteString(" (" + strings.Join(opts, " ") + ")")
+		}
+	}
+	if n.Query != nil {
+		b.WriteString(" AS " + n.Query.String())
 	}
 	return b.String()
 }
@@ -132,14 +150,23 @@ func (n *DropStmt) String() string {
 func (n *QueryStmt) String() string { return n.Query.String() }
 
 func (n *InsertStmt) String() string {
-	s := "INSERT INTO " + quoteIdent(n.Table)
+	s := "INSERT INTO " + quoteIdent(n.Table) + hintsString(n.Hints)
 	if n.Columns != nil {
 		s += " (" + identList(n.Columns) + ")"
 	}
 	return s + " " + n.Query.String()
 }
 
-func (n *ExplainStmt) String() string         { return "EXPLAIN " + n.Stmt.String() }
+func (n *ExplainStmt) String() string {
+	s := "EXPLAIN "
+	if len(n.Details) > 0 {
+		s += strings.Join(n.Details, ", ") + " "
+	}
+	if set, ok := n.Stmt.(*StatementSetStmt); ok {
+		return s + strings.TrimPrefix(set.String(), "EXECUTE ")
+	}
+	return s + n.Stmt.String()
+}
 func (n *ShowTablesStmt) String() string      { return "SHOW TABLES" }
 func (n *ShowCheckpointsStmt) String() string { return "SHOW CHECKPOINTS" }
 func (n *DescribeStmt) String() string        { return "DESCRIBE " + quoteIdent(n.Name) }
@@ -281,7 +308,7 @@ func (n *Query) printWith(b *strings.Builder) {
 }
 
 func (n *Query) printSelect(b *strings.Builder) {
-	b.WriteString("SELECT ")
+	b.WriteString("SELECT" + hintsString(n.Hints) + " ")
 	if n.Distinct {
 		b.WriteString("DISTINCT ")
 	}
@@ -315,7 +342,9 @@ func (n *SelectItem) String() string {
 	return n.Expr.String() + alias(n.Alias)
 }
 
-func (n *TableName) String() string { return quoteIdent(n.Name) + alias(n.Alias) }
+func (n *TableName) String() string {
+	return quoteIdent(n.Name) + hintsString(n.Hints) + alias(n.Alias)
+}
 func (n *SubqueryTable) String() string {
 	s := "(" + n.Query.String() + ")" + alias(n.Alias)
 	if n.Columns != nil {

@@ -170,16 +170,21 @@ func (g *termG) toAST() (*Query, error) {
 
 type selectG struct {
 	Pos      Pos
-	Distinct bool           `parser:"'SELECT' ( @'DISTINCT' | 'ALL' )?"`
+	Hints    *hintsG        `parser:"'SELECT' @@?"`
+	Distinct bool           `parser:"( @'DISTINCT' | 'ALL' )?"`
 	Items    []*selectItemG `parser:"@@ ( ',' @@ )*"`
 	From     *fromG         `parser:"( 'FROM' @@ )?"`
 	Where    Expr           `parser:"( 'WHERE' @@ )?"`
-	GroupBy  []Expr         `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
+	GroupBy  []*groupItemG  `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
 	Having   Expr           `parser:"( 'HAVING' @@ )?"`
 }
 
 func (g *selectG) toAST() (*Query, error) {
-	q := &Query{Pos: g.Pos, Distinct: g.Distinct, Where: g.Where, GroupBy: g.GroupBy,
+	hints, err := hintList(g.Hints)
+	if err != nil {
+		return nil, err
+	}
+	q := &Query{Pos: g.Pos, Hints: hints, Distinct: g.Distinct, Where: g.Where, GroupBy: groupExprs(g.GroupBy),
 		Having: g.Having}
 	for _, it := range g.Items {
 		item := &SelectItem{Pos: it.Pos, Star: it.Star, Expr: it.Expr}
@@ -310,6 +315,7 @@ type tableRefG struct {
 	Window *windowTableG `parser:"| @@"`
 	Sub    *queryExprG   `parser:"| '(' @@ ')'"`
 	Name   *identG       `parser:"| @@ )"`
+	Hints  *hintsG       `parser:"@@?"`
 	Alias  *identG       `parser:"( 'AS'? @@"`
 	Cols   []identG      `parser:"  ( '(' @@ ( ',' @@ )*"`
 	End    *listEnd      `parser:"    @@ )? )?"`
@@ -522,6 +528,9 @@ func argName(lex *lexer.PeekingLexer) string {
 }
 
 func (g *tableRefG) toAST() (TableExpr, error) {
+	if g.Hints != nil && g.Name == nil && len(g.Hints.Hints) > 0 {
+		return nil, errorAt(g.Hints.Hints[0].Pos, "a table hint follows a table's name, not a subquery or table function")
+	}
 	var alias string
 	if g.Alias != nil {
 		alias = g.Alias.Name
@@ -550,5 +559,9 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 	if g.Cols != nil {
 		return nil, errorAt(g.Alias.Pos, "a column list after an alias renames the columns of a subquery or VALUES only")
 	}
-	return &TableName{Pos: g.Pos, Name: g.Name.Name, Alias: alias}, nil
+	hints, err := hintList(g.Hints)
+	if err != nil {
+		return nil, err
+	}
+	return &TableName{Pos: g.Pos, Name: g.Name.Name, Alias: alias, Hints: hints}, nil
 }

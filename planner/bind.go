@@ -11,6 +11,8 @@ import (
 type Planner struct {
 	Catalog *Catalog
 	Emit    EmitControl // the session's emit options for window aggregates
+	// Notice, when set, is told what the planner accepts but ignores (join hints).
+	Notice func(msg string)
 
 	ctes []*cte // the common table expressions in scope, innermost last
 }
@@ -52,6 +54,10 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (Node, error) {
 			return nil, errorf(s, "cannot INSERT INTO view %s", s.Table)
 		}
 		return nil, errorf(s, "unknown table `%s`%s", s.Table, suggest(s.Table, p.Catalog.Names()))
+	}
+	t, err := tableHints(t, s.Hints)
+	if err != nil {
+		return nil, err
 	}
 	n, _, err := p.query(s.Query, 0)
 	if err != nil {
@@ -164,6 +170,9 @@ func (p *Planner) query(q *parser.Query, depth int) (Node, *scope, error) {
 
 // selectBlock plans SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ....
 func (p *Planner) selectBlock(q *parser.Query, depth int) (Node, error) {
+	if err := p.queryHints(q.Hints); err != nil {
+		return nil, err
+	}
 	q, err := groupWindow(commaJoins(q))
 	if err != nil {
 		return nil, err
@@ -236,6 +245,15 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 	case nil:
 		return &Values{Rows: 1}, &scope{}, nil
 	case *parser.TableName:
+		if len(t.Hints) > 0 {
+			_, isTable := p.Catalog.Table(t.Name)
+			for _, c := range p.ctes {
+				isTable = isTable && !equalFold(c.def.Name, t.Name)
+			}
+			if !isTable {
+				return nil, nil, errorf(t.Hints[0], "table hints apply to tables, and %s is not one", t.Name)
+			}
+		}
 		alias := t.Alias
 		if alias == "" {
 			alias = t.Name
@@ -259,6 +277,10 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 			}
 		}
 		if tbl, ok := p.Catalog.Table(t.Name); ok {
+			tbl, err := tableHints(tbl, t.Hints)
+			if err != nil {
+				return nil, nil, err
+			}
 			n := scanWithComputed(tbl)
 			return n, newScope(alias, n.Schema()), nil
 		}
@@ -444,7 +466,12 @@ func uniqueNames(items []*parser.SelectItem, names []string) error {
 // Aggregate → Filter(HAVING) → Project(select list).
 func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input Node, b *exprBinder) (Node, error) {
 	ab := &aggBinding{input: b}
-	for _, g := range q.GroupBy {
+	groupBy, sets, err := groupingSets(q.GroupBy)
+	if err != nil {
+		return nil, err
+	}
+	ab.sets = sets
+	for _, g := range groupBy {
 		if containsAgg(g) {
 			return nil, errorf(g, "aggregate functions are not allowed in GROUP BY")
 		}
@@ -481,8 +508,8 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 	}
 	// Name the aggregate outputs after the select items that are exactly them.
 	for i, e := range outExprs {
-		if c, ok := e.(*ColumnRef); ok && c.Index >= len(ab.keys) && strings.HasPrefix(ab.aggs[c.Index-len(ab.keys)].name, "EXPR$") {
-			ab.aggs[c.Index-len(ab.keys)].name = outNames[i]
+		if c, ok := e.(*ColumnRef); ok && c.Index >= ab.firstAgg() && strings.HasPrefix(ab.aggs[c.Index-ab.firstAgg()].name, "EXPR$") {
+			ab.aggs[c.Index-ab.firstAgg()].name = outNames[i]
 		}
 	}
 	pre := &Project{Input: input}
@@ -492,6 +519,9 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 		pre.Names = append(pre.Names, ab.keyName(i))
 		agg.Keys = append(agg.Keys, i)
 		agg.Names = append(agg.Names, ab.keyName(i))
+	}
+	if sets != nil {
+		agg.Names = append(agg.Names, expandID)
 	}
 	for _, a := range ab.aggs {
 		call := AggCall{Fn: a.fn, Arg: -1, Distinct: a.distinct, T: a.t, Separator: a.sep, KeepNulls: a.keepNulls}
@@ -513,6 +543,10 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 		agg.Names = append(agg.Names, a.name)
 	}
 	agg.Input = pre
+	if sets != nil { // the set column is a key, after the others
+		agg.Input = &Expand{Input: pre, Keys: len(ab.keys), Sets: sets}
+		agg.Keys = append(agg.Keys, len(pre.Exprs))
+	}
 	// GROUP BY window_start, window_end of a window function, or of a window aggregate
 	// below (cascading windows): a window aggregate.
 	starts, ends := map[*WindowTVF]int{}, map[*WindowTVF]int{}
@@ -528,6 +562,9 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 	}
 	for w, end := range ends {
 		if start, ok := starts[w]; ok {
+			if err := windowInEverySet(w, sets, start, end); err != nil {
+				return nil, errorf(q, "%v", err)
+			}
 			if err := sessionKeys(w, agg, start, end); err != nil {
 				return nil, errorf(q, "%v", err)
 			}

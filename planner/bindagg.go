@@ -11,6 +11,10 @@ type aggBinding struct {
 	keys     []Expr
 	aggSQL   []string
 	aggs     []aggSpec
+	// sets are the grouping sets of GROUPING SETS, ROLLUP or CUBE (by set, by key:
+	// whether it keeps the key), nil for a plain GROUP BY. With sets, the aggregate's
+	// output has the set column of Expand after the keys.
+	sets [][]bool
 }
 
 type aggSpec struct {
@@ -29,8 +33,12 @@ func (a *aggBinding) lookup(e parser.Expr) (Expr, bool, error) {
 	sql := e.String()
 	for i, g := range a.groupSQL {
 		if g == sql {
-			return &ColumnRef{Index: i, Name: a.keyName(i), T: a.keys[i].Type()}, true, nil
+			return &ColumnRef{Index: i, Name: a.keyName(i), T: a.keyType(i)}, true, nil
 		}
+	}
+	if isGroupingCall(e) {
+		g, err := a.grouping(e.(*parser.FuncCall))
+		return g, true, err
 	}
 	if !isAggCall(e) {
 		return nil, false, nil
@@ -57,7 +65,16 @@ func (a *aggBinding) keyName(i int) string {
 }
 
 func (a *aggBinding) ref(i int) *ColumnRef {
-	return &ColumnRef{Index: len(a.keys) + i, Name: a.aggs[i].name, T: a.aggs[i].t}
+	return &ColumnRef{Index: a.firstAgg() + i, Name: a.aggs[i].name, T: a.aggs[i].t}
+}
+
+// firstAgg is the aggregate output's first aggregate column: after the keys and, with
+// grouping sets, the set column.
+func (a *aggBinding) firstAgg() int {
+	if a.sets != nil {
+		return len(a.keys) + 1
+	}
+	return len(a.keys)
 }
 
 func (a *aggBinding) bindAgg(f *parser.FuncCall) (aggSpec, error) {

@@ -132,8 +132,12 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 		}
 	} else if isAggCall(e) {
 		return nil, errorf(e, "aggregate function %s is not allowed here", e.(*parser.FuncCall).Name)
+	} else if isGroupingCall(e) {
+		return nil, errorf(e, "%s is allowed only in the SELECT list and HAVING of a query with GROUP BY", e.(*parser.FuncCall).Name)
 	}
 	switch e := e.(type) {
+	case *parser.GroupingSets:
+		return nil, errorf(e, "GROUPING SETS, ROLLUP, CUBE and () are allowed only in GROUP BY")
 	case *parser.Ident:
 		if b.agg != nil {
 			return nil, errorf(e, "column `%s` must appear in GROUP BY or be used in an aggregate function", e)

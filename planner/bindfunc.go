@@ -200,6 +200,9 @@ func (b *exprBinder) call(e *parser.FuncCall) (Expr, error) {
 		return b.apply(functionIndex().byFn[fn], e, e, append([]Expr{unit}, args...))
 	}
 	f, ok := functionIndex().byName[e.Name]
+	if !ok && (e.Name == "ROLLUP" || e.Name == "CUBE") {
+		return nil, errorf(e, "%s is allowed only in GROUP BY", e.Name)
+	}
 	if !ok {
 		return nil, errorf(e, "unknown function %s%s", e.Name, suggest(e.Name, functionIndex().names))
 	}

@@ -14,6 +14,9 @@ type Table struct {
 	PrimaryKey []string
 	Options    map[string]string // WITH options, keys as written
 	Temporary  bool
+	// Hinted lists the options a reference's OPTIONS hint set (see tableHints), sorted;
+	// nil for the catalog's own table.
+	Hinted []string
 }
 
 // TableColumn is a physical column, or a computed one when Computed is set.

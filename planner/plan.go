@@ -221,7 +221,16 @@ func (n *Aggregate) Updating() bool { return n.Window == nil || n.Emit.On() }
 func (n *Sink) Updating() bool      { return n.Input.Updating() }
 
 func (n *Scan) Describe() string {
-	return fmt.Sprintf("TableSourceScan(table=[%s], connector=[%s])", n.Table.Name, n.Table.Connector())
+	return fmt.Sprintf("TableSourceScan(table=[%s], connector=[%s]%s)", n.Table.Name, n.Table.Connector(), n.Table.hintText())
+}
+
+// hintText names the options an OPTIONS hint set on the table, for Describe: keys only,
+// as their values may be secrets.
+func (t *Table) hintText() string {
+	if len(t.Hinted) == 0 {
+		return ""
+	}
+	return ", dynamicOptions=[" + strings.Join(t.Hinted, ", ") + "]"
 }
 
 func (n *Values) Describe() string {
@@ -290,7 +299,7 @@ func (n *Aggregate) Describe() string {
 }
 
 func (n *Sink) Describe() string {
-	return fmt.Sprintf("Sink(table=[%s], connector=[%s])", n.Table.Name, n.Table.Connector())
+	return fmt.Sprintf("Sink(table=[%s], connector=[%s]%s)", n.Table.Name, n.Table.Connector(), n.Table.hintText())
 }
 
 // Walk calls fn for n and every node below it, parents first.

@@ -186,6 +186,16 @@ func (b *builder) node(n planner.Node) (int, error) {
 		}
 	}
 	j, mem, env := b.j, b.mem, b.env
+	if set, ok := n.(*planner.SinkSet); ok { // one pipeline per sink, in one graph
+		last := 0
+		for _, sink := range set.Sinks {
+			var err error
+			if last, err = b.node(sink); err != nil {
+				return 0, err
+			}
+		}
+		return last, nil
+	}
 	var in int
 	if c := n.Children(); len(c) == 1 {
 		var err error
@@ -243,6 +253,11 @@ func (b *builder) node(n planner.Node) (int, error) {
 	case *planner.Replicate:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewReplicate(mem, n, out), nil
+		})
+		b.name(in, n.Describe())
+	case *planner.Expand:
+		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
+			return ops.NewExpand(mem, n, out), nil
 		})
 		b.name(in, n.Describe())
 	case *planner.Unnest:

@@ -25,16 +25,27 @@ func checkName(name string) error {
 }
 
 // DeriveName is the name of a job whose 'pipeline.name' is not set: insert-<sink> for
-// an INSERT INTO, select-<n> for the n-th SELECT of a session.
+// an INSERT INTO, insert-<sink>,<sink>,... for a statement set, select-<n> for the n-th
+// SELECT of a session.
 func DeriveName(plan planner.Node, selects int) string {
-	if sink, ok := plan.(*planner.Sink); ok {
-		// A quoted table name may hold anything; the job's directory takes a safe form.
-		return "insert-" + strings.Map(func(r rune) rune {
+	// A quoted table name may hold anything; the job's directory takes a safe form.
+	safe := func(sink planner.Node) string {
+		return strings.Map(func(r rune) rune {
 			if r == '/' || r == '\\' || r == 0 {
 				return '_'
 			}
 			return r
-		}, strings.ToLower(sink.Table.Name))
+		}, strings.ToLower(sink.(*planner.Sink).Table.Name))
+	}
+	switch plan := plan.(type) {
+	case *planner.Sink:
+		return "insert-" + safe(plan)
+	case *planner.SinkSet:
+		names := make([]string, len(plan.Sinks))
+		for i, s := range plan.Sinks {
+			names[i] = safe(s)
+		}
+		return "insert-" + strings.Join(names, ",")
 	}
 	return "select-" + strconv.Itoa(selects)
 }
