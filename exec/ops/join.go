@@ -190,13 +190,31 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 		if skip[i] {
 			continue
 		}
-		if j.mode == regularJoin {
+		if j.n.Semi() {
+			j.semi(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), b.Kind(i), j.cands[i], now)
+		} else if j.mode == regularJoin {
 			j.regular(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), b.Kind(i), j.cands[i], now)
 		} else {
 			j.timed(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), j.cands[i])
 		}
 	}
+	if j.n.Scalar != "" && in == 1 {
+		if rows := j.storedRows(1); rows > 1 {
+			return &exec.EvalError{Op: "Join", Expr: j.n.Scalar, Err: fmt.Errorf("a scalar subquery produced %d rows, but may produce at most one", rows)}
+		}
+	}
 	return j.emit(ctx)
+}
+
+// storedRows counts the rows side in holds.
+func (j *join) storedRows(in int) int64 {
+	n := int64(0)
+	for _, k := range j.sides[in].keys {
+		for _, r := range k.rows {
+			n += r.count
+		}
+	}
+	return n
 }
 
 // readRows reads every row of rec as values.
@@ -328,6 +346,49 @@ func (j *join) regular(s, o *joinSide, vals []value, enc string, keyed bool, kg 
 	if matched == 0 && s.outer {
 		j.padded(s, vals, kind, 1)
 	}
+	j.store(s, vals, enc, keyed, kg, retract, matched, now)
+}
+
+// semi applies one row of a semi or anti join. A left row is stored with the number of
+// right rows it matches, and passes while that number is above zero (SEMI) or zero
+// (ANTI), with its own row kind; a right row moves the numbers of the left rows it
+// matches, and a left row whose number leaves or reaches zero is inserted or deleted.
+func (j *join) semi(s, o *joinSide, vals []value, enc string, keyed bool, kg uint16, kind exec.RowKind, cands []*joinRow, now int64) {
+	retract := kind.IsRetraction()
+	anti := j.n.Kind == "ANTI"
+	if s.index == 0 {
+		matched := int64(0)
+		for _, r := range cands {
+			matched += r.count
+		}
+		if (matched > 0) != anti {
+			j.left(vals, kind, 1)
+		}
+		j.store(s, vals, enc, keyed, kg, retract, matched, now)
+		return
+	}
+	for _, r := range cands {
+		switch {
+		case !retract:
+			r.assoc++
+			if r.assoc == 1 {
+				j.left(r.vals, map[bool]exec.RowKind{false: exec.Insert, true: exec.Delete}[anti], r.count)
+			}
+		case r.assoc > 0:
+			r.assoc--
+			if r.assoc == 0 {
+				j.left(r.vals, map[bool]exec.RowKind{false: exec.Delete, true: exec.Insert}[anti], r.count)
+			}
+		}
+		j.markDirty(o, r.key)
+	}
+	j.store(s, vals, enc, keyed, kg, retract, 0, now)
+}
+
+// store adds a row to side s's state, or removes one (retract); matched is the number
+// of the other side's rows it matches. A join without keys has the empty enc for every
+// row; keyed is false for a NULL key.
+func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint16, retract bool, matched int64, now int64) {
 	if !keyed {
 		return // a NULL key is never stored: it cannot match
 	}
@@ -473,6 +534,17 @@ func (j *join) pair(in int, vals, other []value, kind exec.RowKind, copies int64
 		}
 		for c, v := range right {
 			col[len(left)+c](v)
+		}
+		j.changes.row(kind)
+	}
+}
+
+// left adds copies of a left row alone: a semi or anti join's output.
+func (j *join) left(vals []value, kind exec.RowKind, copies int64) {
+	col := j.changes.col
+	for ; copies > 0; copies-- {
+		for c, v := range vals {
+			col[c](v)
 		}
 		j.changes.row(kind)
 	}
