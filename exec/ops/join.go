@@ -200,6 +200,7 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 	}
 	if j.n.Scalar != "" && in == 1 {
 		if rows := j.storedRows(1); rows > 1 {
+			j.changes.discard()
 			return &exec.EvalError{Op: "Join", Expr: j.n.Scalar, Err: fmt.Errorf("a scalar subquery produced %d rows, but may produce at most one", rows)}
 		}
 	}
