@@ -156,40 +156,7 @@ func (p *Planner) semiJoin(left Node, sc *scope, pred subqueryPredicate, depth i
 	if pred.x != nil && len(ys) != len(xs) {
 		return nil, errorf(pred.at, "IN compares %d value(s) with a subquery of %d column(s)", len(xs), len(ys))
 	}
-	// The right side keeps only what the condition reads: the compared values, then the
-	// columns the correlation names. An EXISTS without correlation keeps a constant, so
-	// that all its rows fold into one stored row.
-	rs := right.Schema()
-	proj := &Project{Input: right}
-	for i, y := range ys {
-		proj.Exprs = append(proj.Exprs, y)
-		proj.Names = append(proj.Names, "$in"+itoa(i))
-	}
-	pos := map[int]int{}
-	for _, c := range conds {
-		walkColumns(c, func(r *ColumnRef) {
-			if r.Index >= nl {
-				if _, ok := pos[r.Index]; !ok {
-					pos[r.Index] = len(proj.Exprs)
-					proj.Exprs = append(proj.Exprs, &ColumnRef{Index: r.Index - nl, Name: rs[r.Index-nl].Name, T: r.T})
-					proj.Names = append(proj.Names, rs[r.Index-nl].Name)
-				}
-			}
-		})
-	}
-	if len(proj.Exprs) == 0 {
-		proj.Exprs = []Expr{&Literal{Value: true, T: Type{Kind: Boolean, NotNull: true}}}
-		proj.Names = []string{"$exists"}
-	}
-	uniqueProjectNames(proj)
-	for i, c := range conds {
-		conds[i] = mapColumns(c, func(r *ColumnRef) Expr {
-			if r.Index < nl {
-				return r
-			}
-			return &ColumnRef{Index: nl + pos[r.Index], Name: proj.Names[pos[r.Index]], T: r.T}
-		})
-	}
+	proj := narrowRight(right, ys, conds, nl)
 	// An outer value that is not a column is computed into a column of its own, which
 	// the join's output drops again.
 	ls := left.Schema()
@@ -251,6 +218,46 @@ func (p *Planner) semiJoin(left Node, sc *scope, pred subqueryPredicate, depth i
 		return &Project{Input: n, Exprs: columnRefs(ls), Names: schemaNames(ls)}, nil
 	}
 	return n, nil
+}
+
+// narrowRight projects a subquery's rows to what a join with it reads: the values ys an
+// IN compares (or a scalar subquery's value), then the columns the correlation conds
+// name, which it rewrites to read the projection (right columns follow the nl left
+// ones). With nothing to read, a constant stands for each row, so that equal rows fold
+// into one stored row.
+func narrowRight(right Node, ys []Expr, conds []Expr, nl int) *Project {
+	rs := right.Schema()
+	proj := &Project{Input: right}
+	for i, y := range ys {
+		proj.Exprs = append(proj.Exprs, y)
+		proj.Names = append(proj.Names, "$in"+itoa(i))
+	}
+	pos := map[int]int{}
+	for _, c := range conds {
+		walkColumns(c, func(r *ColumnRef) {
+			if r.Index >= nl {
+				if _, ok := pos[r.Index]; !ok {
+					pos[r.Index] = len(proj.Exprs)
+					proj.Exprs = append(proj.Exprs, &ColumnRef{Index: r.Index - nl, Name: rs[r.Index-nl].Name, T: r.T})
+					proj.Names = append(proj.Names, rs[r.Index-nl].Name)
+				}
+			}
+		})
+	}
+	if len(proj.Exprs) == 0 {
+		proj.Exprs = []Expr{&Literal{Value: true, T: Type{Kind: Boolean, NotNull: true}}}
+		proj.Names = []string{"$exists"}
+	}
+	uniqueProjectNames(proj)
+	for i, c := range conds {
+		conds[i] = mapColumns(c, func(r *ColumnRef) Expr {
+			if r.Index < nl {
+				return r
+			}
+			return &ColumnRef{Index: nl + pos[r.Index], Name: proj.Names[pos[r.Index]], T: r.T}
+		})
+	}
+	return proj
 }
 
 // correlated plans a plain SELECT subquery whose WHERE may name the outer query's
@@ -368,6 +375,13 @@ func andAST(es []parser.Expr) parser.Expr {
 	return out
 }
 
+// refsInner reports whether e names a column after the first nl.
+func refsInner(e Expr, nl int) bool {
+	found := false
+	walkColumns(e, func(c *ColumnRef) { found = found || c.Index >= nl })
+	return found
+}
+
 // refsOuter reports whether e names one of the first nl columns.
 func refsOuter(e Expr, nl int) bool {
 	found := false
@@ -401,31 +415,229 @@ func uniqueProjectNames(p *Project) {
 }
 
 // scalarJoins plans the scalar subqueries of a SELECT block's WHERE and select list: each
-// is a LEFT join of the input with the subquery's single row, whose column the binder
-// then reads for the subquery.
+// is a LEFT join of the input with the subquery's row, whose column the binder then
+// reads for the subquery. An uncorrelated subquery joins without keys; a correlated one
+// by its equalities with the outer query's columns, as Flink decorrelates them: a plain
+// SELECT joins its rows (at most one per outer row), an aggregate without GROUP BY is
+// grouped by its correlation's columns.
 func (p *Planner) scalarJoins(input Node, b *exprBinder, subs []*parser.SubqueryExpr, depth int) (Node, error) {
-	outer := b.sc
 	for _, s := range subs {
 		if _, done := b.scalars[s]; done {
 			continue
 		}
+		var n *Join
+		var value Expr
 		right, _, err := p.query(s.Query, depth+1)
-		if err != nil {
-			return nil, outerHint(err, outer, "a scalar subquery cannot name the outer query's columns yet")
+		switch {
+		case err == nil:
+			rs := right.Schema()
+			if len(rs) != 1 {
+				return nil, errorf(s, "a scalar subquery must produce one column, this one produces %d", len(rs))
+			}
+			n = &Join{Left: input, Right: right, Kind: "LEFT", Scalar: s.String()}
+			value = &ColumnRef{Index: len(input.Schema()), T: rs[0].Type}
+		case simpleBlock(s.Query):
+			if n, value, err = p.correlatedScalar(input, b.sc, s, depth); err != nil {
+				return nil, err
+			}
+		case aggregateBlock(s.Query):
+			if n, value, err = p.correlatedAggregate(input, b.sc, s, depth); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, outerHint(err, b.sc, "only a plain SELECT, or one aggregate without GROUP BY, may name the outer query's columns")
 		}
-		rs := right.Schema()
-		if len(rs) != 1 {
-			return nil, errorf(s, "a scalar subquery must produce one column, this one produces %d", len(rs))
-		}
-		n := &Join{Left: input, Right: right, Kind: "LEFT", Scalar: s.String()}
-		col := len(input.Schema())
 		if b.scalars == nil {
 			b.scalars = map[*parser.SubqueryExpr]Expr{}
 		}
-		t := rs[0].Type
-		t.NotNull = false
-		b.scalars[s] = &ColumnRef{Index: col, Name: n.Schema()[col].Name, T: t}
+		schema := n.Schema()
+		value = mapColumns(value, func(c *ColumnRef) Expr {
+			t := c.T
+			if c.Index >= len(n.Left.Schema()) {
+				t.NotNull = false
+			}
+			return &ColumnRef{Index: c.Index, Name: schema[c.Index].Name, T: t}
+		})
+		b.scalars[s] = value
 		input = n
 	}
 	return input, nil
+}
+
+// aggregateBlock reports whether q is SELECT agg(...) FROM ... [WHERE ...]: one value
+// over all its rows.
+func aggregateBlock(q *parser.Query) bool {
+	if len(q.With) > 0 || q.Set != nil || q.Values != nil || q.From == nil || len(q.GroupBy) > 0 ||
+		q.Having != nil || q.Distinct || q.OrderBy != nil || q.Limit != nil || len(q.Items) != 1 || q.Items[0].Star {
+		return false
+	}
+	return containsAgg(q.Items[0].Expr) && !hasOver(q.Items[0].Expr) && !hasSubquery(q.Where)
+}
+
+// correlatedScalar plans a plain SELECT scalar subquery whose WHERE compares its columns
+// with the outer query's by equality: a LEFT join by those keys with its rows, of which
+// each outer row may match one.
+func (p *Planner) correlatedScalar(input Node, sc *scope, s *parser.SubqueryExpr, depth int) (*Join, Expr, error) {
+	nl := len(input.Schema())
+	right, ys, conds, err := p.correlated(subqueryPredicate{at: s, x: s, query: s.Query}, sc, nl, depth)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ys) != 1 {
+		return nil, nil, errorf(s, "a scalar subquery must produce one column, this one produces %d", len(ys))
+	}
+	// An outer side of an equality that is not a column (r.id = l.id + 7) is computed
+	// into a column of its own: placeholders -1, -2, ... first, then numbered after the
+	// outer columns, the subquery's columns moving up past them.
+	var extra []Expr
+	for _, c := range conds {
+		call, ok := c.(*Call)
+		if !ok || call.Fn != FnEq {
+			continue
+		}
+		for side := range 2 {
+			a, o := call.Args[side], call.Args[1-side]
+			if _, col := a.(*ColumnRef); !col && !refsInner(a, nl) && refsOuter(a, nl) && !refsOuter(o, nl) {
+				extra = append(extra, a)
+				call.Args[side] = &ColumnRef{Index: -len(extra), Name: "$outer" + itoa(len(extra)-1), T: a.Type()}
+			}
+		}
+	}
+	left := input
+	if len(extra) > 0 {
+		ls := input.Schema()
+		lproj := &Project{Input: input, Exprs: columnRefs(ls), Names: schemaNames(ls)}
+		for i, x := range extra {
+			lproj.Exprs = append(lproj.Exprs, x)
+			lproj.Names = append(lproj.Names, "$outer"+itoa(i))
+		}
+		for i, c := range conds {
+			conds[i] = mapColumns(c, func(r *ColumnRef) Expr {
+				switch {
+				case r.Index < 0:
+					return &ColumnRef{Index: nl - 1 - r.Index, Name: r.Name, T: r.T}
+				case r.Index >= nl:
+					return &ColumnRef{Index: r.Index + len(extra), Name: r.Name, T: r.T}
+				}
+				return r
+			})
+		}
+		left, nl = lproj, nl+len(extra)
+	}
+	proj := narrowRight(right, ys, conds, nl)
+	n := &Join{Left: left, Right: proj, Kind: "LEFT", Scalar: s.String()}
+	for _, c := range conds {
+		l, r, ok := equiKey(c, nl)
+		if !ok {
+			pairs := *n
+			pairs.Kind = "INNER"
+			return nil, nil, errorf(s, "a correlated scalar subquery may compare its columns with the outer query's by equality only, not by %s", exprSQL(c, pairs.Schema()))
+		}
+		n.LeftKeys, n.RightKeys = append(n.LeftKeys, l), append(n.RightKeys, r-nl)
+	}
+	return n, &ColumnRef{Index: nl, T: ys[0].Type()}, nil
+}
+
+// correlatedAggregate plans SELECT agg(...) FROM ... WHERE ... whose WHERE compares its
+// columns with the outer query's by equality: the aggregate grouped by its side of the
+// equalities, LEFT joined by them. A COUNT over no rows is 0, not NULL.
+func (p *Planner) correlatedAggregate(input Node, sc *scope, s *parser.SubqueryExpr, depth int) (*Join, Expr, error) {
+	q := s.Query
+	item := q.Items[0].Expr
+	if f, ok := item.(*parser.FuncCall); !ok || f.Name != "COUNT" {
+		bad := ""
+		walkExpr(item, func(x parser.Expr) {
+			if f, ok := x.(*parser.FuncCall); ok && isAggCall(f) && (f.Name == "COUNT" || strings.HasPrefix(f.Name, "JSON_")) {
+				bad = f.Name
+			}
+		})
+		if bad != "" {
+			return nil, nil, errorf(s, "a correlated scalar subquery may use %s only as its whole value (it is not NULL over no rows)", bad)
+		}
+	}
+	_, rsc, err := p.from(commaJoins(&parser.Query{Items: q.Items, From: q.From}).From, depth+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	inner := &exprBinder{sc: rsc}
+	outer := &exprBinder{sc: sc}
+	var local []parser.Expr
+	var keys []parser.Expr // the subquery's side of each correlation equality
+	var outerKeys []Expr
+	for _, c := range astConjuncts(q.Where, nil) {
+		if _, err := inner.bind(c); err == nil {
+			local = append(local, c)
+			continue
+		}
+		eq, ok := c.(*parser.BinaryExpr)
+		if !ok || eq.Op != "=" {
+			if _, err := (&exprBinder{sc: &scope{cols: append(append([]scopeCol(nil), sc.cols...), rsc.cols...), outer: len(sc.cols)}}).bind(c); err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, errorf(c, "a correlated scalar subquery may compare its columns with the outer query's by equality only")
+		}
+		in, out := eq.Left, eq.Right
+		if _, err := inner.bind(in); err != nil {
+			in, out = out, in
+		}
+		if _, err := inner.bind(in); err != nil {
+			return nil, nil, err
+		}
+		ox, err := outer.bind(out)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys = append(keys, in)
+		outerKeys = append(outerKeys, ox)
+	}
+	// SELECT keys..., agg FROM ... WHERE local GROUP BY keys.
+	grouped := &parser.Query{Pos: q.Pos, From: q.From, Where: andAST(local), GroupBy: keys}
+	for i, k := range keys {
+		grouped.Items = append(grouped.Items, &parser.SelectItem{Pos: k.Position(), Expr: k, Alias: "$k" + itoa(i)})
+	}
+	grouped.Items = append(grouped.Items, &parser.SelectItem{Pos: item.Position(), Expr: item, Alias: "$value"})
+	right, _, err := p.query(grouped, depth+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Outer keys that are not columns are computed into columns of their own.
+	ls := input.Schema()
+	left := Node(input)
+	lproj := &Project{Input: input, Exprs: columnRefs(ls), Names: schemaNames(ls)}
+	cols := make([]Expr, len(outerKeys))
+	for i, ox := range outerKeys {
+		cols[i] = ox
+		if _, ok := ox.(*ColumnRef); !ok {
+			lproj.Exprs = append(lproj.Exprs, ox)
+			lproj.Names = append(lproj.Names, "$outer"+itoa(i))
+			cols[i] = &ColumnRef{Index: len(lproj.Exprs) - 1, Name: "$outer" + itoa(i), T: ox.Type()}
+		}
+	}
+	if len(lproj.Exprs) != len(ls) {
+		left = lproj
+	}
+	nl := len(left.Schema())
+	rs := right.Schema()
+	n := &Join{Left: left, Right: right, Kind: "LEFT"}
+	for i := range keys {
+		eq, err := (&exprBinder{}).operator(keys[i], FnEq, cols[i], &ColumnRef{Index: nl + i, Name: rs[i].Name, T: rs[i].Type})
+		l, r, ok := 0, 0, false
+		if err == nil {
+			l, r, ok = equiKey(eq, nl)
+		}
+		if !ok {
+			return nil, nil, errorf(keys[i], "a correlated scalar subquery's equality of %s and %s cannot be a join key (give both sides one type)", rs[i].Type.Nullable(), cols[i].Type().Nullable())
+		}
+		n.LeftKeys, n.RightKeys = append(n.LeftKeys, l), append(n.RightKeys, r-nl)
+	}
+	var value Expr = &ColumnRef{Index: nl + len(keys), T: rs[len(keys)].Type}
+	if f, ok := item.(*parser.FuncCall); ok && f.Name == "COUNT" {
+		t := rs[len(keys)].Type
+		t.NotNull = false
+		ref := &ColumnRef{Index: nl + len(keys), T: t}
+		zero := &Literal{Value: int64(0), T: Type{Kind: t.Kind, NotNull: true}}
+		t.NotNull = true
+		value = &Case{Whens: []When{{Cond: &Call{Fn: FnIsNull, Args: []Expr{ref}, T: Type{Kind: Boolean, NotNull: true}}, Result: zero}}, Else: ref, T: t}
+	}
+	return n, value, nil
 }

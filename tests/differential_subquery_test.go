@@ -26,6 +26,8 @@ var subqueryQueries = []struct{ name, sql string }{
 	{"not in an aggregate", "SELECT id, k FROM l WHERE k NOT IN (SELECT k FROM r WHERE k IS NOT NULL GROUP BY k HAVING COUNT(*) > 6)"},
 	{"updating left", "SELECT k, n FROM (SELECT k, COUNT(*) AS n FROM l GROUP BY k) a WHERE k IN (SELECT k FROM r WHERE w < 10) AND NOT EXISTS (SELECT 1 FROM r WHERE r.k = a.k AND r.w > 95)"},
 	{"scalar", "SELECT id, v - (SELECT MAX(w) FROM r) AS d FROM l WHERE v > (SELECT AVG(w) FROM r) + 20"},
+	{"scalar correlated aggregates", "SELECT id, (SELECT COUNT(*) FROM r WHERE r.k = l.k AND r.w > 50) AS n, (SELECT SUM(w) FROM r WHERE r.k = l.k) AS s FROM l WHERE v < (SELECT AVG(w) FROM r WHERE r.k = l.k)"},
+	{"scalar correlated row", "SELECT id, (SELECT w FROM r WHERE r.id = l.id + 7) AS w FROM l"},
 }
 
 // TestDifferentialSubqueries runs every subquery at parallelism 1 and 2.

@@ -199,23 +199,33 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 		}
 	}
 	if j.n.Scalar != "" && in == 1 {
-		if rows := j.storedRows(1); rows > 1 {
-			j.changes.discard()
-			return &exec.EvalError{Op: "Join", Expr: j.n.Scalar, Err: fmt.Errorf("a scalar subquery produced %d rows, but may produce at most one", rows)}
+		for i := range rows {
+			if rows := j.storedRows(s, encs[i]); keyed[i] && rows > 1 {
+				j.changes.discard()
+				return &exec.EvalError{Op: "Join", Expr: j.n.Scalar, Err: fmt.Errorf("a scalar subquery produced %d rows, but may produce at most one%s", rows, j.scalarFor())}
+			}
 		}
 	}
 	return j.emit(ctx)
 }
 
-// storedRows counts the rows side in holds.
-func (j *join) storedRows(in int) int64 {
+// storedRows counts the rows side s holds of the key enc.
+func (j *join) storedRows(s *joinSide, enc string) int64 {
 	n := int64(0)
-	for _, k := range j.sides[in].keys {
+	if k := s.keys[enc]; k != nil {
 		for _, r := range k.rows {
 			n += r.count
 		}
 	}
 	return n
+}
+
+// scalarFor says which outer rows a correlated scalar subquery's rows were for.
+func (j *join) scalarFor() string {
+	if len(j.n.LeftKeys) == 0 {
+		return ""
+	}
+	return " for an outer row"
 }
 
 // readRows reads every row of rec as values.
