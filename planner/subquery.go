@@ -214,6 +214,11 @@ func (p *Planner) semiJoin(left Node, sc *scope, pred subqueryPredicate, depth i
 	if len(residual) > 0 {
 		n.Residual = and(residual)
 	}
+	// Correlated on the window_start and window_end of the same window on both sides, it
+	// is a window semi or anti join, insert-only, whose rows go when the window closes.
+	if !left.Updating() && !proj.Updating() {
+		windowJoin(n)
+	}
 	if nlx != nl {
 		return &Project{Input: n, Exprs: columnRefs(ls), Names: schemaNames(ls)}, nil
 	}

@@ -190,7 +190,9 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 		if skip[i] {
 			continue
 		}
-		if j.n.Semi() {
+		if j.n.Semi() && j.mode == windowJoin {
+			j.windowSemi(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), j.cands[i])
+		} else if j.n.Semi() {
 			j.semi(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), b.Kind(i), j.cands[i], now)
 		} else if j.mode == regularJoin {
 			j.regular(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), b.Kind(i), j.cands[i], now)
@@ -467,6 +469,58 @@ func (j *join) timed(s, o *joinSide, vals []value, enc string, keyed bool, kg ui
 	j.markDirty(s, k)
 }
 
+// windowSemi applies an inserted row of a window semi or anti join. A left row that
+// has a match passes at once (SEMI) or never (ANTI), and is not kept; one without is
+// kept until its window closes, to pass on its first match (SEMI) or, if none came, when
+// the window closes (ANTI). A right row is kept until its window closes.
+func (j *join) windowSemi(s, o *joinSide, vals []value, enc string, keyed bool, kg uint16, cands []*joinRow) {
+	anti := j.n.Kind == "ANTI"
+	if s.index == 1 {
+		for _, r := range cands {
+			if r.assoc == 0 && !anti {
+				j.left(r.vals, exec.Insert, 1)
+			}
+			r.assoc++
+			j.markDirty(o, r.key)
+		}
+		j.timedStore(s, vals, enc, keyed, kg, 0)
+		return
+	}
+	switch {
+	case len(cands) > 0:
+		if !anti {
+			j.left(vals, exec.Insert, 1)
+		}
+	case !keyed || vals[s.timeCol].null || j.expiry(0, vals[s.timeCol].i) <= j.watermark:
+		if anti { // it can match nothing
+			j.left(vals, exec.Insert, 1)
+		}
+	default:
+		j.timedStore(s, vals, enc, keyed, kg, 0)
+	}
+}
+
+// timedStore keeps a row of an interval or window join until its expiry.
+func (j *join) timedStore(s *joinSide, vals []value, enc string, keyed bool, kg uint16, assoc int64) {
+	if !keyed || vals[s.timeCol].null {
+		return
+	}
+	row := &joinRow{vals: ownedRow(vals), count: 1, assoc: assoc, time: vals[s.timeCol].i}
+	row.expire = j.expiry(s.index, row.time)
+	if row.expire <= j.watermark {
+		return
+	}
+	k := s.keys[enc]
+	if k == nil {
+		k = &joinKey{enc: enc, kg: kg}
+		s.keys[enc] = k
+	}
+	row.key = k
+	k.rows = append(k.rows, row)
+	heap.Push(&s.expiry, row)
+	j.markDirty(s, k)
+}
+
 // expiry is the watermark from which no row of the other side can match a row of side
 // in at event time t: later rows of that side are late. A left row matches right rows
 // up to t - Lower, a right row left rows up to t + Upper, and a window's rows meet
@@ -489,8 +543,11 @@ func (j *join) ProcessWatermark(ctx context.Context, wm int64) error {
 		for _, s := range j.sides {
 			for len(s.expiry) > 0 && s.expiry[0].expire <= j.watermark {
 				r := heap.Pop(&s.expiry).(*joinRow)
-				if s.outer && r.assoc == 0 {
+				switch {
+				case s.outer && r.assoc == 0:
 					j.padded(s, r.vals, exec.Insert, 1)
+				case j.n.Kind == "ANTI" && s.index == 0 && r.assoc == 0:
+					j.left(r.vals, exec.Insert, 1)
 				}
 				k := r.key
 				for i, x := range k.rows {
