@@ -92,18 +92,19 @@ func asSubqueryPredicate(e parser.Expr) (subqueryPredicate, bool) {
 }
 
 // simpleBlock reports whether q is a plain SELECT ... FROM ... [WHERE ...]: one whose
-// WHERE may name the enclosing query's columns.
+// WHERE may name the enclosing query's columns (and hold subqueries of its own, which
+// may not).
 func simpleBlock(q *parser.Query) bool {
 	if len(q.With) > 0 || q.Set != nil || q.Values != nil || q.From == nil || len(q.GroupBy) > 0 ||
 		q.Having != nil || q.Distinct || q.OrderBy != nil || q.Limit != nil {
 		return false
 	}
 	for _, it := range q.Items {
-		if !it.Star && (containsAgg(it.Expr) || hasOver(it.Expr)) {
+		if !it.Star && (containsAgg(it.Expr) || hasOver(it.Expr) || hasSubquery(it.Expr)) {
 			return false
 		}
 	}
-	return !hasSubquery(q.Where)
+	return true
 }
 
 func hasOver(e parser.Expr) bool {
@@ -287,6 +288,9 @@ func (p *Planner) correlated(pred subqueryPredicate, sc *scope, nl int, depth in
 			named = named || (outerQuals[strings.ToLower(qual)] && !containsFold(inner, qual))
 		}
 		if named {
+			if hasSubquery(c) {
+				return nil, nil, nil, errorf(c, "a condition of a subquery that names the outer query's columns cannot hold a subquery of its own")
+			}
 			outer = append(outer, c)
 		} else {
 			local = append(local, c)
@@ -301,8 +305,21 @@ func (p *Planner) correlated(pred subqueryPredicate, sc *scope, nl int, depth in
 	}
 	cs := &scope{cols: append(append([]scopeCol(nil), sc.cols...), rsc.cols...), outer: nl}
 	b := &exprBinder{sc: cs}
+	// The subquery's own subqueries: scalar ones joined to its FROM first, IN and EXISTS
+	// applied to it after its conditions.
+	preds, rest := splitSubqueryPredicates(nq2.Where)
+	ib := &exprBinder{sc: rsc}
+	if from, err = p.scalarJoins(from, ib, scalarSubqueries(rest, nil), depth+1); err != nil {
+		return nil, nil, nil, err
+	}
+	for sub, x := range ib.scalars {
+		if b.scalars == nil {
+			b.scalars = map[*parser.SubqueryExpr]Expr{}
+		}
+		b.scalars[sub] = shiftColumns(x, nl)
+	}
 	var own, conds []Expr
-	for _, c := range append(astConjuncts(nq2.Where, nil), outer...) {
+	for _, c := range append(astConjuncts(rest, nil), outer...) {
 		x, err := b.bind(c)
 		if err != nil {
 			return nil, nil, nil, err
@@ -320,6 +337,11 @@ func (p *Planner) correlated(pred subqueryPredicate, sc *scope, nl int, depth in
 	}
 	if len(own) > 0 {
 		from = &Filter{Input: from, Cond: and(own)}
+	}
+	for _, pr := range preds {
+		if from, err = p.semiJoin(from, rsc, pr, depth+1); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	var ys []Expr
 	if pred.x != nil {
