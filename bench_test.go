@@ -89,7 +89,12 @@ INSERT INTO out SELECT a.id, b.id FROM a JOIN b ON ` + on + `;`
 		benchQuery{"tumble 10 s by 10k keys, checkpoints every second, 1M rows", 1_000_000, windowed(tumble, "1 s", 1_000_000)},
 		benchQuery{"tumble 10 s by 10k keys, checkpoints every second, 4M rows", 4_000_000, windowed(tumble, "1 s", 4_000_000)},
 		benchQuery{"interval join within 1 s by 10k keys", 1_000_000, joined("a.k = b.k AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts")},
-		benchQuery{"regular join by 10k keys", 1_000_000, joined("a.k = b.k AND a.v = b.v")})
+		benchQuery{"regular join by 10k keys", 1_000_000, joined("a.k = b.k AND a.v = b.v")},
+		// The semi join of the same two sources on the same keys (IN): it stores the
+		// same rows, and emits each left row once.
+		benchQuery{"semi join by 10k keys", 1_000_000, "SET 'execution.checkpointing.interval' = '10 s';" + events("a", 500_000, 1) + events("b", 500_000, 2) + `
+CREATE TABLE out (x BIGINT, y BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT a.id, a.v FROM a WHERE (a.k, a.v) IN (SELECT b.k, b.v FROM b);`})
 	// With 10k keys most windows of a key hold one or two events, so a hopping window
 	// emits size/slide times the rows of a tumbling one; with 100 keys output is small
 	// and the cost of the input shows.

@@ -459,12 +459,26 @@ type BetweenExpr struct {
 	Symmetric bool
 }
 
-// InExpr is x [NOT] IN (list).
+// InExpr is x [NOT] IN (list), or x [NOT] IN (query) when Query is set (List is nil
+// then). X is a ROW constructor for (a, b) IN (SELECT c, d ...).
 type InExpr struct {
-	Pos  Pos
-	X    Expr
-	List []Expr
-	Not  bool
+	Pos   Pos
+	X     Expr
+	List  []Expr
+	Query *Query
+	Not   bool
+}
+
+// ExistsExpr is EXISTS (query); NOT EXISTS is a UnaryExpr NOT over it.
+type ExistsExpr struct {
+	Pos   Pos
+	Query *Query
+}
+
+// SubqueryExpr is a scalar subquery, (query) used as a value.
+type SubqueryExpr struct {
+	Pos   Pos
+	Query *Query
 }
 
 // LikeExpr is x [NOT] LIKE pattern [ESCAPE 'c'], or with Similar x [NOT] SIMILAR TO
@@ -635,6 +649,8 @@ func (*OverExpr) expr()       {}
 func (*ItemExpr) expr()       {}
 func (*FieldExpr) expr()      {}
 func (*CollectionExpr) expr() {}
+func (*ExistsExpr) expr()     {}
+func (*SubqueryExpr) expr()   {}
 
 func (n *SetStmt) Position() Pos             { return n.Pos }
 func (n *CreateTableStmt) Position() Pos     { return n.Pos }
@@ -681,4 +697,6 @@ func (n *OverExpr) Position() Pos            { return n.Pos }
 func (n *ItemExpr) Position() Pos            { return n.Pos }
 func (n *FieldExpr) Position() Pos           { return n.Pos }
 func (n *CollectionExpr) Position() Pos      { return n.Pos }
+func (n *ExistsExpr) Position() Pos          { return n.Pos }
+func (n *SubqueryExpr) Position() Pos        { return n.Pos }
 func (n *SetOp) Position() Pos               { return n.Pos }

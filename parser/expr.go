@@ -269,6 +269,13 @@ func (p *exprParser) predicate(x Expr, kw string, not bool) (Expr, error) {
 		if err := p.expect("("); err != nil {
 			return nil, err
 		}
+		if p.startsQuery(0) {
+			q, err := p.subquery()
+			if err != nil {
+				return nil, err
+			}
+			return &InExpr{Pos: x.Position(), X: x, Query: q, Not: not}, nil
+		}
 		list, err := p.list()
 		if err != nil {
 			return nil, err
@@ -418,6 +425,15 @@ func (p *exprParser) primary() (Expr, error) {
 		}
 	case tokIdent:
 		n := p.peekAt(1)
+		if isWord(t, "EXISTS") && isPunct(n, "(") && p.startsQuery(2) {
+			p.next()
+			p.next()
+			q, err := p.subquery()
+			if err != nil {
+				return nil, err
+			}
+			return &ExistsExpr{Pos: t.Pos, Query: q}, nil
+		}
 		if n.Type == tokString {
 			switch kw := strings.ToUpper(t.Value); kw {
 			case "INTERVAL":
@@ -443,6 +459,13 @@ func (p *exprParser) primary() (Expr, error) {
 	case tokPunct:
 		if t.Value == "(" {
 			p.next()
+			if p.startsQuery(0) {
+				q, err := p.subquery()
+				if err != nil {
+					return nil, err
+				}
+				return &SubqueryExpr{Pos: t.Pos, Query: q}, nil
+			}
 			x, err := p.inner()
 			if err != nil {
 				return nil, err
@@ -459,6 +482,38 @@ func (p *exprParser) primary() (Expr, error) {
 		}
 	}
 	return nil, unexpected(t, "expression")
+}
+
+// startsQuery reports whether a query starts n tokens after the current one: SELECT,
+// WITH name, or VALUES (.
+func (p *exprParser) startsQuery(n int) bool {
+	t := p.peekAt(n)
+	switch {
+	case isKeyword(t, "SELECT"):
+		return true
+	case isWord(t, "WITH"):
+		return isName(p.peekAt(n + 1))
+	case isWord(t, "VALUES"):
+		return isPunct(p.peekAt(n+1), "(")
+	}
+	return false
+}
+
+// subquery parses `query)` after an opening parenthesis, through the query grammar.
+func (p *exprParser) subquery() (*Query, error) {
+	defer p.leave()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	g, err := parseSubquery(p.lex)
+	if err != nil {
+		return nil, err
+	}
+	q, err := g.toAST()
+	if err != nil {
+		return nil, err
+	}
+	return q, p.expect(")")
 }
 
 // ident parses a possibly qualified column reference a.b.c.

@@ -24,6 +24,17 @@ var stmtParser = participle.MustBuild[stmtRoot](append(grammarOptions,
 // data, TUMBLE((SELECT ...), ...).
 var queryParser = participle.MustBuild[queryExprG](grammarOptions...)
 
+// parseSubquery parses a query inside an expression: IN (SELECT ...), EXISTS (...), a
+// scalar (SELECT ...). It is set in init because the query grammar's own expressions
+// reach it, which a package variable's initializer cannot refer back to.
+var parseSubquery func(lex *lexer.PeekingLexer) (*queryExprG, error)
+
+func init() {
+	parseSubquery = func(lex *lexer.PeekingLexer) (*queryExprG, error) {
+		return queryParser.ParseFromLexer(lex, participle.AllowTrailing(true))
+	}
+}
+
 var grammarOptions = []participle.Option{
 	participle.Lexer(sqlLexer),
 	participle.CaseInsensitive("Keyword", "Ident"),

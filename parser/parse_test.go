@@ -213,6 +213,15 @@ func TestParseExpr(t *testing.T) {
 		{`a IS NOT TRUE OR b IS FALSE`, `(OR (IS-NOT a TRUE) (IS b FALSE))`},
 		{`a + 1 BETWEEN b AND c + 1 AND d`, `(AND (BETWEEN (+ a 1) b (+ c 1)) d)`},
 		{`a NOT BETWEEN 1 AND 2`, `(NOT-BETWEEN a 1 2)`},
+		// subqueries
+		{`a IN (SELECT b FROM t)`, `(IN a {SELECT b FROM t})`},
+		{`a NOT IN (SELECT b FROM t WHERE c IN (1, 2)) AND d`, `(AND (NOT-IN a {SELECT b FROM t WHERE c IN (1, 2)}) d)`},
+		{`(a, b) IN (SELECT c, d FROM t)`, `(IN (ROW a b) {SELECT c, d FROM t})`},
+		{`NOT EXISTS (SELECT 1 FROM t WHERE t.k = s.k) OR x`, `(OR (NOT EXISTS (SELECT 1 FROM t WHERE t.k = s.k)) x)`},
+		{`exists + 1`, `(+ exists 1)`},
+		{`(SELECT MAX(v) FROM t) + 1`, `(+ (SELECT MAX(v) FROM t) 1)`},
+		{`((SELECT 1))`, `(SELECT 1)`},
+		{`a IN (WITH w AS (SELECT 1 AS x) SELECT x FROM w)`, `(IN a {WITH w AS (SELECT 1 AS x) SELECT x FROM w})`},
 		{`a IN (1, b + 1)`, `(IN a 1 (+ b 1))`},
 		{`a NOT IN ('x')`, `(NOT-IN a 'x')`},
 		{`a LIKE 'x%' || b`, `(LIKE a (|| 'x%' b))`},
@@ -339,6 +348,9 @@ func sexpr(e Expr) string {
 		}
 		return list(neg(e.Not, op), e.X, e.Low, e.High)
 	case *InExpr:
+		if e.Query != nil {
+			return strings.TrimSuffix(list(neg(e.Not, "IN"), e.X), ")") + " {" + e.Query.String() + "})"
+		}
 		return list(neg(e.Not, "IN"), append([]Expr{e.X}, e.List...)...)
 	case *LikeExpr:
 		op := "LIKE"

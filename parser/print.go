@@ -520,8 +520,14 @@ func (n *BetweenExpr) String() string {
 }
 
 func (n *InExpr) String() string {
+	if n.Query != nil {
+		return sub(n.X, precCmp) + " " + not(n.Not) + "IN (" + n.Query.String() + ")"
+	}
 	return sub(n.X, precCmp) + " " + not(n.Not) + "IN (" + exprList(n.List) + ")"
 }
+
+func (n *ExistsExpr) String() string   { return "EXISTS (" + n.Query.String() + ")" }
+func (n *SubqueryExpr) String() string { return "(" + n.Query.String() + ")" }
 
 func (n *LikeExpr) String() string {
 	op := "LIKE "

@@ -182,30 +182,47 @@ func (p *Planner) selectBlock(q *parser.Query, depth int) (Node, error) {
 		return nil, err
 	}
 	b := &exprBinder{sc: sc}
-	if q.Where != nil {
-		cond, err := b.bind(q.Where)
+	preds, where := splitSubqueryPredicates(q.Where)
+	hasAgg := len(q.GroupBy) > 0 || q.Having != nil
+	for _, it := range q.Items {
+		hasAgg = hasAgg || (!it.Star && containsAgg(it.Expr))
+	}
+	// Scalar subqueries: joined first, so that WHERE and the select list read them.
+	subs := scalarSubqueries(where, nil)
+	if !hasAgg {
+		for _, it := range q.Items {
+			subs = scalarSubqueries(it.Expr, subs)
+		}
+	}
+	if input, err = p.scalarJoins(input, b, subs, depth); err != nil {
+		return nil, err
+	}
+	if where != nil {
+		cond, err := b.bind(where)
 		if err != nil {
 			return nil, err
 		}
-		checked, err := b.expect(q.Where, cond, TypeBoolean)
+		checked, err := b.expect(where, cond, TypeBoolean)
 		if err != nil {
-			return nil, errorf(q.Where, "WHERE needs a BOOLEAN condition, got %s", cond.Type().Nullable())
+			return nil, errorf(where, "WHERE needs a BOOLEAN condition, got %s", cond.Type().Nullable())
 		}
 		// A bound on the row number of a ROW_NUMBER() below makes it a Top-N.
-		if input, checked, err = foldRankFilter(input, checked, q.Where); err != nil {
+		if input, checked, err = foldRankFilter(input, checked, where); err != nil {
 			return nil, err
 		}
 		if checked != nil {
 			input = &Filter{Input: input, Cond: checked}
 		}
 	}
+	// IN, EXISTS and their negations: semi and anti joins over the filtered input.
+	for _, pred := range preds {
+		if input, err = p.semiJoin(input, sc, pred, depth); err != nil {
+			return nil, err
+		}
+	}
 	items, err := expandStars(q.Items, sc)
 	if err != nil {
 		return nil, err
-	}
-	hasAgg := len(q.GroupBy) > 0 || q.Having != nil
-	for _, it := range items {
-		hasAgg = hasAgg || containsAgg(it.Expr)
 	}
 	over, at, err := overItem(items)
 	if err != nil {

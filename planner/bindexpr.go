@@ -13,6 +13,9 @@ import (
 // with the table alias it came from.
 type scope struct {
 	cols []scopeCol
+	// outer counts the first columns that are an enclosing query's (a correlated
+	// subquery's scope): a name resolves to them only where no later column has it.
+	outer int
 }
 
 type scopeCol struct {
@@ -41,6 +44,16 @@ func (sc *scope) names() []string {
 // (t.col.f, col.f.g). A first part that names a table or alias is a qualifier, else a
 // column, as in Flink.
 func (sc *scope) resolve(id *parser.Ident) (Expr, error) {
+	if sc.outer > 0 {
+		x, err := (&scope{cols: sc.cols[sc.outer:]}).resolve(id)
+		if err == nil {
+			return shiftColumns(x, sc.outer), nil
+		}
+		if o, oerr := (&scope{cols: sc.cols[:sc.outer]}).resolve(id); oerr == nil {
+			return o, nil
+		}
+		return nil, err
+	}
 	if len(id.Parts) == 1 {
 		return sc.column(id, "", id.Parts[0])
 	}
@@ -98,6 +111,8 @@ type exprBinder struct {
 	sc   *scope
 	agg  *aggBinding
 	over map[*parser.OverExpr]Expr // the ranking function of a select list, as its Rank's row number
+	// scalars are the scalar subqueries joined to the input, as the columns of their rows.
+	scalars map[*parser.SubqueryExpr]Expr
 }
 
 func isAggCall(e parser.Expr) bool {
@@ -201,7 +216,17 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 	case *parser.BetweenExpr:
 		return b.between(e)
 	case *parser.InExpr:
+		if e.Query != nil {
+			return nil, errorf(e, "IN (subquery) is supported only as a condition of WHERE, alone or ANDed with others (not under OR or NOT of a larger condition, nor in SELECT, ON or HAVING)")
+		}
 		return b.in(e)
+	case *parser.ExistsExpr:
+		return nil, errorf(e, "EXISTS (subquery) is supported only as a condition of WHERE, alone or ANDed with others (not under OR or NOT of a larger condition, nor in SELECT, ON or HAVING)")
+	case *parser.SubqueryExpr:
+		if x, ok := b.scalars[e]; ok {
+			return x, nil
+		}
+		return nil, errorf(e, "a scalar subquery is supported only in the SELECT list and WHERE of a query without GROUP BY, aggregates or OVER")
 	case *parser.LikeExpr:
 		return b.like(e)
 	case *parser.CaseExpr:

@@ -63,6 +63,9 @@ func placeConds(t parser.TableExpr, conj []parser.Expr, used []bool, top bool) p
 		if used[i] {
 			continue
 		}
+		if hasSubquery(c) {
+			continue // planned as a semi or anti join, or a join with the subquery's row
+		}
 		quals, all := qualifiersOf(c, nil, true)
 		if !top && (!all || !within(quals, mine) || !touches(quals, right)) {
 			continue

@@ -20,7 +20,7 @@ import (
 // Interval and window joins read insert-only inputs and emit insert-only results.
 type Join struct {
 	Left, Right         Node
-	Kind                string // INNER, LEFT, RIGHT or FULL
+	Kind                string // INNER, LEFT, RIGHT, FULL, SEMI or ANTI
 	LeftKeys, RightKeys []int
 	Residual            Expr // over Left's columns then Right's, or nil
 	Interval            *Interval
@@ -28,7 +28,15 @@ type Join struct {
 	// LeftTime and RightTime are the event-time columns of an interval join, and the
 	// window_end columns of a window join.
 	LeftTime, RightTime int
+	// Scalar, when set, is the SQL of a scalar subquery, the right side, whose second
+	// row fails the job.
+	Scalar string
 }
+
+// Semi reports whether the join is a semi or anti join, whose output is the left rows
+// that have a match (SEMI) or none (ANTI), once each, as in Flink's IN, EXISTS, NOT IN
+// and NOT EXISTS.
+func (n *Join) Semi() bool { return n.Kind == "SEMI" || n.Kind == "ANTI" }
 
 // Interval bounds an interval join: a pair matches when Lower <= left time - right
 // time <= Upper, in milliseconds.
@@ -48,6 +56,9 @@ func (n *Join) Outer(side int) bool {
 // column gets a number (id, id0), as in Flink, and an outer join's padded side becomes
 // nullable.
 func (n *Join) Schema() Schema {
+	if n.Semi() {
+		return append(Schema(nil), n.Left.Schema()...)
+	}
 	var s Schema
 	taken := map[string]bool{}
 	for side, in := range []Node{n.Left, n.Right} {
@@ -73,11 +84,17 @@ func (n *Join) Updating() bool {
 	if n.Interval != nil || n.Window != nil {
 		return false
 	}
+	if n.Kind == "SEMI" {
+		// Over insert-only inputs a left row passes once, on its first match, for good.
+		return n.Left.Updating() || n.Right.Updating()
+	}
 	return n.Kind != "INNER" || n.Left.Updating() || n.Right.Updating()
 }
 
 func (n *Join) Describe() string {
-	joined := n.Schema()
+	pairs := *n
+	pairs.Kind = "INNER" // a semi join's condition reads both sides' columns, named as an inner join's
+	joined := pairs.Schema()
 	left := len(n.Left.Schema())
 	var conds []string
 	for i, l := range n.LeftKeys {
@@ -95,7 +112,11 @@ func (n *Join) Describe() string {
 	if n.Residual != nil {
 		conds = append(conds, exprSQL(n.Residual, joined))
 	}
-	return fmt.Sprintf("%s(joinType=[%s], where=[%s])", name, n.Kind, strings.Join(conds, " AND "))
+	single := ""
+	if n.Scalar != "" {
+		single = ", scalar=[" + n.Scalar + "]"
+	}
+	return fmt.Sprintf("%s(joinType=[%s], where=[%s]%s)", name, n.Kind, strings.Join(conds, " AND "), single)
 }
 
 func signedDuration(ms int64) string {

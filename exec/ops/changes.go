@@ -50,6 +50,12 @@ func (c *changes) emit(ctx context.Context, out exec.Output) error {
 	return err
 }
 
+// discard drops the rows built so far: the operator failed.
+func (c *changes) discard() {
+	c.builder.NewRecord().Release()
+	c.kinds, c.allIns = c.kinds[:0], true
+}
+
 func (c *changes) release() { c.builder.Release() }
 
 // snapshotNow takes a snapshot's synchronous and slow parts at once.

@@ -190,13 +190,44 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 		if skip[i] {
 			continue
 		}
-		if j.mode == regularJoin {
+		if j.n.Semi() && j.mode == windowJoin {
+			j.windowSemi(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), j.cands[i])
+		} else if j.n.Semi() {
+			j.semi(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), b.Kind(i), j.cands[i], now)
+		} else if j.mode == regularJoin {
 			j.regular(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), b.Kind(i), j.cands[i], now)
 		} else {
 			j.timed(s, o, vals, encs[i], keyed[i], uint16(exec.KeyGroup(j.hashes[i])), j.cands[i])
 		}
 	}
+	if j.n.Scalar != "" && in == 1 {
+		for i := range rows {
+			if rows := j.storedRows(s, encs[i]); keyed[i] && rows > 1 {
+				j.changes.discard()
+				return &exec.EvalError{Op: "Join", Expr: j.n.Scalar, Err: fmt.Errorf("a scalar subquery produced %d rows, but may produce at most one%s", rows, j.scalarFor())}
+			}
+		}
+	}
 	return j.emit(ctx)
+}
+
+// storedRows counts the rows side s holds of the key enc.
+func (j *join) storedRows(s *joinSide, enc string) int64 {
+	n := int64(0)
+	if k := s.keys[enc]; k != nil {
+		for _, r := range k.rows {
+			n += r.count
+		}
+	}
+	return n
+}
+
+// scalarFor says which outer rows a correlated scalar subquery's rows were for.
+func (j *join) scalarFor() string {
+	if len(j.n.LeftKeys) == 0 {
+		return ""
+	}
+	return " for an outer row"
 }
 
 // readRows reads every row of rec as values.
@@ -328,6 +359,49 @@ func (j *join) regular(s, o *joinSide, vals []value, enc string, keyed bool, kg 
 	if matched == 0 && s.outer {
 		j.padded(s, vals, kind, 1)
 	}
+	j.store(s, vals, enc, keyed, kg, retract, matched, now)
+}
+
+// semi applies one row of a semi or anti join. A left row is stored with the number of
+// right rows it matches, and passes while that number is above zero (SEMI) or zero
+// (ANTI), with its own row kind; a right row moves the numbers of the left rows it
+// matches, and a left row whose number leaves or reaches zero is inserted or deleted.
+func (j *join) semi(s, o *joinSide, vals []value, enc string, keyed bool, kg uint16, kind exec.RowKind, cands []*joinRow, now int64) {
+	retract := kind.IsRetraction()
+	anti := j.n.Kind == "ANTI"
+	if s.index == 0 {
+		matched := int64(0)
+		for _, r := range cands {
+			matched += r.count
+		}
+		if (matched > 0) != anti {
+			j.left(vals, kind, 1)
+		}
+		j.store(s, vals, enc, keyed, kg, retract, matched, now)
+		return
+	}
+	for _, r := range cands {
+		switch {
+		case !retract:
+			r.assoc++
+			if r.assoc == 1 {
+				j.left(r.vals, map[bool]exec.RowKind{false: exec.Insert, true: exec.Delete}[anti], r.count)
+			}
+		case r.assoc > 0:
+			r.assoc--
+			if r.assoc == 0 {
+				j.left(r.vals, map[bool]exec.RowKind{false: exec.Delete, true: exec.Insert}[anti], r.count)
+			}
+		}
+		j.markDirty(o, r.key)
+	}
+	j.store(s, vals, enc, keyed, kg, retract, 0, now)
+}
+
+// store adds a row to side s's state, or removes one (retract); matched is the number
+// of the other side's rows it matches. A join without keys has the empty enc for every
+// row; keyed is false for a NULL key.
+func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint16, retract bool, matched int64, now int64) {
 	if !keyed {
 		return // a NULL key is never stored: it cannot match
 	}
@@ -395,6 +469,58 @@ func (j *join) timed(s, o *joinSide, vals []value, enc string, keyed bool, kg ui
 	j.markDirty(s, k)
 }
 
+// windowSemi applies an inserted row of a window semi or anti join. A left row that
+// has a match passes at once (SEMI) or never (ANTI), and is not kept; one without is
+// kept until its window closes, to pass on its first match (SEMI) or, if none came, when
+// the window closes (ANTI). A right row is kept until its window closes.
+func (j *join) windowSemi(s, o *joinSide, vals []value, enc string, keyed bool, kg uint16, cands []*joinRow) {
+	anti := j.n.Kind == "ANTI"
+	if s.index == 1 {
+		for _, r := range cands {
+			if r.assoc == 0 && !anti {
+				j.left(r.vals, exec.Insert, 1)
+			}
+			r.assoc++
+			j.markDirty(o, r.key)
+		}
+		j.timedStore(s, vals, enc, keyed, kg, 0)
+		return
+	}
+	switch {
+	case len(cands) > 0:
+		if !anti {
+			j.left(vals, exec.Insert, 1)
+		}
+	case !keyed || vals[s.timeCol].null || j.expiry(0, vals[s.timeCol].i) <= j.watermark:
+		if anti { // it can match nothing
+			j.left(vals, exec.Insert, 1)
+		}
+	default:
+		j.timedStore(s, vals, enc, keyed, kg, 0)
+	}
+}
+
+// timedStore keeps a row of an interval or window join until its expiry.
+func (j *join) timedStore(s *joinSide, vals []value, enc string, keyed bool, kg uint16, assoc int64) {
+	if !keyed || vals[s.timeCol].null {
+		return
+	}
+	row := &joinRow{vals: ownedRow(vals), count: 1, assoc: assoc, time: vals[s.timeCol].i}
+	row.expire = j.expiry(s.index, row.time)
+	if row.expire <= j.watermark {
+		return
+	}
+	k := s.keys[enc]
+	if k == nil {
+		k = &joinKey{enc: enc, kg: kg}
+		s.keys[enc] = k
+	}
+	row.key = k
+	k.rows = append(k.rows, row)
+	heap.Push(&s.expiry, row)
+	j.markDirty(s, k)
+}
+
 // expiry is the watermark from which no row of the other side can match a row of side
 // in at event time t: later rows of that side are late. A left row matches right rows
 // up to t - Lower, a right row left rows up to t + Upper, and a window's rows meet
@@ -417,8 +543,11 @@ func (j *join) ProcessWatermark(ctx context.Context, wm int64) error {
 		for _, s := range j.sides {
 			for len(s.expiry) > 0 && s.expiry[0].expire <= j.watermark {
 				r := heap.Pop(&s.expiry).(*joinRow)
-				if s.outer && r.assoc == 0 {
+				switch {
+				case s.outer && r.assoc == 0:
 					j.padded(s, r.vals, exec.Insert, 1)
+				case j.n.Kind == "ANTI" && s.index == 0 && r.assoc == 0:
+					j.left(r.vals, exec.Insert, 1)
 				}
 				k := r.key
 				for i, x := range k.rows {
@@ -473,6 +602,17 @@ func (j *join) pair(in int, vals, other []value, kind exec.RowKind, copies int64
 		}
 		for c, v := range right {
 			col[len(left)+c](v)
+		}
+		j.changes.row(kind)
+	}
+}
+
+// left adds copies of a left row alone: a semi or anti join's output.
+func (j *join) left(vals []value, kind exec.RowKind, copies int64) {
+	col := j.changes.col
+	for ; copies > 0; copies-- {
+		for c, v := range vals {
+			col[c](v)
 		}
 		j.changes.row(kind)
 	}

@@ -149,3 +149,76 @@ func TestIntervalJoin(t *testing.T) {
 		t.Errorf("%d keys left in state after the final watermark", got)
 	}
 }
+
+// A semi join passes a left row once on its first match and deletes it when its last
+// match is retracted; an anti join passes a row while it has no match, deleting it when
+// the first arrives. Left rows keep their own row kinds; equal rows are counted; the
+// matches survive a snapshot and restore.
+func TestSemiAndAntiJoin(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	for _, kind := range []string{"SEMI", "ANTI"} {
+		t.Run(kind, func(t *testing.T) {
+			ks := &KeyedState{Store: store, Namespace: kind, LastKG: exec.MaxParallelism - 1}
+			n := &planner.Join{Left: input{schema: joinLeft, updating: true}, Right: input{schema: joinRight, updating: true}, Kind: kind, LeftKeys: []int{0}, RightKeys: []int{0}}
+			semi := kind == "SEMI"
+			pick := func(s, a string) string {
+				if semi {
+					return s
+				}
+				return a
+			}
+			h := newJoinHarness(t, mem, n, JoinOptions{State: ks})
+			h.feed(0, `[{"k":1,"a":"x"},{"k":1,"a":"x"},{"k":null,"a":"n"},{"k":2,"a":"y"}]`)
+			h.expect(pick("", "+I[1, x] +I[1, x] +I[null, n] +I[2, y]"))
+			h.feed(1, `[{"k":1,"b":"p"},{"k":1,"b":"q"},{"k":null,"b":"r"}]`)
+			h.expect(pick("+I[1, x] +I[1, x]", "-D[1, x] -D[1, x]"))
+			h.feed(1, `[{"k":1,"b":"p"}]`, exec.UpdateBefore) // one match of two left
+			h.expect("")
+			handle, err := h.op.(exec.Snapshotter).Snapshot(context.Background(), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.feed(1, `[{"k":1,"b":"q"}]`, exec.Delete) // the last match
+			h.expect(pick("-D[1, x] -D[1, x]", "+I[1, x] +I[1, x]"))
+
+			// Restored, key 1 has its match q again: a left row of key 1 passes (SEMI) or
+			// not (ANTI) with its own kind, and so does its retraction.
+			r := newJoinHarness(t, mem, n, JoinOptions{State: ks})
+			if err := r.op.(exec.Restorer).Restore(handle); err != nil {
+				t.Fatal(err)
+			}
+			r.feed(0, `[{"k":1,"a":"z"},{"k":2,"a":"y"}]`, exec.UpdateAfter, exec.Delete)
+			r.expect(pick("+U[1, z]", "-D[2, y]"))
+			r.feed(1, `[{"k":1,"b":"q"}]`, exec.Delete)
+			r.expect(pick("-D[1, x] -D[1, x] -D[1, z]", "+I[1, x] +I[1, x] +I[1, z]"))
+			r.feed(1, `[{"k":2,"b":"s"}]`) // key 2's left row is gone
+			r.expect("")
+		})
+	}
+}
+
+// The right side of a scalar subquery's join may hold one row: a second fails.
+func TestScalarJoinSecondRow(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	n := &planner.Join{Left: input{schema: joinLeft}, Right: input{schema: joinRight, updating: true}, Kind: "LEFT", Scalar: "(SELECT k, b FROM t)"}
+	h := newJoinHarness(t, mem, n, JoinOptions{})
+	h.feed(0, `[{"k":1,"a":"x"}]`)
+	h.expect("+I[1, x, null, null]")
+	h.feed(1, `[{"k":7,"b":"p"}]`)
+	h.expect("-D[1, x, null, null] +I[1, x, 7, p]")
+	h.feed(1, `[{"k":7,"b":"p"},{"k":8,"b":"q"}]`, exec.UpdateBefore, exec.UpdateAfter) // an update is one row
+	h.expect("-U[1, x, 7, p] +I[1, x, null, null] -D[1, x, null, null] +U[1, x, 8, q]")
+	b := batch(t, mem, joinRight, `[{"k":9,"b":"r"}]`)
+	defer b.Release()
+	err := h.op.Process(context.Background(), 1, b)
+	if err == nil || !strings.Contains(err.Error(), "scalar subquery produced 2 rows") {
+		t.Fatalf("a second row: got %v", err)
+	}
+}

@@ -264,3 +264,7 @@ CREATE TABLE d LIKE orders;
 SELECT id FROM t /*+ OPTIONS('scan.startup.mode' = 'earliest-offset') */ AS x WHERE id > 1;
 SELECT /*+ BROADCAST(t1), SHUFFLE_HASH(t2) */ t1.a FROM t1 JOIN t2 /*+ OPTIONS('x' = 'y') */ ON t1.a = t2.a;
 INSERT INTO k /*+ OPTIONS('sink.parallelism' = '2') */ SELECT * FROM t;
+SELECT id FROM a WHERE id IN (SELECT id FROM b WHERE v > 1) AND k NOT IN (SELECT k FROM c);
+SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.v > 10) AND NOT EXISTS (SELECT * FROM c WHERE c.k = a.k);
+SELECT id, (SELECT MAX(v) FROM b) AS m FROM a WHERE v > (SELECT AVG(v) FROM b);
+SELECT id FROM a WHERE (id, k) IN (SELECT id, k FROM b UNION ALL SELECT 1, 'x');
