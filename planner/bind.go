@@ -202,8 +202,16 @@ func (p *Planner) selectBlock(q *parser.Query, depth int) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	overs := overAggs(items)
 	var out Node
 	switch {
+	case len(overs) > 0 && (hasAgg || over != nil):
+		return nil, errorf(overs[0], "an aggregate OVER a window cannot share its SELECT with GROUP BY, other aggregates or ROW_NUMBER(): "+
+			"compute them in a subquery")
+	case len(overs) > 0:
+		out, err = p.overAggregate(q, items, overs, input, b)
+	case len(q.Windows) > 0 && over == nil:
+		return nil, &Error{Pos: q.Windows[0].Pos, Msg: fmt.Sprintf("window `%s` is defined but no OVER uses it", q.Windows[0].Name)}
 	case hasAgg && over != nil:
 		return nil, errorf(over.Expr, "ROW_NUMBER() OVER cannot rank the groups of its own SELECT: "+
 			"rank them in an enclosing query, SELECT *, ROW_NUMBER() OVER (...) AS rownum FROM (SELECT ... GROUP BY ...)")
