@@ -203,6 +203,24 @@ func (p *Planner) selectBlock(q *parser.Query, depth int) (Node, error) {
 		return nil, err
 	}
 	overs := overAggs(items)
+	if over != nil && len(overs) == 0 {
+		// ROW_NUMBER() OVER w: rank over the WINDOW clause's window, in a copy of the item.
+		if o := over.Expr.(*parser.OverExpr); o.Name != "" {
+			if err := checkWindowDefs(q.Windows); err != nil {
+				return nil, err
+			}
+			spec, err := overWindow(o, q.Windows)
+			if err != nil {
+				return nil, err
+			}
+			named := *o
+			named.Name, named.WindowSpec = "", spec
+			item := *over
+			item.Expr = &named
+			items = append([]*parser.SelectItem(nil), items...)
+			items[at], over = &item, &item
+		}
+	}
 	var out Node
 	switch {
 	case len(overs) > 0 && (hasAgg || over != nil):
@@ -210,8 +228,6 @@ func (p *Planner) selectBlock(q *parser.Query, depth int) (Node, error) {
 			"compute them in a subquery")
 	case len(overs) > 0:
 		out, err = p.overAggregate(q, items, overs, input, b)
-	case len(q.Windows) > 0 && over == nil:
-		return nil, &Error{Pos: q.Windows[0].Pos, Msg: fmt.Sprintf("window `%s` is defined but no OVER uses it", q.Windows[0].Name)}
 	case hasAgg && over != nil:
 		return nil, errorf(over.Expr, "ROW_NUMBER() OVER cannot rank the groups of its own SELECT: "+
 			"rank them in an enclosing query, SELECT *, ROW_NUMBER() OVER (...) AS rownum FROM (SELECT ... GROUP BY ...)")
