@@ -71,7 +71,7 @@ func (h *overHarness) frames() map[string]int {
 
 func overNode(rows bool, preceding int64) *planner.OverAggregate {
 	return &planner.OverAggregate{Input: input{schema: overInput}, PartitionBy: []int{0}, TimeCol: 1, Rows: rows, Preceding: preceding,
-		Aggs: []planner.AggCall{{Fn: planner.AggSum, Arg: 2, T: planner.TypeBigInt}, {Fn: planner.AggMax, Arg: 2, T: planner.TypeBigInt}},
+		Aggs:  []planner.AggCall{{Fn: planner.AggSum, Arg: 2, T: planner.TypeBigInt}, {Fn: planner.AggMax, Arg: 2, T: planner.TypeBigInt}},
 		Names: []string{"s", "m"}}
 }
 
