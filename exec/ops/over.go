@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -32,7 +31,7 @@ type over struct {
 	preceding int64
 	bounded   bool
 
-	calls  []planner.AggCall
+	calls  []overCall
 	accs   []accumulator
 	adders []rowAdder
 	groups int32
@@ -41,7 +40,7 @@ type over struct {
 	changes *changes
 
 	parts     map[string]*overPart // by encoded partition key
-	pending   map[*overPart]bool   // partitions with rows waiting for the watermark
+	pending   overHeap             // every partition's pending rows, earliest first
 	seq       int64                // arrival number of the next row
 	watermark int64
 	late      int64
@@ -69,11 +68,14 @@ type overPart struct {
 }
 
 type overRow struct {
-	vals []value
+	t    int64 // its time
 	seq  int64
+	vals []value
 }
 
-func (r *overRow) time(col int) int64 { return r.vals[col].i }
+// overCall is where an aggregate call reads its argument and filter: input columns,
+// -1 for none.
+type overCall struct{ arg, filter int }
 
 var (
 	_ exec.Operator         = (*over)(nil)
@@ -87,9 +89,9 @@ var (
 func NewOver(mem memory.Allocator, n *planner.OverAggregate, out exec.Output, ks *KeyedState) (exec.Operator, error) {
 	in := n.Input.Schema()
 	o := &over{n: n, width: len(in), partCols: n.PartitionBy, timeCol: n.TimeCol, preceding: n.Preceding,
-		bounded: !n.Unbounded(), calls: n.Aggs, out: out, parts: map[string]*overPart{}, pending: map[*overPart]bool{},
-		watermark: exec.MinWatermark, state: ks}
+		bounded: !n.Unbounded(), out: out, parts: map[string]*overPart{}, watermark: exec.MinWatermark, state: ks}
 	for _, call := range n.Aggs {
+		o.calls = append(o.calls, overCall{arg: call.Arg, filter: call.FilterCol()})
 		if len(call.More) > 0 {
 			return nil, fmt.Errorf("%s over a window takes one argument", call.Fn)
 		}
@@ -133,11 +135,9 @@ func (o *over) Process(_ context.Context, _ int, b exec.Batch) error {
 			o.late++
 			continue
 		}
-		x := &overRow{vals: ownedRow(row), seq: o.seq}
+		x := &overRow{t: t.i, seq: o.seq, vals: ownedRow(row)}
 		o.seq++
-		at := sort.Search(len(p.pending), func(k int) bool { return p.pending[k].time(o.timeCol) > t.i })
-		p.pending = slices.Insert(p.pending, at, x)
-		o.pending[p] = true
+		o.addPending(p, x)
 		o.markDirty(p)
 	}
 	return nil
@@ -157,6 +157,17 @@ func (o *over) partition(row []value, kg uint16) *overPart {
 	return p
 }
 
+// addPending puts x among p's pending rows, after those of its time or earlier.
+func (o *over) addPending(p *overPart, x *overRow) {
+	if k := len(p.pending); k == 0 || p.pending[k-1].t <= x.t {
+		p.pending = append(p.pending, x)
+	} else {
+		at := sort.Search(k, func(i int) bool { return p.pending[i].t > x.t })
+		p.pending = slices.Insert(p.pending, at, x)
+	}
+	o.pending.push(pendingRow{t: x.t, seq: x.seq, p: p})
+}
+
 // newPart makes a partition with a fresh accumulator group.
 func (o *over) newPart(enc string, kg uint16) *overPart {
 	p := &overPart{enc: enc, kg: kg, g: o.groups, last: math.MinInt64}
@@ -167,53 +178,25 @@ func (o *over) newPart(enc string, kg uint16) *overPart {
 	return p
 }
 
-// overUnit is what enters a frame at once: one row (ROWS) or the rows of one time of a
-// partition (RANGE), pending[from:to].
-type overUnit struct {
-	p        *overPart
-	from, to int
-}
-
 // ProcessWatermark emits the rows the watermark passed, in time order (by arrival for
 // equal times), each with its frame's aggregates, and passes the watermark on.
 func (o *over) ProcessWatermark(ctx context.Context, wm int64) error {
 	o.watermark = max(o.watermark, wm)
-	var units []overUnit
-	for p := range o.pending {
-		for from := 0; from < len(p.pending); {
-			t := p.pending[from].time(o.timeCol)
-			if t > o.watermark {
-				break
-			}
-			to := from + 1
-			if !o.n.Rows {
-				for to < len(p.pending) && p.pending[to].time(o.timeCol) == t {
-					to++
-				}
-			}
-			units = append(units, overUnit{p, from, to})
-			from = to
+	for len(o.pending) > 0 && o.pending[0].t <= o.watermark {
+		e := o.pending.pop()
+		p := e.p
+		if !o.n.Rows && e.t <= p.last {
+			continue // a peer of a row that fired with the rows of its time
 		}
-	}
-	slices.SortFunc(units, func(a, b overUnit) int {
-		x, y := a.p.pending[a.from], b.p.pending[b.from]
-		return cmp.Or(cmp.Compare(x.time(o.timeCol), y.time(o.timeCol)), cmp.Compare(x.seq, y.seq))
-	})
-	for _, u := range units {
-		o.fire(u)
-	}
-	for _, u := range units {
-		p := u.p
-		if len(p.pending) > 0 && p.pending[0].time(o.timeCol) <= p.last {
-			k := sort.Search(len(p.pending), func(k int) bool { return p.pending[k].time(o.timeCol) > p.last })
-			clear(p.pending[:k])
-			p.pending = p.pending[k:]
-			if len(p.pending) == 0 {
-				p.pending = nil
-				delete(o.pending, p)
+		k := 1
+		if !o.n.Rows {
+			for k < len(p.pending) && p.pending[k].t == e.t {
+				k++
 			}
-			o.markDirty(p)
 		}
+		o.fire(p, p.pending[:k])
+		p.pending = dropFront(p.pending, k)
+		o.markDirty(p)
 	}
 	if err := o.changes.emit(ctx, o.out); err != nil {
 		return err
@@ -221,13 +204,13 @@ func (o *over) ProcessWatermark(ctx context.Context, wm int64) error {
 	return o.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
 }
 
-// fire brings a unit's rows into their frame and emits them with its aggregates.
-func (o *over) fire(u overUnit) {
-	p, rows := u.p, u.p.pending[u.from:u.to]
-	t := rows[0].time(o.timeCol)
+// fire brings rows, the next of p's pending rows to enter its frame (one, or the rows
+// of one time for RANGE), into the frame and emits them with its aggregates.
+func (o *over) fire(p *overPart, rows []*overRow) {
+	t := rows[0].t
 	if o.bounded && !o.n.Rows {
 		gone := 0
-		for gone < len(p.frame) && p.frame[gone].time(o.timeCol) < t-o.preceding {
+		for gone < len(p.frame) && p.frame[gone].t < t-o.preceding {
 			o.apply(p, p.frame[gone], -1)
 			gone++
 		}
@@ -272,12 +255,12 @@ func dropFront(rows []*overRow, n int) []*overRow {
 // apply adds (sign 1) or retracts (-1) a row in its partition's accumulators.
 func (o *over) apply(p *overPart, x *overRow, sign int64) {
 	for k, call := range o.calls {
-		if f := call.FilterCol(); f >= 0 && (x.vals[f].null || x.vals[f].i == 0) {
+		if f := call.filter; f >= 0 && (x.vals[f].null || x.vals[f].i == 0) {
 			continue
 		}
 		var v value
-		if call.Arg >= 0 {
-			v = x.vals[call.Arg]
+		if call.arg >= 0 {
+			v = x.vals[call.arg]
 		}
 		o.adders[k].add(p.g, v, sign)
 	}
@@ -294,3 +277,54 @@ func (o *over) Close() error {
 }
 
 func (o *over) String() string { return fmt.Sprintf("over(%s)", o.n.Describe()) }
+
+// pendingRow is a row waiting for the watermark, in the heap of all of them.
+type pendingRow struct {
+	t, seq int64
+	p      *overPart
+}
+
+// overHeap is a min-heap of pending rows by time, then arrival.
+type overHeap []pendingRow
+
+func (h overHeap) less(i, j int) bool {
+	return h[i].t < h[j].t || h[i].t == h[j].t && h[i].seq < h[j].seq
+}
+
+func (h *overHeap) push(e pendingRow) {
+	*h = append(*h, e)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q.less(i, parent) {
+			break
+		}
+		q[i], q[parent] = q[parent], q[i]
+		i = parent
+	}
+}
+
+func (h *overHeap) pop() pendingRow {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q[last] = pendingRow{}
+	q = q[:last]
+	for i := 0; ; {
+		small, l, r := i, 2*i+1, 2*i+2
+		if l < len(q) && q.less(l, small) {
+			small = l
+		}
+		if r < len(q) && q.less(r, small) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		q[i], q[small] = q[small], q[i]
+		i = small
+	}
+	*h = q
+	return top
+}

@@ -105,6 +105,7 @@ func (o *over) Restore(handle []byte) error {
 				if d.err != nil {
 					return d.err
 				}
+				x.t = x.vals[o.timeCol].i
 				rows = append(rows, x)
 				o.seq = max(o.seq, x.seq+1)
 			}
@@ -114,16 +115,15 @@ func (o *over) Restore(handle []byte) error {
 			if i == 0 {
 				p.frame = rows
 			} else {
-				p.pending = rows
+				for _, x := range rows {
+					o.addPending(p, x)
+				}
 			}
 		}
 		if d.err != nil || len(d.buf) != 0 {
 			return fmt.Errorf("%w: over aggregate partition", state.ErrCorrupt)
 		}
 		o.parts[p.enc] = p
-		if len(p.pending) > 0 {
-			o.pending[p] = true
-		}
 		return nil
 	})
 }
