@@ -57,7 +57,7 @@ func TestDifferentialOver(t *testing.T) {
 		used[ts] = true
 		k := fmt.Sprint("k", r.IntN(50))
 		unique[i] = event{k, r.Int64N(100), ts}
-		grid[i] = event{k, r.Int64N(100), (base+int64(i)*20-r.Int64N(1500))/100*100}
+		grid[i] = event{k, r.Int64N(100), (base + int64(i)*20 - r.Int64N(1500)) / 100 * 100}
 	}
 	uniquePath, uniqueDB := loadEvents(t, unique)
 	gridPath, gridDB := loadEvents(t, grid)
