@@ -184,7 +184,7 @@ func (p *Planner) overAggregate(q *parser.Query, items []*parser.SelectItem, ove
 		sql := o.Call.String()
 		i, seen := calls[sql]
 		if !seen {
-			call, name, err := overCall(o, ab, len(n.Aggs), func(x Expr) int { return column(x, "arg") })
+			call, name, err := overCall(o, ab, len(n.Aggs), n.Preceding < 0, func(x Expr) int { return column(x, "arg") })
 			if err != nil {
 				return nil, err
 			}
@@ -290,14 +290,18 @@ var overAggFuncs = map[AggFunc]bool{
 }
 
 // overCall binds the call of an OVER aggregate, the i-th of its node, adding its input
-// columns with input; it returns the call and its output name.
-func overCall(o *parser.OverExpr, ab *aggBinding, i int, input func(Expr) int) (AggCall, string, error) {
+// columns with input; unbounded tells whether the frame starts at UNBOUNDED PRECEDING.
+// It returns the call and its output name.
+func overCall(o *parser.OverExpr, ab *aggBinding, i int, unbounded bool, input func(Expr) int) (AggCall, string, error) {
 	f := o.Call
 	switch {
 	case f.Name == "LEAD":
 		return AggCall{}, "", errorf(o, "LEAD Function is not supported in stream mode (as in Flink): a row's result cannot wait for the rows after it")
+	case f.Name == "LAG" && !unbounded:
+		return AggCall{}, "", errorf(o, "LAG Function with retraction is not supported in stream mode (as in Flink): "+
+			"LAG works over a frame from UNBOUNDED PRECEDING, such as the default one")
 	case f.Name == "LAG":
-		return AggCall{}, "", errorf(o, "LAG is not supported yet")
+		return lagCall(o, ab.input, i, input)
 	case !isAggCall(f):
 		return AggCall{}, "", errorf(o, "%s is no aggregate function: OVER applies to aggregates (COUNT, SUM, AVG, MIN, MAX, ...) and ROW_NUMBER", f.Name)
 	case !overAggFuncs[aggIndex[f.Name].Fn]:
@@ -317,5 +321,55 @@ func overCall(o *parser.OverExpr, ab *aggBinding, i int, input func(Expr) int) (
 	if spec.filter != nil {
 		call.Filter = input(spec.filter) + 1
 	}
+	return call, fmt.Sprintf("w0$o%d", i), nil
+}
+
+// lagCall binds LAG(x [, offset [, default]]): offset a constant count of rows (1 when
+// absent), default an expression of x's type (NULL when absent), computed per row like
+// x; the result is that of the latest row of the frame, as Flink computes it (so peers
+// of a RANGE frame share it).
+func lagCall(o *parser.OverExpr, b *exprBinder, i int, input func(Expr) int) (AggCall, string, error) {
+	f := o.Call
+	if len(f.Args) < 1 || len(f.Args) > 3 || f.Star || f.Distinct || f.Filter != nil {
+		return AggCall{}, "", errorf(o, "LAG takes (x [, offset [, default]]), without *, DISTINCT or FILTER")
+	}
+	x, err := b.bind(f.Args[0])
+	if err != nil {
+		return AggCall{}, "", err
+	}
+	t := x.Type().Nullable()
+	if t.Kind == Null {
+		return AggCall{}, "", errorf(f.Args[0], "cannot LAG NULL")
+	}
+	call := AggCall{Fn: AggLag, Offset: 1, T: t}
+	if len(f.Args) > 1 {
+		off, _ := (&exprBinder{sc: &scope{}}).bind(f.Args[1])
+		lit, _ := off.(*Literal)
+		v, ok := int64(0), false
+		if lit != nil {
+			switch n := lit.Value.(type) {
+			case int32:
+				v, ok = int64(n), true
+			case int64:
+				v, ok = n, true
+			}
+		}
+		if !ok || v < 0 || v > 1000 {
+			return AggCall{}, "", errorf(f.Args[1], "LAG's offset is a constant count of rows from 0 to 1000, got %s", f.Args[1])
+		}
+		call.Offset = v
+	}
+	var def Expr = &Literal{T: t}
+	if len(f.Args) > 2 {
+		if def, err = b.bind(f.Args[2]); err != nil {
+			return AggCall{}, "", err
+		}
+		if _, ok := commonType(def.Type(), t); !ok {
+			return AggCall{}, "", errorf(f.Args[2], "LAG's default is %s, not of the type of %s (%s)", def.Type().Nullable(), f.Args[0], t)
+		}
+		def = castTo(def, t)
+	}
+	call.Arg = input(x)
+	call.More = []int{input(def)}
 	return call, fmt.Sprintf("w0$o%d", i), nil
 }

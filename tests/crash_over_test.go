@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// overCrashJob runs two OVER aggregates at parallelism 2 into two-phase-commit file
-// sinks: a ROWS frame of 10 rows before each (its frames and pending rows in state) and
-// a RANGE frame of 2 s (rows dropped as they leave it). Times grow with the sequence id
+// overCrashJob runs three OVER aggregates at parallelism 2 into two-phase-commit file
+// sinks: a ROWS frame of 10 rows before each (its frames and pending rows in state), a
+// RANGE frame of 2 s (rows dropped as they leave it) and LAG over the default unbounded
+// frame (its last rows' values in state). Times grow with the sequence id
 // but run up to 120 ms back, behind the 1 s watermark delay, so no row is late in any
 // run and each key's rows have distinct times: the result is the same however the two
 // source tasks interleave.
@@ -27,8 +28,11 @@ CREATE TABLE out_rows (id BIGINT, k BIGINT, s BIGINT, n BIGINT, mx BIGINT, f BIG
   WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv');
 CREATE TABLE out_range (id BIGINT, k BIGINT, s BIGINT, n BIGINT, mn BIGINT)
   WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv');
+CREATE TABLE out_lag (id BIGINT, k BIGINT, p BIGINT, n BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv');
 INSERT INTO out_rows SELECT id, k, SUM(v) OVER w, COUNT(*) OVER w, MAX(v) OVER w, FIRST_VALUE(id) OVER w
   FROM gen WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 10 PRECEDING AND CURRENT ROW);
+INSERT INTO out_lag SELECT id, k, LAG(id, 3) OVER w, COUNT(*) OVER w FROM gen WINDOW w AS (PARTITION BY k ORDER BY ts);
 INSERT INTO out_range SELECT id, k, SUM(v) OVER w, COUNT(*) OVER w, MIN(v) OVER w
   FROM gen WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW);
 `
@@ -40,21 +44,21 @@ func TestCrashRecoveryOver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: runs without -short")
 	}
-	run := func(kills int, r *rand.Rand) (rows, ranges []string) {
+	run := func(kills int, r *rand.Rand) (rows, ranges, lags []string) {
 		dir := t.TempDir()
-		rowsDir, rangeDir := filepath.Join(dir, "rows"), filepath.Join(dir, "range")
-		runUntilDone(t, writeScript(t, fmt.Sprintf(overCrashJob, rowsDir, rangeDir)), t.TempDir(), kills, r)
-		return committedRows(rowsDir), committedRows(rangeDir)
+		rowsDir, rangeDir, lagDir := filepath.Join(dir, "rows"), filepath.Join(dir, "range"), filepath.Join(dir, "lag")
+		runUntilDone(t, writeScript(t, fmt.Sprintf(overCrashJob, rowsDir, rangeDir, lagDir)), t.TempDir(), kills, r)
+		return committedRows(rowsDir), committedRows(rangeDir), committedRows(lagDir)
 	}
-	wantRows, wantRange := run(0, nil)
-	if len(wantRows) != 30000 || len(wantRange) != 30000 {
-		t.Fatalf("failure-free run wrote %d and %d rows, want 30000 each", len(wantRows), len(wantRange))
+	wantRows, wantRange, wantLag := run(0, nil)
+	if len(wantRows) != 30000 || len(wantRange) != 30000 || len(wantLag) != 30000 {
+		t.Fatalf("failure-free run wrote %d, %d and %d rows, want 30000 each", len(wantRows), len(wantRange), len(wantLag))
 	}
-	gotRows, gotRange := run(10, rand.New(rand.NewPCG(13, 5)))
+	gotRows, gotRange, gotLag := run(10, rand.New(rand.NewPCG(13, 5)))
 	for _, c := range []struct {
 		name      string
 		got, want []string
-	}{{"ROWS", gotRows, wantRows}, {"RANGE", gotRange, wantRange}} {
+	}{{"ROWS", gotRows, wantRows}, {"RANGE", gotRange, wantRange}, {"LAG", gotLag, wantLag}} {
 		if strings.Join(c.got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("%s after crashes: %d rows, want %d\n%s", c.name, len(c.got), len(c.want), diffLines(strings.Join(c.want, "\n"), strings.Join(c.got, "\n")))
 		}

@@ -73,9 +73,12 @@ type overRow struct {
 	vals []value
 }
 
-// overCall is where an aggregate call reads its argument and filter: input columns,
-// -1 for none.
-type overCall struct{ arg, filter int }
+// overCall is where an aggregate call reads its argument, filter and (LAG's) default:
+// input columns, -1 for none; and LAG's history, nil for an aggregate.
+type overCall struct {
+	arg, filter, def int
+	lag              *lag
+}
 
 var (
 	_ exec.Operator         = (*over)(nil)
@@ -91,7 +94,15 @@ func NewOver(mem memory.Allocator, n *planner.OverAggregate, out exec.Output, ks
 	o := &over{n: n, width: len(in), partCols: n.PartitionBy, timeCol: n.TimeCol, preceding: n.Preceding,
 		bounded: !n.Unbounded(), out: out, parts: map[string]*overPart{}, watermark: exec.MinWatermark, state: ks}
 	for _, call := range n.Aggs {
-		o.calls = append(o.calls, overCall{arg: call.Arg, filter: call.FilterCol()})
+		if call.Fn == planner.AggLag {
+			if o.bounded || len(call.More) != 1 {
+				return nil, fmt.Errorf("LAG needs an unbounded frame and a default column")
+			}
+			o.calls = append(o.calls, overCall{arg: call.Arg, filter: -1, def: call.More[0], lag: &lag{offset: int(call.Offset)}})
+			o.accs, o.adders = append(o.accs, nil), append(o.adders, nil)
+			continue
+		}
+		o.calls = append(o.calls, overCall{arg: call.Arg, filter: call.FilterCol(), def: -1})
 		if len(call.More) > 0 {
 			return nil, fmt.Errorf("%s over a window takes one argument", call.Fn)
 		}
@@ -172,8 +183,12 @@ func (o *over) addPending(p *overPart, x *overRow) {
 func (o *over) newPart(enc string, kg uint16) *overPart {
 	p := &overPart{enc: enc, kg: kg, g: o.groups, last: math.MinInt64}
 	o.groups++
-	for _, acc := range o.accs {
-		acc.grow(int(o.groups))
+	for k, acc := range o.accs {
+		if l := o.calls[k].lag; l != nil {
+			l.grow(int(o.groups))
+		} else {
+			acc.grow(int(o.groups))
+		}
 	}
 	return p
 }
@@ -224,7 +239,11 @@ func (o *over) fire(p *overPart, rows []*overRow) {
 			o.changes.col[c](v)
 		}
 		for k, acc := range o.accs {
-			o.changes.col[o.width+k](acc.result(p.g))
+			if l := o.calls[k].lag; l != nil {
+				o.changes.col[o.width+k](l.result(p.g))
+			} else {
+				o.changes.col[o.width+k](acc.result(p.g))
+			}
 		}
 		o.changes.row(exec.Insert)
 	}
@@ -255,6 +274,10 @@ func dropFront(rows []*overRow, n int) []*overRow {
 // apply adds (sign 1) or retracts (-1) a row in its partition's accumulators.
 func (o *over) apply(p *overPart, x *overRow, sign int64) {
 	for k, call := range o.calls {
+		if call.lag != nil {
+			call.lag.push(p.g, x.vals[call.arg], x.vals[call.def])
+			continue
+		}
 		if f := call.filter; f >= 0 && (x.vals[f].null || x.vals[f].i == 0) {
 			continue
 		}

@@ -57,8 +57,12 @@ func (o *over) LastSnapshot() (int64, int64) { return o.lastBytes, o.lastKeys }
 
 func (o *over) appendPart(buf []byte, p *overPart) []byte {
 	buf = binary.AppendVarint(buf, p.last)
-	for _, acc := range o.accs {
-		buf = acc.save(buf, p.g)
+	for k, acc := range o.accs {
+		if l := o.calls[k].lag; l != nil {
+			buf = l.save(buf, p.g)
+		} else {
+			buf = acc.save(buf, p.g)
+		}
 	}
 	for _, rows := range [][]*overRow{p.frame, p.pending} {
 		buf = binary.AppendUvarint(buf, uint64(len(rows)))
@@ -87,8 +91,12 @@ func (o *over) Restore(handle []byte) error {
 		p := o.newPart(string(key[2:]), binary.BigEndian.Uint16(key))
 		d := &decoder{buf: v}
 		p.last = d.varint()
-		for _, acc := range o.accs {
-			acc.load(d, p.g)
+		for k, acc := range o.accs {
+			if l := o.calls[k].lag; l != nil {
+				l.load(d, p.g)
+			} else {
+				acc.load(d, p.g)
+			}
 		}
 		for i := range 2 {
 			n, size := binary.Uvarint(d.buf)
