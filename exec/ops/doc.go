@@ -1,5 +1,5 @@
 // Package ops holds the operators that run inside tasks: filter, project, the updating
-// group aggregate, window assignment and window aggregates, joins, and Top-N and
-// deduplication (rank). Each is an exec.Operator built from a plan node's expressions;
-// the task that runs it owns its channels.
+// group aggregate, window assignment and window aggregates, joins, Top-N and
+// deduplication (rank), and OVER aggregates (over). Each is an exec.Operator built from
+// a plan node's expressions; the task that runs it owns its channels.
 package ops
