@@ -193,6 +193,9 @@ func (o *over) newPart(enc string, kg uint16) *overPart {
 	return p
 }
 
+// overBatchRows bounds the rows of one output batch.
+const overBatchRows = 4096
+
 // ProcessWatermark emits the rows the watermark passed, in time order (by arrival for
 // equal times), each with its frame's aggregates, and passes the watermark on.
 func (o *over) ProcessWatermark(ctx context.Context, wm int64) error {
@@ -212,6 +215,12 @@ func (o *over) ProcessWatermark(ctx context.Context, wm int64) error {
 		o.fire(p, p.pending[:k])
 		p.pending = dropFront(p.pending, k)
 		o.markDirty(p)
+		if len(o.changes.kinds) >= overBatchRows {
+			// A watermark that passes many rows (the end of input) emits them in batches.
+			if err := o.changes.emit(ctx, o.out); err != nil {
+				return err
+			}
+		}
 	}
 	if err := o.changes.emit(ctx, o.out); err != nil {
 		return err
