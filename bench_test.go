@@ -81,6 +81,11 @@ INSERT INTO out SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(
 CREATE TABLE out (x BIGINT, y BIGINT) WITH ('connector' = 'blackhole');
 INSERT INTO out SELECT a.id, b.id FROM a JOIN b ON ` + on + `;`
 	}
+	over := func(frame string) string {
+		return "SET 'execution.checkpointing.interval' = '10 s';" + events("ev", 1_000_000, 1) + `
+CREATE TABLE out (id BIGINT, k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT id, k, COUNT(*) OVER w, SUM(v) OVER w FROM ev WINDOW w AS (PARTITION BY k ORDER BY ts ` + frame + `);`
+	}
 	queries = append(queries,
 		benchQuery{"tumble 10 s by 10k keys", 1_000_000, windowed(tumble, "10 s", 1_000_000)},
 		benchQuery{"hop 10 s every 2 s by 10k keys", 1_000_000, windowed("HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)", "10 s", 1_000_000)},
@@ -94,7 +99,12 @@ INSERT INTO out SELECT a.id, b.id FROM a JOIN b ON ` + on + `;`
 		// same rows, and emits each left row once.
 		benchQuery{"semi join by 10k keys", 1_000_000, "SET 'execution.checkpointing.interval' = '10 s';" + events("a", 500_000, 1) + events("b", 500_000, 2) + `
 CREATE TABLE out (x BIGINT, y BIGINT) WITH ('connector' = 'blackhole');
-INSERT INTO out SELECT a.id, a.v FROM a WHERE (a.k, a.v) IN (SELECT b.k, b.v FROM b);`})
+INSERT INTO out SELECT a.id, a.v FROM a WHERE (a.k, a.v) IN (SELECT b.k, b.v FROM b);`},
+		// OVER aggregates over the same events: every row comes out, with the aggregates
+		// of its key's last 11 rows (compare with "tumble 10 s by 10k keys", one row per
+		// window and key).
+		benchQuery{"over rows 10 preceding by 10k keys", 1_000_000, over("ROWS BETWEEN 10 PRECEDING AND CURRENT ROW")},
+		benchQuery{"over range 10 s preceding by 10k keys", 1_000_000, over("RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW")})
 	// With 10k keys most windows of a key hold one or two events, so a hopping window
 	// emits size/slide times the rows of a tumbling one; with 100 keys output is small
 	// and the cost of the input shows.

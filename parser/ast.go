@@ -285,7 +285,8 @@ type Query struct {
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
-	Values   [][]Expr // VALUES (a, b), ...: each row's columns
+	Windows  []*WindowDef // the WINDOW clause's named windows
+	Values   [][]Expr     // VALUES (a, b), ...: each row's columns
 	Set      *SetOp
 	OrderBy  []OrderItem
 	Limit    Expr // nil when absent
@@ -560,17 +561,58 @@ type ExtractExpr struct {
 	X    Expr
 }
 
-// OverExpr is a ranking function over a window of rows:
-// ROW_NUMBER() OVER ([PARTITION BY e, ...] ORDER BY e [ASC|DESC], ...).
-// Fn is ROW_NUMBER, RANK or DENSE_RANK: the parser accepts the three, and the planner decides
-// which it supports. PARTITION BY and ORDER BY are both optional in the grammar (nil when
-// absent); Flink requires ORDER BY for Top-N and deduplication, which is the planner's to
-// check. ASC is not kept: an item is ascending unless Desc.
+// OverExpr is a function over a window of rows, fn(...) OVER (window) or fn(...) OVER name:
+// a ranking function, ROW_NUMBER() OVER ([PARTITION BY e, ...] ORDER BY e [ASC|DESC], ...),
+// or an aggregate (or LAG/LEAD) call over a window, SUM(x) OVER (PARTITION BY k ORDER BY ts
+// ROWS BETWEEN 10 PRECEDING AND CURRENT ROW).
+// Fn is the function's name, upper case: for the ranking functions ROW_NUMBER, RANK or
+// DENSE_RANK (Call nil), which the parser accepts and the planner decides which it supports;
+// otherwise the name of Call, the call (arguments, DISTINCT, FILTER) the window applies to.
+// With Name set (OVER w), the window is the one the query's WINDOW clause defines by that
+// name, and the WindowSpec is empty. PARTITION BY and ORDER BY are both optional in the
+// grammar (nil when absent); what a window needs is the planner's to check.
 type OverExpr struct {
-	Pos         Pos
-	Fn          string // upper case, e.g. ROW_NUMBER
+	Pos  Pos
+	Fn   string    // upper case, e.g. ROW_NUMBER or SUM
+	Call *FuncCall // the aggregate or LAG/LEAD call; nil for a ranking function
+	Name string    // OVER name: a window of the WINDOW clause
+	WindowSpec
+}
+
+// WindowSpec is what an OVER clause or a WINDOW definition writes between its
+// parentheses: [PARTITION BY e, ...] [ORDER BY e [ASC|DESC], ...] [frame]. ASC is not
+// kept: an item is ascending unless Desc.
+type WindowSpec struct {
 	PartitionBy []Expr
 	OrderBy     []OrderItem
+	Frame       *Frame // nil: the default frame
+}
+
+// Frame is a window's frame: ROWS or RANGE, BETWEEN Start AND End, or Start alone (End
+// then CURRENT ROW, Between false).
+type Frame struct {
+	Pos     Pos
+	Range   bool // RANGE; else ROWS
+	Between bool
+	Start   FrameBound
+	End     FrameBound
+}
+
+// FrameBound is one end of a frame: UNBOUNDED PRECEDING or FOLLOWING, CURRENT ROW, or
+// Offset PRECEDING or FOLLOWING.
+type FrameBound struct {
+	Pos       Pos
+	Unbounded bool
+	Current   bool
+	Following bool // FOLLOWING; else PRECEDING (meaningless for CURRENT ROW)
+	Offset    Expr // n or INTERVAL ...; nil when Unbounded or Current
+}
+
+// WindowDef is one `name AS (spec)` of a SELECT's WINDOW clause.
+type WindowDef struct {
+	Pos  Pos
+	Name string
+	Spec WindowSpec
 }
 
 // ItemExpr is X[Index]: an ARRAY's element (1-based) or a MAP's value at a key.

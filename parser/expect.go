@@ -37,6 +37,8 @@ var productionWords = map[string][]string{
 	"TableRefG":       {"table name", "'('"},
 	"windowTableG":    {"TABLE"},
 	"unnestG":         {"UNNEST"},
+	"windowClauseG":   {"WINDOW"},
+	"tableAliasG":     {"identifier"},
 	"QueryStmtG":      {"SELECT", "VALUES", "'('"},
 	"QueryExprG":      {"SELECT", "VALUES", "'('"},
 	"BodyG":           {"SELECT", "VALUES", "'('"},

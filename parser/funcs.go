@@ -84,7 +84,11 @@ func (p *exprParser) call() (Expr, error) {
 		e, err = p.filter(e)
 	}
 	if t := p.peek(); err == nil && isKeyword(t, "OVER") {
-		return nil, errorAt(t.Pos, "OVER windows are supported only for ROW_NUMBER, RANK and DENSE_RANK")
+		call, ok := e.(*FuncCall)
+		if !ok {
+			return nil, errorAt(t.Pos, "OVER follows only an aggregate function call")
+		}
+		return p.over(&OverExpr{Pos: call.Pos, Fn: call.Name, Call: call})
 	}
 	return e, err
 }
@@ -203,66 +207,150 @@ func (p *exprParser) filter(e Expr) (Expr, error) {
 	return f, p.expect(")")
 }
 
-// ranking parses the rest of a ranking function after its '(':
-// `) OVER ([PARTITION BY e, ...] [ORDER BY e [ASC|DESC], ...])`.
+// ranking parses the rest of a ranking function after its '(': `) OVER window`.
 func (p *exprParser) ranking(f *FuncCall) (Expr, error) {
 	o := &OverExpr{Pos: f.Pos, Fn: f.Name}
 	if t := p.peek(); !isPunct(t, ")") && !t.EOF() {
 		return nil, errorAt(t.Pos, o.Fn+" takes no arguments")
 	}
-	for _, s := range []string{")", "OVER", "("} {
-		if err := p.expect(s); err != nil {
-			return nil, err
-		}
+	if err := p.expect(")"); err != nil {
+		return nil, err
 	}
-	end := []string{"PARTITION BY", "ORDER BY", "')'"}
+	return p.over(o)
+}
+
+// over parses `OVER name` or `OVER (spec)` into o, at OVER.
+func (p *exprParser) over(o *OverExpr) (Expr, error) {
+	if err := p.expect("OVER"); err != nil {
+		return nil, err
+	}
+	if t := p.peek(); isName(t) {
+		p.next()
+		o.Name = identText(t)
+		return o, nil
+	}
+	if err := p.expect("(", "'('", "window name"); err != nil {
+		return nil, err
+	}
+	spec, err := p.windowSpec()
+	if err != nil {
+		return nil, err
+	}
+	o.WindowSpec = spec
+	return o, nil
+}
+
+// windowSpec parses a window after its '(', through its ')':
+// `[PARTITION BY e, ...] [ORDER BY e [ASC|DESC], ...] [ROWS|RANGE frame])`.
+func (p *exprParser) windowSpec() (WindowSpec, error) {
+	var w WindowSpec
+	end := []string{"PARTITION BY", "ORDER BY", "ROWS", "RANGE", "')'"}
 	if isWord(p.peek(), "PARTITION") {
 		p.next()
 		if err := p.expect("BY"); err != nil {
-			return nil, err
+			return w, err
 		}
 		for {
 			e, err := p.inner()
 			if err != nil {
-				return nil, err
+				return w, err
 			}
-			o.PartitionBy = append(o.PartitionBy, e)
+			w.PartitionBy = append(w.PartitionBy, e)
 			if !isPunct(p.peek(), ",") {
 				break
 			}
 			p.next()
 		}
-		end = []string{"','", "ORDER BY", "')'"}
+		end = []string{"','", "ORDER BY", "ROWS", "RANGE", "')'"}
 	}
 	if isKeyword(p.peek(), "ORDER") {
 		p.next()
 		if err := p.expect("BY"); err != nil {
-			return nil, err
+			return w, err
 		}
 		for {
 			e, err := p.inner()
 			if err != nil {
-				return nil, err
+				return w, err
 			}
 			item := OrderItem{Expr: e}
-			end = []string{"ASC", "DESC", "','", "')'"}
+			end = []string{"ASC", "DESC", "','", "ROWS", "RANGE", "')'"}
 			switch t := p.peek(); {
 			case isWord(t, "ASC"):
 				p.next()
-				end = []string{"','", "')'"}
+				end = []string{"','", "ROWS", "RANGE", "')'"}
 			case isWord(t, "DESC"):
 				p.next()
 				item.Desc = true
-				end = []string{"','", "')'"}
+				end = []string{"','", "ROWS", "RANGE", "')'"}
 			}
-			o.OrderBy = append(o.OrderBy, item)
+			w.OrderBy = append(w.OrderBy, item)
 			if !isPunct(p.peek(), ",") {
 				break
 			}
 			p.next()
 		}
 	}
-	return o, p.expect(")", end...)
+	if t := p.peek(); isWord(t, "ROWS") || isWord(t, "RANGE") {
+		p.next()
+		f := &Frame{Pos: t.Pos, Range: isWord(t, "RANGE")}
+		var err error
+		if isKeyword(p.peek(), "BETWEEN") {
+			p.next()
+			f.Between = true
+			if f.Start, err = p.frameBound(); err != nil {
+				return w, err
+			}
+			if err := p.expect("AND"); err != nil {
+				return w, err
+			}
+			if f.End, err = p.frameBound(); err != nil {
+				return w, err
+			}
+		} else {
+			if f.Start, err = p.frameBound(); err != nil {
+				return w, err
+			}
+			f.End = FrameBound{Pos: f.Start.Pos, Current: true}
+		}
+		w.Frame = f
+		end = []string{"')'"}
+	}
+	return w, p.expect(")", end...)
+}
+
+// frameBound parses one end of a frame: UNBOUNDED PRECEDING|FOLLOWING, CURRENT ROW, or
+// offset PRECEDING|FOLLOWING.
+func (p *exprParser) frameBound() (FrameBound, error) {
+	t := p.peek()
+	b := FrameBound{Pos: t.Pos}
+	switch {
+	case isWord(t, "UNBOUNDED"):
+		p.next()
+		b.Unbounded = true
+	case isWord(t, "CURRENT") && isWord(p.peekAt(1), "ROW"):
+		p.next()
+		p.next()
+		b.Current = true
+		return b, nil
+	case p.startsExpr():
+		x, err := p.inner()
+		if err != nil {
+			return b, err
+		}
+		b.Offset = x
+	default:
+		return b, unexpected(t, "UNBOUNDED", "CURRENT ROW", "offset")
+	}
+	switch t := p.peek(); {
+	case isWord(t, "PRECEDING"):
+	case isWord(t, "FOLLOWING"):
+		b.Following = true
+	default:
+		return b, unexpectedOrNearMiss(t, []string{"PRECEDING", "FOLLOWING"})
+	}
+	p.next()
+	return b, nil
 }
 
 // genericArgsAhead reports whether the argument list starts with ')', '*' or DISTINCT, which

@@ -330,6 +330,14 @@ func (n *Query) printSelect(b *strings.Builder) {
 	if n.Having != nil {
 		b.WriteString(" HAVING " + n.Having.String())
 	}
+	for i, w := range n.Windows {
+		if i == 0 {
+			b.WriteString(" WINDOW ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteIdent(w.Name) + " AS (" + w.Spec.String() + ")")
+	}
 }
 
 func (n *SelectItem) String() string {
@@ -578,25 +586,58 @@ func (n *ExtractExpr) String() string {
 }
 
 func (n *OverExpr) String() string {
-	var b strings.Builder
-	b.WriteString(n.Fn + "() OVER (")
-	if len(n.PartitionBy) > 0 {
-		b.WriteString("PARTITION BY " + exprList(n.PartitionBy))
+	fn := n.Fn + "()"
+	if n.Call != nil {
+		fn = n.Call.String()
 	}
-	if len(n.OrderBy) > 0 {
-		if len(n.PartitionBy) > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString("ORDER BY ")
-		for i, o := range n.OrderBy {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(o.String())
-		}
+	if n.Name != "" {
+		return fn + " OVER " + quoteIdent(n.Name)
 	}
-	b.WriteString(")")
-	return b.String()
+	return fn + " OVER (" + n.WindowSpec.String() + ")"
+}
+
+// String prints the spec as written between a window's parentheses.
+func (w WindowSpec) String() string {
+	var parts []string
+	if len(w.PartitionBy) > 0 {
+		parts = append(parts, "PARTITION BY "+exprList(w.PartitionBy))
+	}
+	if len(w.OrderBy) > 0 {
+		items := make([]string, len(w.OrderBy))
+		for i, o := range w.OrderBy {
+			items[i] = o.String()
+		}
+		parts = append(parts, "ORDER BY "+strings.Join(items, ", "))
+	}
+	if w.Frame != nil {
+		parts = append(parts, w.Frame.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f *Frame) String() string {
+	s := "ROWS "
+	if f.Range {
+		s = "RANGE "
+	}
+	if !f.Between {
+		return s + f.Start.String()
+	}
+	return s + "BETWEEN " + f.Start.String() + " AND " + f.End.String()
+}
+
+func (b FrameBound) String() string {
+	dir := " PRECEDING"
+	if b.Following {
+		dir = " FOLLOWING"
+	}
+	switch {
+	case b.Current:
+		return "CURRENT ROW"
+	case b.Unbounded:
+		return "UNBOUNDED" + dir
+	}
+	return b.Offset.String() + dir
 }
 
 func (n *ItemExpr) String() string {

@@ -177,6 +177,7 @@ type selectG struct {
 	Where    Expr           `parser:"( 'WHERE' @@ )?"`
 	GroupBy  []*groupItemG  `parser:"( 'GROUP' 'BY' @@ ( ',' @@ )* )?"`
 	Having   Expr           `parser:"( 'HAVING' @@ )?"`
+	Windows  *windowClauseG `parser:"@@?"`
 }
 
 func (g *selectG) toAST() (*Query, error) {
@@ -186,6 +187,9 @@ func (g *selectG) toAST() (*Query, error) {
 	}
 	q := &Query{Pos: g.Pos, Hints: hints, Distinct: g.Distinct, Where: g.Where, GroupBy: groupExprs(g.GroupBy),
 		Having: g.Having}
+	if g.Windows != nil {
+		q.Windows = g.Windows.Defs
+	}
 	for _, it := range g.Items {
 		item := &SelectItem{Pos: it.Pos, Star: it.Star, Expr: it.Expr}
 		if it.Qualifier != nil {
@@ -316,9 +320,67 @@ type tableRefG struct {
 	Sub    *queryExprG   `parser:"| '(' @@ ')'"`
 	Name   *identG       `parser:"| @@ )"`
 	Hints  *hintsG       `parser:"@@?"`
-	Alias  *identG       `parser:"( 'AS'? @@"`
+	Alias  *tableAliasG  `parser:"( 'AS'? @@"`
 	Cols   []identG      `parser:"  ( '(' @@ ( ',' @@ )*"`
 	End    *listEnd      `parser:"    @@ )? )?"`
+}
+
+// tableAliasG is a table's alias: an identifier, but not the WINDOW that starts a
+// SELECT's WINDOW clause (WINDOW name AS), so that WINDOW needs not be reserved.
+type tableAliasG struct {
+	identG
+}
+
+// Parse implements participle.Parseable.
+func (g *tableAliasG) Parse(lex *lexer.PeekingLexer) error {
+	if windowClauseAhead(lex) {
+		return participle.NextMatch
+	}
+	return g.identG.Parse(lex)
+}
+
+// windowClauseAhead reports whether the next tokens are WINDOW name AS.
+func windowClauseAhead(lex *lexer.PeekingLexer) bool {
+	cp := lex.MakeCheckpoint()
+	defer lex.LoadCheckpoint(cp)
+	return isWord(lex.Next(), "WINDOW") && isName(lex.Next()) && isKeyword(lex.Next(), "AS")
+}
+
+// windowClauseG is a SELECT's WINDOW name AS (spec), ...: its named windows.
+type windowClauseG struct {
+	Defs []*WindowDef
+}
+
+// Parse implements participle.Parseable.
+func (g *windowClauseG) Parse(lex *lexer.PeekingLexer) error {
+	if !windowClauseAhead(lex) {
+		return participle.NextMatch
+	}
+	lex.Next() // WINDOW
+	p := &exprParser{lex: lex}
+	for {
+		t := lex.Next()
+		if !isName(t) {
+			return unexpected(t, "window name")
+		}
+		def := &WindowDef{Pos: t.Pos, Name: identText(t)}
+		if err := p.expect("AS"); err != nil {
+			return err
+		}
+		if err := p.expect("("); err != nil {
+			return err
+		}
+		spec, err := p.windowSpec()
+		if err != nil {
+			return err
+		}
+		def.Spec = spec
+		g.Defs = append(g.Defs, def)
+		if !isPunct(lex.Peek(), ",") {
+			return nil
+		}
+		lex.Next()
+	}
 }
 
 // unnestG is UNNEST(expr) [WITH ORDINALITY]: the elements of an ARRAY or MAP, as a table.

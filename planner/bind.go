@@ -228,8 +228,32 @@ func (p *Planner) selectBlock(q *parser.Query, depth int) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	overs := overAggs(items)
+	if over != nil && len(overs) == 0 {
+		// ROW_NUMBER() OVER w: rank over the WINDOW clause's window, in a copy of the item.
+		if o := over.Expr.(*parser.OverExpr); o.Name != "" {
+			if err := checkWindowDefs(q.Windows); err != nil {
+				return nil, err
+			}
+			spec, err := overWindow(o, q.Windows)
+			if err != nil {
+				return nil, err
+			}
+			named := *o
+			named.Name, named.WindowSpec = "", spec
+			item := *over
+			item.Expr = &named
+			items = append([]*parser.SelectItem(nil), items...)
+			items[at], over = &item, &item
+		}
+	}
 	var out Node
 	switch {
+	case len(overs) > 0 && (hasAgg || over != nil):
+		return nil, errorf(overs[0], "an aggregate OVER a window cannot share its SELECT with GROUP BY, other aggregates or ROW_NUMBER(): "+
+			"compute them in a subquery")
+	case len(overs) > 0:
+		out, err = p.overAggregate(q, items, overs, input, b)
 	case hasAgg && over != nil:
 		return nil, errorf(over.Expr, "ROW_NUMBER() OVER cannot rank the groups of its own SELECT: "+
 			"rank them in an enclosing query, SELECT *, ROW_NUMBER() OVER (...) AS rownum FROM (SELECT ... GROUP BY ...)")

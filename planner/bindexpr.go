@@ -288,6 +288,9 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 		if x, ok := b.over[e]; ok {
 			return x, nil
 		}
+		if e.Call != nil {
+			return nil, errorf(e, "%s(...) OVER (...) may only be in a select list", e.Fn)
+		}
 		return nil, errorf(e, "%s() OVER (...) may only be a select item of its own, filtered by an enclosing query: "+
 			"SELECT * FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rownum FROM t) WHERE rownum <= N", e.Fn)
 	}

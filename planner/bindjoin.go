@@ -238,6 +238,8 @@ func rowtime(n Node, i int) bool {
 		return rowtime(n.Input, i)
 	case *Unnest:
 		return i < len(n.Input.Schema()) && rowtime(n.Input, i)
+	case *OverAggregate:
+		return i < len(n.Input.Schema()) && rowtime(n.Input, i)
 	case *WindowTVF:
 		if in := len(n.Input.Schema()); i < in {
 			return rowtime(n.Input, i)

@@ -91,6 +91,10 @@ const (
 	AggArrayAgg   AggFunc = "ARRAY_AGG"
 	AggJSONArray  AggFunc = "JSON_ARRAYAGG"
 	AggJSONObject AggFunc = "JSON_OBJECTAGG"
+
+	// AggLag is LAG(x, offset, default) over an OVER window: the value of x offset rows
+	// before, or the default (More[0]) when there is none.
+	AggLag AggFunc = "LAG"
 )
 
 // AggCall is one aggregate: Fn over input column Arg (-1 for COUNT(*)).
@@ -110,6 +114,8 @@ type AggCall struct {
 	Filter int
 	// Separator is LISTAGG's.
 	Separator string
+	// Offset is LAG's: how many rows back it reads.
+	Offset int64
 }
 
 // FilterCol returns the input column of the call's FILTER condition, or -1.
@@ -144,6 +150,9 @@ func (a AggCall) argText(col func(int) string) string {
 	}
 	if a.Fn == AggListAgg {
 		arg += ", " + quoteString(a.Separator)
+	}
+	if a.Fn == AggLag {
+		arg = fmt.Sprintf("%s, %d, %s", col(a.Arg), a.Offset, col(a.More[0]))
 	}
 	switch {
 	case a.Fn == AggArrayAgg && !a.KeepNulls:

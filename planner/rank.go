@@ -126,7 +126,7 @@ func overItem(items []*parser.SelectItem) (*parser.SelectItem, int, error) {
 	var found *parser.SelectItem
 	at := -1
 	for i, it := range items {
-		if o, ok := it.Expr.(*parser.OverExpr); ok {
+		if o, ok := it.Expr.(*parser.OverExpr); ok && o.Call == nil {
 			if found != nil {
 				return nil, 0, errorf(o, "a SELECT can have one ROW_NUMBER() OVER (...); rank again in an enclosing query")
 			}

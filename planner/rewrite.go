@@ -40,6 +40,10 @@ func rewrite(n Node) Node {
 		c := *x
 		c.Input = rewrite(x.Input)
 		n = &c
+	case *OverAggregate:
+		c := *x
+		c.Input = rewrite(x.Input)
+		n = &c
 	case *Unnest:
 		c := *x
 		c.Input = rewrite(x.Input)

@@ -13,7 +13,7 @@ import (
 // the node (a filter, a projection, a renamed or reordered column, another sink) keeps
 // the node's meaning, and a savepoint of the original restores into it.
 type StateMeaning struct {
-	Kind  string   // "aggregate", "join", "rank" or "watermark"
+	Kind  string   // "aggregate", "join", "rank", "over" or "watermark"
 	Lines []string // what decides the state, then the input lineage
 }
 
@@ -28,16 +28,23 @@ func MeaningOf(n Node) (m StateMeaning, ok bool) {
 		m.Kind, head = "join", n.Describe()
 	case *Rank:
 		m.Kind, head = "rank", rankMeaning(n)
+	case *OverAggregate:
+		m.Kind, head = "over", overMeaning(n)
 	case *WatermarkAssigner:
 		m.Kind, head = "watermark", n.Describe()
 	default:
 		return m, false
 	}
 	var from Node = n
-	if a, ok := n.(*Aggregate); ok {
-		if p, ok := a.Input.(*Project); ok {
-			from = p // its expressions are in head: the lineage starts below it
-		}
+	var pre Node
+	switch n := n.(type) {
+	case *Aggregate:
+		pre = n.Input
+	case *OverAggregate:
+		pre = n.Input
+	}
+	if p, ok := pre.(*Project); ok {
+		from = p // its expressions are in head: the lineage starts below it
 	}
 	m.Lines = append([]string{head}, lineage(from)...)
 	return m, true

@@ -185,6 +185,13 @@ func differentialRun(t *testing.T, db *sql.DB, ddl, query, sqliteQuery string) {
 	if len(want) == 0 {
 		t.Fatal("the oracle returned no rows, so the case tests nothing")
 	}
+	compareRows(t, runOnTime(t, ddl, query), want)
+}
+
+// runOnTime runs ddl and query on streamsql, which must drop no late rows, and returns
+// the query's rows in the order they were printed.
+func runOnTime(t *testing.T, ddl, query string) result {
+	t.Helper()
 	var out, errs bytes.Buffer
 	s, err := streamsql.NewSession(streamsql.Config{Out: &out, Err: &errs, Format: "json", Location: time.UTC, StateDir: t.TempDir()})
 	if err != nil {
@@ -205,5 +212,5 @@ func differentialRun(t *testing.T, db *sql.DB, ddl, query, sqliteQuery string) {
 		}
 		got = append(got, m)
 	}
-	compareRows(t, got, want)
+	return got
 }

@@ -466,12 +466,17 @@ CREATE TABLE agg (k BIGINT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WI
 CREATE TABLE win (ws TIMESTAMP(3), k BIGINT, c BIGINT, s BIGINT, PRIMARY KEY (ws, k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/win.db');
 CREATE TABLE joined (id BIGINT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/joined.db');
 CREATE TABLE top (k BIGINT, rn BIGINT, id BIGINT, v BIGINT, PRIMARY KEY (k, rn) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/top.db');
+CREATE TABLE over_t (id BIGINT, k BIGINT, s BIGINT, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/over.db');
 `, p, addr, dir)
 	inserts := map[string]string{
 		"insert-agg":    "INSERT INTO agg SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
 		"insert-win":    "INSERT INTO win SELECT window_start, k, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k",
 		"insert-joined": "INSERT INTO joined SELECT s.id, d.name, s.v FROM src s JOIN dim d ON s.k = d.k",
 		"insert-top":    "INSERT INTO top SELECT k, rn, id, v FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM src) WHERE rn <= 3",
+		// Its rows wait for the watermark, an hour behind, so they are pending state
+		// until the drain at the end.
+		"insert-over_t": "INSERT INTO over_t SELECT id, k, SUM(v) OVER w, COUNT(*) OVER w FROM src " +
+			"WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW)",
 	}
 	for _, job := range rescaleJobs {
 		if sp := savepoints[job]; sp != "" {
@@ -482,7 +487,7 @@ CREATE TABLE top (k BIGINT, rn BIGINT, id BIGINT, v BIGINT, PRIMARY KEY (k, rn) 
 	return b.String()
 }
 
-var rescaleJobs = []string{"insert-agg", "insert-win", "insert-joined", "insert-top"}
+var rescaleJobs = []string{"insert-agg", "insert-win", "insert-joined", "insert-top", "insert-over_t"}
 
 // rescaleInput is the records of the topic in, from first up to before last.
 func rescaleInput(first, last int) []string {
@@ -494,10 +499,10 @@ func rescaleInput(first, last int) []string {
 	return rows
 }
 
-// rescaleTables reads the four tables of rescaleScript under dir.
+// rescaleTables reads the five tables of rescaleScript under dir.
 func rescaleTables(t *testing.T, script string) map[string]string {
 	out := map[string]string{}
-	for _, table := range []string{"agg", "win", "joined", "top"} {
+	for _, table := range []string{"agg", "win", "joined", "top", "over_t"} {
 		out[table] = readTable(t, script, table)
 	}
 	return out
@@ -530,7 +535,7 @@ func stopAll(t *testing.T, p *started, state, target string, drain bool) map[str
 	return savepoints
 }
 
-// TestRescale: four stateful jobs (group aggregate, window aggregate, join, Top-N) over
+// TestRescale: five stateful jobs (group aggregate, window aggregate, join, Top-N, OVER) over
 // a Kafka source, stopped mid-way at parallelism 2 with savepoints and restored from
 // them at 4, stopped again and restarted from their own checkpoints at 1, stopped again
 // and started elsewhere from those retained checkpoints (-s chk-N) at 2, end with the
@@ -558,7 +563,7 @@ func TestRescale(t *testing.T) {
 	settle()
 	stopAll(t, p, state, "", true)
 	wantTables := rescaleTables(t, want)
-	if !strings.Contains(wantTables["top"], "\n") || strings.Count(wantTables["win"], "\n") < 100 {
+	if !strings.Contains(wantTables["top"], "\n") || strings.Count(wantTables["win"], "\n") < 100 || strings.Count(wantTables["over_t"], "\n") < 2999 {
 		t.Fatalf("the uninterrupted run wrote %v", wantTables)
 	}
 

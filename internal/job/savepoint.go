@@ -27,14 +27,16 @@ import (
 // operator that keeps no state.
 type Slot struct {
 	UID     string
-	Kind    string   // source, sink, aggregate, join, rank, watermark, values, result
+	Kind    string   // source, sink, aggregate, join, rank, over, watermark, values, result
 	Meaning []string // what decides its state (see planner.MeaningOf)
 	table   *planner.Table
 }
 
 // keyed reports whether the slot's operator keeps keyed state in the store, in the
 // namespace of its UID.
-func (s Slot) keyed() bool { return s.Kind == "aggregate" || s.Kind == "join" || s.Kind == "rank" }
+func (s Slot) keyed() bool {
+	return s.Kind == "aggregate" || s.Kind == "join" || s.Kind == "rank" || s.Kind == "over"
+}
 
 // Savepoint takes a savepoint of the running job under target (the settings'
 // 'state.savepoints.dir', or <state-dir>/savepoints, when empty) and returns its path;
