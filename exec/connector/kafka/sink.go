@@ -40,6 +40,7 @@ type KafkaSink struct {
 	topic      string
 	topicID    [16]byte
 	enc        format.Encoder
+	changelog  bool           // enc writes changes (debezium-json, ...): updates and deletes are records too
 	keyEnc     format.Encoder // nil: records have no key
 	keyCols    []int
 	valCols    []int // nil: every column ('value.fields-include' = 'ALL')
@@ -116,7 +117,7 @@ func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, err
 		return nil, err
 	}
 	names := columnNames(spec)
-	s := &KafkaSink{table: t.Name, topic: ts[0], guarantee: guarantee}
+	s := &KafkaSink{table: t.Name, topic: ts[0], guarantee: guarantee, changelog: format.IsChangelog(o.Format())}
 	s.promise = s.onProduced
 	if s.enc, err = format.NewEncoder(o.Format(), names, t.Options, spec.Location); err != nil {
 		return nil, o.Err("%v", err)
@@ -303,7 +304,7 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 		return nil
 	}
 	for _, k := range b.Kinds {
-		if k != exec.Insert {
+		if k != exec.Insert && !s.changelog {
 			s.failed = true
 			return &notAppendOnly{s.table}
 		}

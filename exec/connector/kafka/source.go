@@ -351,7 +351,8 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 	}
 	o := origin{table: r.table, rows: r.origin}
 	r.origin = nil // the batch keeps it
-	return exec.Batch{Rec: r.dec.Flush(), Origin: o}, nil
+	rec := r.dec.Flush()
+	return exec.Batch{Rec: rec, Kinds: r.dec.Kinds(), Origin: o}, nil
 }
 
 // start creates the consumer of the partitions not at their end.
