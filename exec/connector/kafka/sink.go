@@ -41,6 +41,7 @@ type KafkaSink struct {
 	topicID    [16]byte
 	enc        format.Encoder
 	changelog  bool           // enc writes changes (debezium-json, ...): updates and deletes are records too
+	upsert     bool           // upsert-kafka: rows are upserts and tombstones by key (see UpsertSink)
 	keyEnc     format.Encoder // nil: records have no key
 	keyCols    []int
 	valCols    []int // nil: every column ('value.fields-include' = 'ALL')
@@ -304,7 +305,7 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 		return nil
 	}
 	for _, k := range b.Kinds {
-		if k != exec.Insert && !s.changelog {
+		if k != exec.Insert && !s.changelog && !s.upsert {
 			s.failed = true
 			return &notAppendOnly{s.table}
 		}
@@ -321,6 +322,10 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 			kb.Release()
 		}
 	}()
+	if s.upsert {
+		s.processUpsert(ctx, vb, kb, b)
+		return nil
+	}
 	if s.txn != nil {
 		if err := s.txn.begin(ctx); err != nil {
 			return err
