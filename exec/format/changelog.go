@@ -251,14 +251,15 @@ func (d *CDCDecoder) envelope(body []byte, names []string) string {
 	return ""
 }
 
-// text returns the string value of an envelope field, and whether it is one.
-func (d *CDCDecoder) text(v []byte) (string, bool) {
+// text returns the string value of an envelope field, and whether it is one; the
+// bytes are valid until the next call.
+func (d *CDCDecoder) text(v []byte) ([]byte, bool) {
 	if len(v) == 0 || v[0] != '"' {
-		return "", false
+		return nil, false
 	}
 	d.keyBuf = d.keyBuf[:0]
 	s, _, msg := scanString(v, 0, &d.keyBuf)
-	return string(s), msg == ""
+	return s, msg == ""
 }
 
 func (d *CDCDecoder) debezium(body []byte) (string, int, string) {
@@ -281,10 +282,10 @@ func (d *CDCDecoder) debezium(body []byte) (string, int, string) {
 	if !ok {
 		return "", -1, `the message has no "op" string`
 	}
-	switch op {
+	switch string(op) {
 	case "c", "r":
 		if after == nil {
-			return "", -1, `the "after" row of an insert ("op": "` + op + `") is null`
+			return "", -1, `the "after" row of an insert ("op": "` + string(op) + `") is null`
 		}
 		return d.change(nil, after, true)
 	case "u":
@@ -309,17 +310,17 @@ func (d *CDCDecoder) canal(body []byte) (string, int, string) {
 		return "", -1, msg
 	}
 	if d.opts.DatabaseInclude != nil {
-		if db, _ := d.text(d.fields[3]); !d.opts.DatabaseInclude.MatchString(db) {
+		if db, _ := d.text(d.fields[3]); !d.opts.DatabaseInclude.Match(db) {
 			return "", -1, ""
 		}
 	}
 	if d.opts.TableInclude != nil {
-		if t, _ := d.text(d.fields[4]); !d.opts.TableInclude.MatchString(t) {
+		if t, _ := d.text(d.fields[4]); !d.opts.TableInclude.Match(t) {
 			return "", -1, ""
 		}
 	}
 	typ, ok := d.text(d.fields[2])
-	if string(d.fields[5]) == "true" || (ok && typ == "CREATE") {
+	if string(d.fields[5]) == "true" || (ok && string(typ) == "CREATE") {
 		return "", -1, "" // a DDL statement: no rows
 	}
 	if !ok {
@@ -329,9 +330,9 @@ func (d *CDCDecoder) canal(body []byte) (string, int, string) {
 	if d.rows, msg = arrayElems(d.rows[:0], d.fields[0]); msg != "" {
 		return "data", -1, msg
 	}
-	switch typ {
+	switch string(typ) {
 	case "INSERT", "DELETE":
-		return d.changes(typ == "DELETE", nil)
+		return d.changes(string(typ) == "DELETE", nil)
 	case "UPDATE":
 		if d.olds, msg = arrayElems(d.olds[:0], d.fields[1]); msg != "" {
 			return "old", -1, msg
@@ -384,7 +385,7 @@ func (d *CDCDecoder) maxwell(body []byte) (string, int, string) {
 	if data == nil {
 		return "", -1, `the message has no "data" row`
 	}
-	switch typ {
+	switch string(typ) {
 	case "insert":
 		return d.change(nil, data, true)
 	case "delete":
