@@ -130,7 +130,7 @@ func TestUpsertKafka(t *testing.T) {
 	start = time.Now()
 	// Killed 250-650 ms after each start: most runs complete a checkpoint (the first one
 	// takes some 200 ms from the start), so most starts restore one.
-	killed, restored := runKilledAfter(t, writeScript(t, upsertPipeline(addr, "out")), t.TempDir(), 4, 8,
+	killed, restored := runKilledAfter(t, writeScript(t, upsertPipeline(addr, "out")), t.TempDir(), 3, 8,
 		rand.New(rand.NewPCG(9, 4)), 250*time.Millisecond, 400*time.Millisecond)
 	t.Logf("run with %d kills: %v, %d starts restored a checkpoint", killed, time.Since(start), restored)
 	if restored < 3 {
@@ -143,4 +143,4 @@ func TestUpsertKafka(t *testing.T) {
 
 // upsertKafkaRows is the input of TestUpsertKafka: enough for the job to outlive the
 // kills.
-const upsertKafkaRows = 600000
+const upsertKafkaRows = 1500000
