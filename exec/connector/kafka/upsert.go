@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/connector"
 	"github.com/streamsql/streamsql/exec/format"
@@ -195,7 +194,7 @@ func newUpserts(spec connector.SourceSpec, u *upsertTable, schema planner.Schema
 	if len(u.valCols) < len(schema) {
 		ks := sub(u.keyCols, u.keyNames)
 		if up.keyDec, err = format.NewDecoder(u.keyFormat, ks, spec.Mem, u.keyOpts, spec.Location); err == nil {
-			up.keyCheck, err = format.NewDecoder(u.keyFormat, ks, memoryOf(spec), u.keyOpts, spec.Location)
+			up.keyCheck, err = format.NewDecoder(u.keyFormat, ks, spec.Mem, u.keyOpts, spec.Location)
 		}
 		if err != nil {
 			up.release()
@@ -203,13 +202,6 @@ func newUpserts(spec connector.SourceSpec, u *upsertTable, schema planner.Schema
 		}
 	}
 	return up, nil
-}
-
-func memoryOf(spec connector.SourceSpec) memory.Allocator {
-	if spec.Mem == nil {
-		return memory.DefaultAllocator
-	}
-	return spec.Mem
 }
 
 // release frees the decoders; nil-safe.
