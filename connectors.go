@@ -11,14 +11,16 @@ import (
 // connectors adds the connectors that bring client libraries to the built-in ones.
 var connectors = &connector.Registry{
 	Sources: map[string]connector.SourceConnector{
-		"embedded": embedded.Source,
-		"kafka":    kafka.Source,
-		"nexmark":  nexmark.Source,
+		"embedded":     embedded.Source,
+		"kafka":        kafka.Source,
+		"upsert-kafka": kafka.UpsertSource,
+		"nexmark":      nexmark.Source,
 	},
 	Sinks: map[string]connector.SinkConnector{
-		"embedded": embedded.Sink,
-		"kafka":    kafka.Sink,
-		"postgres": postgres.Sink,
-		"jdbc":     postgres.Sink,
+		"embedded":     embedded.Sink,
+		"kafka":        kafka.Sink,
+		"upsert-kafka": kafka.UpsertSink,
+		"postgres":     postgres.Sink,
+		"jdbc":         postgres.Sink,
 	},
 }

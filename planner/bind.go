@@ -114,6 +114,9 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (Node, error) {
 // appendOnly reports whether a table's sink can only append rows: it cannot apply the
 // retractions of an updating query.
 func appendOnly(t *Table) bool {
+	if t.Changelog() {
+		return false
+	}
 	switch t.Connector() {
 	case "filesystem", "kafka":
 		return true

@@ -63,6 +63,25 @@ func (t *Table) Option(key string) (string, bool) {
 // Connector returns the 'connector' option, lower case.
 func (t *Table) Connector() string { return strings.ToLower(t.Options["connector"]) }
 
+// Changelog reports whether the table's source reads a changelog (+I, -U, +U, -D), not
+// only inserts: its format is one of the change-data-capture formats (debezium-json,
+// canal-json, maxwell-json), or its connector is upsert-kafka. A sink of such a table
+// takes updates and deletes.
+func (t *Table) Changelog() bool {
+	if t.Connector() == "upsert-kafka" {
+		return true
+	}
+	f := t.Options["format"]
+	if f == "" {
+		f = t.Options["value.format"]
+	}
+	switch strings.ToLower(f) {
+	case "debezium-json", "canal-json", "maxwell-json":
+		return true
+	}
+	return false
+}
+
 // OptionKeys returns the option keys, sorted.
 func (t *Table) OptionKeys() []string {
 	keys := make([]string, 0, len(t.Options))

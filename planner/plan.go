@@ -222,7 +222,7 @@ func (n *Project) Children() []Node   { return []Node{n.Input} }
 func (n *Aggregate) Children() []Node { return []Node{n.Input} }
 func (n *Sink) Children() []Node      { return []Node{n.Input} }
 
-func (n *Scan) Updating() bool      { return false }
+func (n *Scan) Updating() bool      { return n.Table.Changelog() }
 func (n *Values) Updating() bool    { return false }
 func (n *Filter) Updating() bool    { return n.Input.Updating() }
 func (n *Project) Updating() bool   { return n.Input.Updating() }

@@ -61,6 +61,19 @@ func kafkaProduce(t *testing.T, addr, topic string, values []string) {
 // kafkaCommitted reads the committed records of topic, up to its last stable offsets
 // now, as a read_committed consumer.
 func kafkaCommitted(t *testing.T, addr, topic string) ([]string, error) {
+	recs, err := kafkaRecords(addr, topic)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = string(r.Value)
+	}
+	return out, nil
+}
+
+// kafkaRecords reads the committed records of topic as kafkaCommitted does, whole.
+func kafkaRecords(addr, topic string) ([]*kgo.Record, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ends := map[int32]int64{}
@@ -115,7 +128,7 @@ func kafkaCommitted(t *testing.T, addr, topic string) ([]string, error) {
 	}
 	defer cl.Close()
 	pos := map[int32]int64{}
-	var out []string
+	var out []*kgo.Record
 	for {
 		done := true
 		for p, end := range ends {
@@ -139,7 +152,7 @@ func kafkaCommitted(t *testing.T, addr, topic string) ([]string, error) {
 			}
 			pos[r.Partition] = r.Offset + 1
 			if !r.Attrs.IsControl() {
-				out = append(out, string(r.Value))
+				out = append(out, r)
 			}
 		})
 	}
@@ -195,6 +208,12 @@ INSERT INTO dst SELECT id, name FROM src WHERE id %% 3 <> 0;
 // restored a checkpoint. It fails if the job finished before minKills kills.
 func runKilled(t *testing.T, script, stateDir string, minKills, kills int, r *rand.Rand) (killed, restored int) {
 	t.Helper()
+	return runKilledAfter(t, script, stateDir, minKills, kills, r, 50*time.Millisecond, 250*time.Millisecond)
+}
+
+// runKilledAfter is runKilled with each kill from least to least + spread after a start.
+func runKilledAfter(t *testing.T, script, stateDir string, minKills, kills int, r *rand.Rand, least, spread time.Duration) (killed, restored int) {
+	t.Helper()
 	for {
 		cmd := streamsqlCmd("-f", script, "--state-dir", stateDir)
 		var errOut strings.Builder
@@ -206,7 +225,7 @@ func runKilled(t *testing.T, script, stateDir string, minKills, kills int, r *ra
 		go func() { exited <- cmd.Wait() }()
 		var timeout <-chan time.Time
 		if killed < kills {
-			timeout = time.After(time.Duration(50+r.IntN(250)) * time.Millisecond)
+			timeout = time.After(least + time.Duration(r.Int64N(int64(spread))))
 		} else {
 			timeout = time.After(2 * time.Minute)
 		}

@@ -150,7 +150,7 @@ func (s *FileSink) Process(_ context.Context, _ int, b exec.Batch) error {
 		return nil
 	}
 	for _, k := range b.Kinds {
-		if k != exec.Insert {
+		if k != exec.Insert && !format.IsChangelog(s.format) {
 			s.failed = true
 			return &kindError{msg: "filesystem sink " + s.table + " accepts only inserts; the query produces updates", kind: ErrNotAppendOnly}
 		}

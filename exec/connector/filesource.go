@@ -226,7 +226,8 @@ func (r *FileReader) Next(ctx context.Context) (exec.Batch, error) {
 	}
 	origin := &exec.LineOrigin{Table: r.table, Where: r.where, Lines: r.lines, Files: r.files}
 	r.lines, r.files = nil, nil // the batch keeps them
-	return exec.Batch{Rec: r.dec.Flush(), Origin: origin}, nil
+	rec := r.dec.Flush()
+	return exec.Batch{Rec: rec, Kinds: r.dec.Kinds(), Origin: origin}, nil
 }
 
 // poll lists the directory again once the monitor interval has passed since the last

@@ -386,7 +386,8 @@ func (r *SocketReader) record(rec []byte) error {
 func (r *SocketReader) flush() exec.Batch {
 	origin := &exec.LineOrigin{Table: r.table, Where: "socket " + r.addr, Lines: r.lines}
 	r.lines = nil // the batch keeps them
-	return exec.Batch{Rec: r.dec.Flush(), Origin: origin}
+	rec := r.dec.Flush()
+	return exec.Batch{Rec: rec, Kinds: r.dec.Kinds(), Origin: origin}
 }
 
 // Snapshot returns the position in the write-ahead log of the first record not yet

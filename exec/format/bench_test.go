@@ -110,3 +110,48 @@ func BenchmarkCSVEncode(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*benchBatch)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// BenchmarkChangelogDecode decodes the same rows as plain json objects (the baseline),
+// as debezium-json inserts, and as debezium-json updates (two rows a message), canal-json
+// and maxwell-json inserts; one op is a batch of 1024 messages.
+func BenchmarkChangelogDecode(b *testing.B) {
+	schema := planner.Schema{
+		{Name: "id", Type: planner.TypeString},
+		{Name: "ts", Type: planner.TypeBigInt},
+		{Name: "temperature", Type: planner.TypeDouble},
+	}
+	row := func(i int) string {
+		return fmt.Sprintf(`{"id":"sensor_%d","ts":%d,"temperature":%d.%d}`, i%100, 1547718199+i, 20+i%15, i%10)
+	}
+	for _, c := range []struct {
+		name, format string
+		msg          func(i int) string
+	}{
+		{"json", "json", row},
+		{"debezium-insert", Debezium, func(i int) string {
+			return `{"before":null,"after":` + row(i) + `,"source":{"db":"inventory","table":"sensors"},"op":"c","ts_ms":1589362330904}`
+		}},
+		{"debezium-update", Debezium, func(i int) string {
+			return `{"before":` + row(i) + `,"after":` + row(i+1) + `,"source":{"db":"inventory","table":"sensors"},"op":"u","ts_ms":1589362330904}`
+		}},
+		{"canal-insert", Canal, func(i int) string {
+			return `{"data":[` + row(i) + `],"database":"inventory","table":"sensors","isDdl":false,"type":"INSERT","ts":1589373560798}`
+		}},
+		{"maxwell-insert", Maxwell, func(i int) string {
+			return `{"database":"inventory","table":"sensors","type":"insert","ts":1477053217,"data":` + row(i) + `}`
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			lines := make([][]byte, benchBatch)
+			for i := range lines {
+				lines[i] = []byte(c.msg(i))
+			}
+			dec, err := NewDecoder(c.format, schema, memory.NewGoAllocator(), nil, time.UTC)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer dec.Release()
+			benchDecode(b, dec, lines)
+		})
+	}
+}

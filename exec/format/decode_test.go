@@ -144,7 +144,7 @@ func TestCSVOptions(t *testing.T) {
 		err.Error() != `option 'csv.allow-comments' must be true or false, got "yes"` {
 		t.Errorf("bad bool: %v", err)
 	}
-	if _, err := NewDecoder("avro", sensors, mem, nil, nil); err == nil || err.Error() != `unknown format "avro" (supported: csv, json)` {
+	if _, err := NewDecoder("avro", sensors, mem, nil, nil); err == nil || err.Error() != `unknown format "avro" (supported: csv, json, debezium-json, canal-json, maxwell-json, raw)` {
 		t.Errorf("bad format: %v", err)
 	}
 	if _, err := NewDecoder("csv", planner.Schema{{Name: "x", Type: planner.TypeInterval}}, mem, nil, nil); err == nil ||

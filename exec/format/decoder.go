@@ -3,6 +3,7 @@ package format
 import (
 	"encoding/base64"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -31,13 +32,17 @@ type Decoder interface {
 	// Flush returns the rows decoded since the last Flush as a record the caller owns
 	// and releases, or nil when there are none.
 	Flush() arrow.Record
+	// Kinds returns the row kinds of the record the latest Flush returned, nil when
+	// every row is an insert (always so but for the changelog formats: debezium-json,
+	// canal-json, maxwell-json). The caller owns the slice.
+	Kinds() []exec.RowKind
 	// Skipped returns how many records were skipped as malformed.
 	Skipped() int64
 	// Release frees the builders; rows not flushed are dropped.
 	Release()
 }
 
-// NewDecoder returns the decoder of format ("csv" or "json") for schema, configured by
+// NewDecoder returns the decoder of format (one of Formats) for schema, configured by
 // the format's keys in opts (Flink's WITH options, e.g. csv.field-delimiter; other keys
 // are ignored). loc is the session time zone (nil means UTC).
 func NewDecoder(format string, schema planner.Schema, mem memory.Allocator, opts map[string]string, loc *time.Location) (Decoder, error) {
@@ -56,8 +61,21 @@ func NewDecoder(format string, schema planner.Schema, mem memory.Allocator, opts
 		}
 		o.Location = loc
 		return NewJSONDecoder(schema, mem, o)
+	case Debezium, Canal, Maxwell:
+		o, err := ParseChangelogOptions(format, opts)
+		if err != nil {
+			return nil, err
+		}
+		o.JSON.Location = loc
+		return NewCDCDecoder(schema, mem, o)
+	case Raw:
+		o, err := ParseRawOptions(opts)
+		if err != nil {
+			return nil, err
+		}
+		return NewRawDecoder(schema, mem, o)
 	}
-	return nil, fmt.Errorf("unknown format %q (supported: csv, json)", format)
+	return nil, fmt.Errorf("unknown format %q (supported: %s)", format, strings.Join(Formats(), ", "))
 }
 
 // column is one output column: its type and its typed builder.
@@ -107,6 +125,10 @@ type rowBuilder struct {
 	rows    int
 	skipped int64
 	lastStr []int // string bytes of the previous batch per column, to reserve
+
+	// The row kinds of the changelog formats: kinds of the rows since the last Flush
+	// (nil while all are inserts), flushed those of the latest Flush.
+	kinds, flushed []exec.RowKind
 }
 
 func newRowBuilder(format string, schema planner.Schema, mem memory.Allocator, loc *time.Location, ignore bool) (*rowBuilder, error) {
@@ -248,9 +270,18 @@ func (c *column) parseText(dst *cell, text []byte, loc *time.Location) string {
 }
 
 // appendCells appends the parsed record to the builders.
-func (b *rowBuilder) appendCells() {
+func (b *rowBuilder) appendCells() { b.appendRow(b.cells, exec.Insert) }
+
+// appendRow appends a parsed row of the given kind to the builders.
+func (b *rowBuilder) appendRow(cells []cell, kind exec.RowKind) {
+	if kind != exec.Insert && b.kinds == nil {
+		b.kinds = make([]exec.RowKind, b.rows, max(b.rows+1, 64))
+	}
+	if b.kinds != nil {
+		b.kinds = append(b.kinds, kind)
+	}
 	for i := range b.cols {
-		c, v := &b.cols[i], &b.cells[i]
+		c, v := &b.cols[i], &cells[i]
 		if v.null {
 			b.rb.Field(i).AppendNull()
 			continue
@@ -345,6 +376,7 @@ func (b *rowBuilder) Skipped() int64 { return b.skipped }
 // Flush returns the decoded rows as a record, or nil when there are none.
 func (b *rowBuilder) Flush() arrow.Record {
 	if b.rows == 0 {
+		b.flushed = nil
 		return nil
 	}
 	n := b.rows
@@ -355,6 +387,7 @@ func (b *rowBuilder) Flush() arrow.Record {
 	}
 	rec := b.rb.NewRecord()
 	b.rows = 0
+	b.flushed, b.kinds = b.kinds, nil
 	// The next batch is likely the size of this one: allocate for it once.
 	b.rb.Reserve(n)
 	for i := range b.cols {
@@ -363,6 +396,13 @@ func (b *rowBuilder) Flush() arrow.Record {
 		}
 	}
 	return rec
+}
+
+// Kinds returns the row kinds of the latest Flush's record, nil when all are inserts.
+func (b *rowBuilder) Kinds() []exec.RowKind {
+	k := b.flushed
+	b.flushed = nil
+	return k
 }
 
 // Release frees the builders.

@@ -27,7 +27,7 @@ func AppendRows(dst []byte, enc Encoder, b exec.Batch) []byte {
 	return dst
 }
 
-// NewEncoder returns the encoder of format ("csv" or "json") for rows with the given
+// NewEncoder returns the encoder of format (one of Formats) for rows with the given
 // column names, configured by the format's keys in opts (other keys are ignored). loc
 // is the session time zone (nil means UTC).
 func NewEncoder(format string, names []string, opts map[string]string, loc *time.Location) (Encoder, error) {
@@ -46,8 +46,21 @@ func NewEncoder(format string, names []string, opts map[string]string, loc *time
 		}
 		o.Location = loc
 		return NewJSONEncoder(names, o), nil
+	case Debezium, Canal, Maxwell:
+		o, err := ParseChangelogOptions(format, opts)
+		if err != nil {
+			return nil, err
+		}
+		o.JSON.Location = loc
+		return NewCDCEncoder(names, o), nil
+	case Raw:
+		o, err := ParseRawOptions(opts)
+		if err != nil {
+			return nil, err
+		}
+		return NewRawEncoder(o), nil
 	}
-	return nil, fmt.Errorf("unknown format %q (supported: csv, json)", format)
+	return nil, fmt.Errorf("unknown format %q (supported: %s)", format, strings.Join(Formats(), ", "))
 }
 
 // CSVEncoder writes csv lines that CSVDecoder reads back with the same options: NULL is
@@ -183,6 +196,11 @@ func NewJSONEncoder(names []string, opts JSONOptions) *JSONEncoder {
 
 // AppendRow appends row i of b as one JSON object line.
 func (e *JSONEncoder) AppendRow(dst []byte, b exec.Batch, i int) []byte {
+	return append(e.appendObject(dst, b, i), '\n')
+}
+
+// appendObject appends row i of b as a JSON object.
+func (e *JSONEncoder) appendObject(dst []byte, b exec.Batch, i int) []byte {
 	dst = append(dst, '{')
 	for c, col := range b.Rec.Columns() {
 		if c < len(e.keys) {
@@ -196,7 +214,7 @@ func (e *JSONEncoder) AppendRow(dst []byte, b exec.Batch, i int) []byte {
 		}
 		dst = e.appendValue(dst, col, i)
 	}
-	return append(dst, '}', '\n')
+	return append(dst, '}')
 }
 
 func (e *JSONEncoder) appendValue(dst []byte, col arrow.Array, i int) []byte {

@@ -105,3 +105,50 @@ func FuzzJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { fuzzDecode(t, "json", line) })
 }
+
+// FuzzChangelog decodes one message of each changelog format into allTypes: it is
+// either rows with a kind each, or a *ParseError and no row; it never panics.
+func FuzzChangelog(f *testing.F) {
+	for _, s := range []string{
+		`{"before":null,"after":{"i":1,"s":"a"},"op":"c"}`,
+		`{"before":{"i":1},"after":{"i":2,"ts":"2019-01-17 09:43:19"},"op":"u"}`,
+		`{"schema":{},"payload":{"before":{"i":1},"after":null,"op":"d"}}`,
+		`{"data":[{"i":"1"},{"i":"2"}],"old":[{"s":"x"},{}],"type":"UPDATE"}`,
+		`{"data":{"i":1},"old":{"b":true},"type":"update"}`,
+		`{"data":null,"isDdl":true,"type":"ALTER"}`,
+		`{"op":"x"}`,
+		`[`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for _, format := range []string{Debezium, Canal, Maxwell} {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			opts := map[string]string{}
+			if format == Debezium && len(line) > 0 && line[0]%2 == 0 {
+				opts[Debezium+".schema-include"] = "true"
+			}
+			dec, err := NewDecoder(format, allTypes, mem, opts, time.UTC)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := dec.Decode(line, 7); err != nil {
+				var pe *ParseError
+				if !errors.As(err, &pe) || pe.Line != 7 || pe.Msg == "" {
+					t.Fatalf("%s: error %T: %v", format, err, err)
+				}
+				if dec.Rows() != 0 {
+					t.Fatalf("%s: a failed message left %d rows", format, dec.Rows())
+				}
+			}
+			if rec := dec.Flush(); rec != nil {
+				if k := dec.Kinds(); k != nil && len(k) != int(rec.NumRows()) {
+					t.Fatalf("%s: %d kinds for %d rows", format, len(k), rec.NumRows())
+				}
+				rec.Release()
+			}
+			dec.Release()
+			mem.AssertSize(t, 0)
+		}
+	})
+}

@@ -66,26 +66,42 @@ func (d *JSONDecoder) Decode(line []byte, lineNo int64) error {
 		d.fixed = appendValidUTF8(d.fixed[:0], body)
 		body, line = d.fixed, d.fixed
 	}
+	if col, msg := d.parseRow(body, nil); msg != "" {
+		return d.fail(line, lineNo, col, msg)
+	}
+	d.appendCells()
+	return nil
+}
+
+// parseRow parses the JSON object body into the cells and checks them. A field the
+// object lacks takes its value from fallback when that is given (a changelog's "old"
+// row, which holds only the fields that changed), else is NULL (an error with
+// json.fail-on-missing-field). On error it returns the offending column (or -1) and a
+// message.
+func (d *JSONDecoder) parseRow(body []byte, fallback []cell) (int, string) {
 	for i := range d.cells {
 		d.cells[i].set = false
 	}
 	if col, msg := d.object(body); msg != "" {
-		return d.fail(line, lineNo, col, msg)
+		return col, msg
 	}
 	for i := range d.cols {
 		v := &d.cells[i]
 		if !v.set {
-			if d.opts.FailOnMissingField {
-				return d.fail(line, lineNo, i, "missing field")
+			switch {
+			case fallback != nil:
+				*v = fallback[i]
+			case d.opts.FailOnMissingField:
+				return i, "missing field"
+			default:
+				v.null = true
 			}
-			v.null = true
 		}
 		if v.null && d.cols[i].notNull {
-			return d.fail(line, lineNo, i, "NULL is not allowed")
+			return i, "NULL is not allowed"
 		}
 	}
-	d.appendCells()
-	return nil
+	return -1, ""
 }
 
 func skipWS(b []byte, p int) int {

@@ -2,6 +2,7 @@ package format
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -43,7 +44,7 @@ var (
 )
 
 // Formats lists the supported format names.
-func Formats() []string { return []string{"csv", "json"} }
+func Formats() []string { return []string{"csv", "json", Debezium, Canal, Maxwell, Raw} }
 
 // OptionKeys returns the WITH option keys of a format, sorted, and whether the format
 // exists.
@@ -53,6 +54,12 @@ func OptionKeys(format string) ([]string, bool) {
 		return csvOptionKeys, true
 	case "json":
 		return jsonOptionKeys, true
+	case Debezium, Canal, Maxwell:
+		keys := changelogOptionKeys(format)
+		sort.Strings(keys)
+		return keys, true
+	case Raw:
+		return rawOptionKeys, true
 	}
 	return nil, false
 }

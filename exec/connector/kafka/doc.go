@@ -1,5 +1,7 @@
-// Package kafka is the Kafka connector ('connector' = 'kafka'): a replayable, parallel
-// source and an append-only sink, configured by Flink's Kafka SQL options and speaking
+// Package kafka is the Kafka connectors: 'kafka', a replayable, parallel source and an
+// append-only sink (but for the changelog formats), and 'upsert-kafka' (upsert.go), a
+// keyed topic as a table whose source normalizes upserts and tombstones into a changelog
+// and whose sink writes them, configured by Flink's Kafka SQL options and speaking
 // the Kafka protocol through franz-go. Records are one line of the table's format each
 // (package format converts them); this package owns the clients, offsets and
 // transactions.

@@ -40,6 +40,8 @@ type KafkaSink struct {
 	topic      string
 	topicID    [16]byte
 	enc        format.Encoder
+	changelog  bool           // enc writes changes (debezium-json, ...): updates and deletes are records too
+	upsert     bool           // upsert-kafka: rows are upserts and tombstones by key (see UpsertSink)
 	keyEnc     format.Encoder // nil: records have no key
 	keyCols    []int
 	valCols    []int // nil: every column ('value.fields-include' = 'ALL')
@@ -116,7 +118,7 @@ func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, err
 		return nil, err
 	}
 	names := columnNames(spec)
-	s := &KafkaSink{table: t.Name, topic: ts[0], guarantee: guarantee}
+	s := &KafkaSink{table: t.Name, topic: ts[0], guarantee: guarantee, changelog: format.IsChangelog(o.Format())}
 	s.promise = s.onProduced
 	if s.enc, err = format.NewEncoder(o.Format(), names, t.Options, spec.Location); err != nil {
 		return nil, o.Err("%v", err)
@@ -303,7 +305,7 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 		return nil
 	}
 	for _, k := range b.Kinds {
-		if k != exec.Insert {
+		if k != exec.Insert && !s.changelog && !s.upsert {
 			s.failed = true
 			return &notAppendOnly{s.table}
 		}
@@ -320,6 +322,10 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 			kb.Release()
 		}
 	}()
+	if s.upsert {
+		s.processUpsert(ctx, vb, kb, b)
+		return nil
+	}
 	if s.txn != nil {
 		if err := s.txn.begin(ctx); err != nil {
 			return err

@@ -50,6 +50,9 @@ type Reader struct {
 
 	lagMu sync.Mutex
 	lag   []exec.PartitionLag // by partition of parts, as of the last Next
+
+	raw bool     // the value format is raw: a trailing line break is data
+	up  *upserts // upsert-kafka: the key and value decoders and the rows' kinds; nil for kafka
 }
 
 // recordAt is the record a row was decoded from.
@@ -75,6 +78,8 @@ type partition struct {
 	offset int64 // of the next record to decode
 	end    int64 // bounded: where it ends; -1 when unbounded
 	hwm    int64 // the high watermark the last fetch reported; -1 before one
+	// upsert-kafka: the last value of each key of the partition, by the key's bytes
+	last map[string][]byte
 }
 
 func (p *partition) done() bool { return p.end >= 0 && p.offset >= p.end }
@@ -186,14 +191,41 @@ func openSource(ctx context.Context, spec connector.SourceSpec) (exec.Reader, er
 	if err != nil {
 		return nil, o.Err("%v", err)
 	}
+	return newReader(ctx, spec, readerConfig{names: names, opts: opts, group: group, startup: startup, bounded: bounded,
+		readCommitted: readCommitted, reset: reset, startTS: startTS, endTS: endTS,
+		startSpecific: startSpecific, endSpecific: endSpecific, raw: o.Format() == format.Raw}, dec, nil)
+}
+
+// readerConfig is what a Reader reads, parsed from a table's options.
+type readerConfig struct {
+	names                      []string // topics
+	opts                       []kgo.Opt
+	group                      string
+	startup, bounded           string // modes
+	readCommitted              bool
+	reset                      string
+	startTS, endTS             int64
+	startSpecific, endSpecific map[int32]int64
+	raw                        bool // the format is raw: a value's trailing line break is data
+}
+
+// newReader opens a reader of cfg that decodes values with dec, or with up for an
+// upsert-kafka table; it owns dec and up, also on error.
+func newReader(ctx context.Context, spec connector.SourceSpec, cfg readerConfig, dec format.Decoder, up *upserts) (exec.Reader, error) {
+	t := spec.Table
+	tasks := max(spec.Tasks, 1)
+	names, opts, group, startup, bounded := cfg.names, cfg.opts, cfg.group, cfg.startup, cfg.bounded
+	readCommitted, reset := cfg.readCommitted, cfg.reset
+	startTS, endTS, startSpecific, endSpecific := cfg.startTS, cfg.endTS, cfg.startSpecific, cfg.endSpecific
 	admin, err := kgo.NewClient(opts...)
 	if err != nil {
 		dec.Release()
-		return nil, o.Err("%v", err)
+		up.release()
+		return nil, connector.TableError(t, connector.ErrInvalidOption, "%v", err)
 	}
 	r := &Reader{
 		table: t.Name, task: spec.Task, tasks: tasks, group: group, dec: dec, batch: spec.BatchSize,
-		admin: admin, byTP: map[topicPartition]*partition{}, bounded: bounded != "unbounded",
+		admin: admin, byTP: map[topicPartition]*partition{}, bounded: bounded != "unbounded", raw: cfg.raw, up: up,
 	}
 	if r.batch <= 0 {
 		r.batch = connector.DefaultBatchSize
@@ -231,6 +263,9 @@ func openSource(ctx context.Context, spec connector.SourceSpec) (exec.Reader, er
 	}
 	for _, tp := range mine {
 		p := &partition{topicPartition: tp, offset: start[tp], end: -1, hwm: -1}
+		if up != nil {
+			p.last = map[string][]byte{}
+		}
 		if r.bounded {
 			p.end = end[tp]
 		}
@@ -303,7 +338,12 @@ func (r *Reader) resolve(ctx context.Context, tps []topicPartition, mode string,
 
 // Skipped returns how many malformed records were skipped (with the format's
 // ignore-parse-errors option).
-func (r *Reader) Skipped() int64 { return r.dec.Skipped() }
+func (r *Reader) Skipped() int64 {
+	if r.up != nil {
+		return r.up.skipped()
+	}
+	return r.dec.Skipped()
+}
 
 // Next returns the next batch of up to the batch size rows: it decodes what an earlier
 // poll left, then polls once (waiting at most the poll interval) and returns what it
@@ -351,7 +391,12 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 	}
 	o := origin{table: r.table, rows: r.origin}
 	r.origin = nil // the batch keeps it
-	return exec.Batch{Rec: r.dec.Flush(), Origin: o}, nil
+	if r.up != nil {
+		rec, kinds := r.up.flush()
+		return exec.Batch{Rec: rec, Kinds: kinds, Origin: o}, nil
+	}
+	rec := r.dec.Flush()
+	return exec.Batch{Rec: rec, Kinds: r.dec.Kinds(), Origin: o}, nil
 }
 
 // start creates the consumer of the partitions not at their end.
@@ -438,8 +483,15 @@ func (r *Reader) record(rec *kgo.Record) error {
 		r.finish(p)
 		return nil
 	}
-	if !rec.Attrs.IsControl() && rec.Value != nil {
-		line := bytes.TrimSuffix(bytes.TrimSuffix(rec.Value, newline), carriageReturn)
+	if r.up != nil && !rec.Attrs.IsControl() {
+		if err := r.upsert(p, rec); err != nil {
+			return r.decodeErr(p, rec, err)
+		}
+	} else if !rec.Attrs.IsControl() && rec.Value != nil {
+		line := rec.Value
+		if !r.raw {
+			line = bytes.TrimSuffix(bytes.TrimSuffix(line, newline), carriageReturn)
+		}
 		before := r.dec.Rows()
 		if err := r.dec.Decode(line, rec.Offset+1); err != nil {
 			return r.decodeErr(p, rec, err)
@@ -512,10 +564,14 @@ func (r *Reader) Close() error {
 		r.consumer.Close()
 	}
 	r.admin.Close()
-	if rec := r.dec.Flush(); rec != nil {
-		rec.Release()
+	if r.up != nil {
+		r.up.release() // r.dec is its value decoder
+	} else {
+		if rec := r.dec.Flush(); rec != nil {
+			rec.Release()
+		}
+		r.dec.Release()
 	}
-	r.dec.Release()
 	r.recs = nil
 	return nil
 }

@@ -76,6 +76,9 @@ type partitionState struct {
 	Partition int32  `json:"partition"`
 	Offset    int64  `json:"offset"`
 	End       int64  `json:"end"` // -1: unbounded
+	// Upserts are an upsert-kafka source's last value of each key of the partition,
+	// [key, value] pairs in key order (base64 in JSON).
+	Upserts [][2][]byte `json:"upserts,omitempty"`
 }
 
 func (r *Reader) header() stateHeader {
@@ -92,6 +95,14 @@ func (r *Reader) Snapshot(_ context.Context, id int64) ([]byte, error) {
 	offsets := make(map[topicPartition]int64, len(r.parts))
 	for i, p := range r.parts {
 		s.Partitions[i] = partitionState{Topic: p.Topic, Partition: p.Partition, Offset: p.offset, End: p.end}
+		if p.last != nil {
+			ups := make([][2][]byte, 0, len(p.last))
+			for k, v := range p.last {
+				ups = append(ups, [2][]byte{[]byte(k), v})
+			}
+			slices.SortFunc(ups, func(a, b [2][]byte) int { return bytes.Compare(a[0], b[0]) })
+			s.Partitions[i].Upserts = ups
+		}
 		offsets[p.topicPartition] = p.offset
 	}
 	if r.group != "" {
@@ -104,7 +115,8 @@ func (r *Reader) Snapshot(_ context.Context, id int64) ([]byte, error) {
 // ones, as readers of that many assign partitions: partition i of the topics'
 // partitions, in order, is task i % tasks's. Each partition keeps its offset and end.
 func rescaleSource(t *planner.Table, states [][]byte, tasks int) ([][]byte, error) {
-	o, err := connector.NewOptions(t, sourceKeys, true, isProperty)
+	// Only the topics matter here (an upsert-kafka table has other options).
+	o, err := connector.NewOptions(t, nil, false, func(string) bool { return true })
 	if err != nil {
 		return nil, err
 	}
@@ -183,6 +195,15 @@ func (r *Reader) Restore(state []byte) error {
 		}
 		seen[tp] = true
 		p.offset, p.end = ps.Offset, ps.End
+		switch {
+		case p.last != nil:
+			clear(p.last)
+			for _, kv := range ps.Upserts {
+				p.last[string(kv[0])] = kv[1]
+			}
+		case len(ps.Upserts) > 0:
+			return h.err("source", "the state is of an upsert-kafka source")
+		}
 	}
 	return nil
 }
