@@ -135,8 +135,11 @@ func (p *Planner) windowTable(w *parser.WindowTable, depth int) (Node, *scope, e
 			return nil, nil, err
 		}
 		lit, ok := e.(*Literal)
-		ms, isInt := lit.Value.(int64)
-		if !ok || lit.T.Kind != IntervalDayTime || !isInt {
+		var ms int64
+		if ok {
+			ms, ok = lit.Value.(int64)
+		}
+		if !ok || lit.T.Kind != IntervalDayTime {
 			return nil, nil, errorf(a, "window %s takes constant intervals such as INTERVAL '10' SECOND, got %s", w.Fn, a)
 		}
 		intervals = append(intervals, ms)
