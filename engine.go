@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -427,6 +428,7 @@ func (s *Session) explain(p *planner.Planner, st *parser.ExplainStmt, settings j
 	if len(notes) > 0 {
 		fmt.Fprintf(s.cfg.Out, "\n== Details ==\n%s\n", strings.Join(notes, "\n"))
 	}
+	fmt.Fprintf(s.cfg.Out, "\n== Portability ==\n%s\n", portability(plan))
 	return nil
 }
 
@@ -542,4 +544,48 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// streamsqlOnly are the table options and connectors Flink does not have.
+var (
+	streamsqlOnlyConnectors = []string{"embedded"}
+	streamsqlOnlyOptions    = []string{"source.wal", planner.LateDataSink}
+)
+
+// portability names what of plan a Flink cluster does not run: streamsql's own
+// connectors and table options. Connector options a move changes anyway (paths,
+// addresses) are not named.
+func portability(plan planner.Node) string {
+	var uses []string
+	seen := map[string]bool{}
+	note := func(t *planner.Table) {
+		if t == nil || seen[t.Name] {
+			return
+		}
+		seen[t.Name] = true
+		var what []string
+		if c, _ := t.Option("connector"); slices.Contains(streamsqlOnlyConnectors, c) {
+			what = append(what, fmt.Sprintf("connector '%s'", c))
+		}
+		for _, o := range streamsqlOnlyOptions {
+			if _, ok := t.Option(o); ok {
+				what = append(what, fmt.Sprintf("option '%s'", o))
+			}
+		}
+		if len(what) > 0 {
+			uses = append(uses, fmt.Sprintf("table %s: %s", t.Name, strings.Join(what, ", ")))
+		}
+	}
+	planner.Walk(plan, func(n planner.Node) {
+		switch n := n.(type) {
+		case *planner.Scan:
+			note(n.Table)
+		case *planner.Sink:
+			note(n.Table)
+		}
+	})
+	if len(uses) == 0 {
+		return "Flink runs this plan as written (with its connectors' options for the cluster)."
+	}
+	return "streamsql only, to change for a Flink cluster: " + strings.Join(uses, "; ") + "."
 }

@@ -25,8 +25,9 @@ type cte struct {
 }
 
 // PlanQuery plans a SELECT.
-func (p *Planner) PlanQuery(q *parser.Query) (Node, error) {
-	n, err := p.planQuery(q)
+func (p *Planner) PlanQuery(q *parser.Query) (n Node, err error) {
+	defer recoverBug(q, &err)
+	n, err = p.planQuery(q)
 	if err != nil {
 		return nil, err
 	}
@@ -46,8 +47,17 @@ func (p *Planner) planQuery(q *parser.Query) (Node, error) {
 	return rewrite(n), nil
 }
 
+// recoverBug turns a panic while planning (a bug, that some input reaches) into an
+// error at the statement, so that no input crashes the process; fuzzing looks for them.
+func recoverBug(at positioned, err *error) {
+	if r := recover(); r != nil {
+		*err = errorf(at, "internal planner error: %v", r)
+	}
+}
+
 // PlanInsert plans INSERT INTO: the query, cast to the sink's columns, into a Sink.
-func (p *Planner) PlanInsert(s *parser.InsertStmt) (Node, error) {
+func (p *Planner) PlanInsert(s *parser.InsertStmt) (_ Node, err error) {
+	defer recoverBug(s, &err)
 	t, ok := p.Catalog.Table(s.Table)
 	if !ok {
 		if _, isView := p.Catalog.View(s.Table); isView {
@@ -55,7 +65,7 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (Node, error) {
 		}
 		return nil, errorf(s, "unknown table `%s`%s", s.Table, suggest(s.Table, p.Catalog.Names()))
 	}
-	t, err := tableHints(t, s.Hints)
+	t, err = tableHints(t, s.Hints)
 	if err != nil {
 		return nil, err
 	}
