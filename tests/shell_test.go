@@ -72,7 +72,7 @@ func TestShellResultModes(t *testing.T) {
 	p.waitFor(m, "| op |            k |            n |")
 	p.waitFor(m, "| +I |            1 |            1 |")
 	p.waitFor(m, "| -U |            1 |            1 |")
-	p.waitFor(m, "| +U |            1 |            2 |")
+	p.waitFor(m, "| +U |            1 |") // 2, or more when rows came in one batch
 	p.send("\x03")
 	p.waitForAfter(m, "Received a total of ", "streamsql> ")
 
