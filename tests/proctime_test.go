@@ -11,26 +11,30 @@ import (
 	"github.com/streamsql/streamsql"
 )
 
+// selectInBackground runs sql, which ends in an unbounded SELECT, in a session of its
+// own until the test ends (a SELECT runs until its context does: Ctrl-C in the shell),
+// and returns what the session prints as CSV.
+func selectInBackground(t *testing.T, sql string) *lockedBuffer {
+	out := &lockedBuffer{}
+	s, err := streamsql.NewSession(streamsql.Config{Out: out, Err: out, Format: "csv", Location: time.UTC, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Exec(ctx, sql) }()
+	t.Cleanup(func() { cancel(); <-done; s.Close() })
+	return out
+}
+
 // TestProctimeWindows: a window over a PROCTIME() column closes on the clock while its
 // unbounded source goes on: windows of one second, aligned to the second, one after the
 // other, each with the rows of about a second, none ending after it was written.
 func TestProctimeWindows(t *testing.T) {
-	var out lockedBuffer
-	s, err := streamsql.NewSession(streamsql.Config{Out: &out, Err: &out, Format: "csv", Location: time.UTC, StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	// A SELECT runs until its context ends: Ctrl-C in the shell.
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	defer func() { cancel(); <-done }()
-	go func() {
-		done <- s.Exec(ctx, `
+	out := selectInBackground(t, `
 CREATE TABLE g (id BIGINT, proc AS PROCTIME()) WITH ('connector' = 'datagen', 'rows-per-second' = '200');
 SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(proc), INTERVAL '1' SECOND))
 GROUP BY window_start, window_end;`)
-	}()
 	var lines []string
 	for deadline := time.Now().Add(10 * time.Second); len(lines) < 4 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		lines = strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -88,20 +92,9 @@ func TestProctimeWindowClosesWithoutInput(t *testing.T) {
 	}()
 	defer func() { close(hold); ln.Close(); <-served }()
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	var out lockedBuffer
-	s, err := streamsql.NewSession(streamsql.Config{Out: &out, Err: &out, Format: "csv", Location: time.UTC, StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	defer func() { cancel(); <-done }()
-	go func() {
-		done <- s.Exec(ctx, `
+	out := selectInBackground(t, `
 CREATE TABLE feed (w STRING, proc AS PROCTIME()) WITH ('connector' = 'socket', 'hostname' = '127.0.0.1', 'port' = '`+port+`', 'format' = 'csv');
 SELECT COUNT(*) AS n FROM feed GROUP BY TUMBLE(proc, INTERVAL '1' SECOND);`)
-	}()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if strings.Contains(out.String(), "n\n3\n") {
 			return

@@ -172,7 +172,7 @@ func printfKernel(argT []planner.Type) kernelFn {
 		for k := range vals {
 			arr := asArray(c, argT[k+1], args[k+1], n)
 			defer arr.Release()
-			vals[k] = &formatArg{arr: arr, t: argT[k+1], loc: c}
+			vals[k] = &formatArg{arr: arr, t: argT[k+1], c: c}
 		}
 		fm := strColOf(args[0])
 		return strRows(c, n, args[:1], 16*n, func(i int, dst []byte) ([]byte, bool, error) {
@@ -189,7 +189,7 @@ type formatArg struct {
 	arr arrow.Array
 	t   planner.Type
 	row int
-	loc *ctx
+	c   *ctx
 }
 
 // text is the argument as %s prints it: as a cast to STRING does, "null" for NULL.
@@ -197,7 +197,7 @@ func (a *formatArg) text() string {
 	if a.arr.IsNull(a.row) {
 		return "null"
 	}
-	return format.FormatValue(a.arr, a.row, a.loc.loc)
+	return format.FormatValue(a.arr, a.row, a.c.loc)
 }
 
 // javaFormat appends format f applied to args; an error names what does not fit.
