@@ -324,6 +324,9 @@ type TableName struct {
 	Name  string
 	Alias string
 	Hints []*Hint // table hints, /*+ OPTIONS(...) */ after the name
+	// AsOf is the time of FOR SYSTEM_TIME AS OF, which makes the table the versioned or
+	// lookup side of a temporal join; nil otherwise.
+	AsOf Expr
 }
 
 // WindowTable is a window table-valued function in FROM:

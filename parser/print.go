@@ -351,7 +351,11 @@ func (n *SelectItem) String() string {
 }
 
 func (n *TableName) String() string {
-	return quoteIdent(n.Name) + hintsString(n.Hints) + alias(n.Alias)
+	s := quoteIdent(n.Name) + hintsString(n.Hints)
+	if n.AsOf != nil {
+		s += " FOR SYSTEM_TIME AS OF " + n.AsOf.String()
+	}
+	return s + alias(n.Alias)
 }
 func (n *SubqueryTable) String() string {
 	s := "(" + n.Query.String() + ")" + alias(n.Alias)

@@ -320,6 +320,7 @@ type tableRefG struct {
 	Sub    *queryExprG   `parser:"| '(' @@ ')'"`
 	Name   *identG       `parser:"| @@ )"`
 	Hints  *hintsG       `parser:"@@?"`
+	AsOf   Expr          `parser:"( 'FOR' 'SYSTEM_TIME' 'AS' 'OF' @@ )?"`
 	Alias  *tableAliasG  `parser:"( 'AS'? @@"`
 	Cols   []identG      `parser:"  ( '(' @@ ( ',' @@ )*"`
 	End    *listEnd      `parser:"    @@ )? )?"`
@@ -593,6 +594,9 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 	if g.Hints != nil && g.Name == nil && len(g.Hints.Hints) > 0 {
 		return nil, errorAt(g.Hints.Hints[0].Pos, "a table hint follows a table's name, not a subquery or table function")
 	}
+	if g.AsOf != nil && g.Name == nil {
+		return nil, errorAt(g.AsOf.Position(), "FOR SYSTEM_TIME AS OF follows a table's name, not a subquery or table function")
+	}
 	var alias string
 	if g.Alias != nil {
 		alias = g.Alias.Name
@@ -625,5 +629,5 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &TableName{Pos: g.Pos, Name: g.Name.Name, Alias: alias, Hints: hints}, nil
+	return &TableName{Pos: g.Pos, Name: g.Name.Name, Alias: alias, Hints: hints, AsOf: g.AsOf}, nil
 }

@@ -299,6 +299,9 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 	case nil:
 		return &Values{Rows: 1}, &scope{}, nil
 	case *parser.TableName:
+		if t.AsOf != nil {
+			return nil, nil, errorf(t.AsOf, "temporal and lookup joins (FOR SYSTEM_TIME AS OF) are not supported yet")
+		}
 		if len(t.Hints) > 0 {
 			_, isTable := p.Catalog.Table(t.Name)
 			for _, c := range p.ctes {

@@ -275,3 +275,5 @@ SELECT id FROM a WHERE id IN (SELECT id FROM b WHERE v > 1) AND k NOT IN (SELECT
 SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.v > 10) AND NOT EXISTS (SELECT * FROM c WHERE c.k = a.k);
 SELECT id, (SELECT MAX(v) FROM b) AS m FROM a WHERE v > (SELECT AVG(v) FROM b);
 SELECT id FROM a WHERE (id, k) IN (SELECT id, k FROM b UNION ALL SELECT 1, 'x');
+SELECT o.id, r.rate FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.cur = r.cur;
+SELECT o.id, c.name FROM orders AS o LEFT JOIN customers /*+ OPTIONS('lookup.cache' = 'PARTIAL') */ FOR SYSTEM_TIME AS OF o.proc_time c ON o.cid = c.id;
