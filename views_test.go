@@ -154,3 +154,51 @@ func tableRow(line string) []string {
 	}
 	return cells
 }
+
+// TestStatementSetReadsSharedSourceOnce: the INSERTs of a statement set that read one
+// table share one source, which reads each row once and feeds every INSERT; a table
+// read with other options (a hint) is a source of its own.
+func TestStatementSetReadsSharedSourceOnce(t *testing.T) {
+	s, err := NewSession(Config{Out: &syncWriter{w: &bytes.Buffer{}}, Err: &syncWriter{w: &bytes.Buffer{}}, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer s.StopJobs()
+	script := `SET 'pipeline.name' = 'set';
+CREATE TABLE gen (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3000', 'seed' = '1',
+  'fields.k.min' = '1', 'fields.k.max' = '10');
+CREATE TABLE a (k BIGINT, v BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE b (k BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE c (k BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE d (k BIGINT) WITH ('connector' = 'blackhole');
+EXECUTE STATEMENT SET BEGIN
+  INSERT INTO a SELECT k, v FROM gen WHERE k > 5;
+  INSERT INTO b SELECT k, COUNT(*) FROM gen GROUP BY k;
+  INSERT INTO c SELECT x.k FROM gen AS x JOIN gen AS y ON x.v = y.v;
+  INSERT INTO d SELECT k FROM gen /*+ OPTIONS('number-of-rows' = '100') */;
+END;`
+	if err := s.Exec(context.Background(), script); err != nil {
+		t.Fatal(err)
+	}
+	m := waitForMetrics(t, s, "set", func(m job.Metrics) bool { return m.State == job.Finished })
+	// Read once for a, b and both sides of the self-join, and 100 rows for d.
+	for _, st := range s.Jobs() {
+		if st.Name == "set" && st.RowsIn != 3100 {
+			t.Errorf("the job read %d rows, want 3,000 of gen shared by three INSERTs and 100 of its hinted scan", st.RowsIn)
+		}
+	}
+	var scans []string
+	feeds := map[string]int{}
+	for _, op := range m.Operators {
+		if op.Name == "TableSourceScan" {
+			scans = append(scans, op.ID)
+		}
+		for _, in := range op.Inputs {
+			feeds[in]++
+		}
+	}
+	if len(scans) != 2 || feeds[scans[0]] != 4 || feeds[scans[1]] != 1 {
+		t.Errorf("source operators %v feed %v: want gen's one source feeding four operators, the hinted scan one", scans, feeds)
+	}
+}

@@ -10,19 +10,26 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 )
 
-// exchange is a task's output to the next stage: it routes each batch to the channels of
-// the downstream tasks by the stage's partitioning, and broadcasts barriers and ends.
+// exchange is a task's output to the next stages: it routes each batch to the channels
+// of the downstream tasks of every stage it feeds, by that stage's partitioning, and
+// broadcasts watermarks, barriers and ends to all of them. A stage feeding several
+// (a source shared by the INSERTs of a statement set) sends each of them every batch.
 type exchange struct {
-	mem       memory.Allocator
+	mem    memory.Allocator
+	routes []route
+	self   int
+
+	hashes []uint64
+
+	blocked *int64 // time spent waiting on a full channel (back-pressure), or nil
+}
+
+// route is the exchange's way to one downstream stage.
+type route struct {
 	outs      []outlet // by downstream task; zero where not connected
 	partition Partition
 	keys      []int
-	self      int
-
-	hashes []uint64
-	sel    [][]int32
-
-	blocked *int64 // time spent waiting on a full channel (back-pressure), or nil
+	sel       [][]int32
 }
 
 var _ WatermarkOutput = (*exchange)(nil)
@@ -36,33 +43,48 @@ type outlet struct {
 	index int
 }
 
-func newExchange(mem memory.Allocator, outs []outlet, p Partition, keys []int, self int) *exchange {
-	return &exchange{mem: mem, outs: outs, partition: p, keys: keys, self: self, sel: make([][]int32, len(outs))}
+func newExchange(mem memory.Allocator, self int) *exchange {
+	return &exchange{mem: mem, self: self}
 }
 
-// Emit sends b downstream; the channel's reader releases what it receives.
+// addRoute connects the exchange to one more downstream stage, whose tasks' channels
+// outs are.
+func (e *exchange) addRoute(outs []outlet, p Partition, keys []int) {
+	e.routes = append(e.routes, route{outs: outs, partition: p, keys: keys, sel: make([][]int32, len(outs))})
+}
+
+// Emit sends b downstream; the channels' readers release what they receive.
 func (e *exchange) Emit(ctx context.Context, b Batch) error {
+	for i := range e.routes {
+		if err := e.emit(ctx, &e.routes[i], b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *exchange) emit(ctx context.Context, r *route, b Batch) error {
 	switch {
-	case e.partition == Forward:
-		return e.send(ctx, e.outs[e.self], b)
-	case e.partition == Gather || len(e.outs) == 1:
-		return e.send(ctx, e.outs[0], b)
+	case r.partition == Forward:
+		return e.send(ctx, r.outs[e.self], b)
+	case r.partition == Gather || len(r.outs) == 1:
+		return e.send(ctx, r.outs[0], b)
 	}
 	n := b.Len()
-	e.hashes = HashRows(b.Rec, e.keys, e.hashes[:0])
-	for i := range e.sel {
-		e.sel[i] = e.sel[i][:0]
+	e.hashes = HashRows(b.Rec, r.keys, e.hashes[:0])
+	for i := range r.sel {
+		r.sel[i] = r.sel[i][:0]
 	}
 	for row := 0; row < n; row++ {
-		t := TaskOfKeyGroup(KeyGroup(e.hashes[row]), len(e.outs))
-		e.sel[t] = append(e.sel[t], int32(row))
+		t := TaskOfKeyGroup(KeyGroup(e.hashes[row]), len(r.outs))
+		r.sel[t] = append(r.sel[t], int32(row))
 	}
-	for t, sel := range e.sel {
+	for t, sel := range r.sel {
 		switch len(sel) {
 		case 0:
 			continue
 		case n:
-			return e.send(ctx, e.outs[t], b)
+			return e.send(ctx, r.outs[t], b)
 		}
 		part := Batch{Rec: TakeRecord(e.mem, b.Rec, sel)}
 		if b.Kinds != nil {
@@ -71,7 +93,7 @@ func (e *exchange) Emit(ctx context.Context, b Batch) error {
 				part.Kinds[i] = b.Kinds[r]
 			}
 		}
-		if err := e.sendOwned(ctx, e.outs[t], part); err != nil {
+		if err := e.sendOwned(ctx, r.outs[t], part); err != nil {
 			return err
 		}
 	}
@@ -135,12 +157,14 @@ func (e *exchange) EmitWatermark(ctx context.Context, wm int64) error {
 
 // broadcast sends a barrier, a watermark or an end to every downstream task.
 func (e *exchange) broadcast(ctx context.Context, m message) error {
-	for _, o := range e.outs {
-		if o.ch == nil {
-			continue
-		}
-		if err := e.put(ctx, o, m); err != nil {
-			return err
+	for _, r := range e.routes {
+		for _, o := range r.outs {
+			if o.ch == nil {
+				continue
+			}
+			if err := e.put(ctx, o, m); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -36,7 +36,8 @@ type Input struct {
 
 // Stage is a chain of operators run by Parallelism tasks. A source stage reads from
 // readers; any other stage reads the output of its Inputs: rows of Inputs[i] reach its
-// first operator as input i (a join has two). Every stage feeds at most one other.
+// first operator as input i (a join has two). A stage may feed several others, each of
+// which gets all its output.
 type Stage struct {
 	Name        string
 	Parallelism int
@@ -287,13 +288,17 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 	// input each one feeds.
 	inputs := make([][][]chan message, len(g.Stages))
 	sides := make([][][]int, len(g.Stages))
-	ready := make([][]chan int, len(g.Stages))   // ready[s][t]: the ready queue of task t
-	outputs := make([][][]outlet, len(g.Stages)) // outputs[s][t]: the outlets task t writes, by target task
-	downstream := make([]*Input, len(g.Stages))  // how each stage's output is partitioned
+	ready := make([][]chan int, len(g.Stages)) // ready[s][t]: the ready queue of task t
+	// routes[s] are the stages s feeds: routes[s][r].outs[t] are the outlets task t of
+	// stage s writes for the r-th of them, by target task.
+	type fed struct {
+		in   *Input
+		outs [][]outlet
+	}
+	routes := make([][]fed, len(g.Stages))
 	for s, st := range g.Stages {
 		inputs[s] = make([][]chan message, st.Parallelism)
 		sides[s] = make([][]int, st.Parallelism)
-		outputs[s] = make([][]outlet, st.Parallelism)
 	}
 	for s, st := range g.Stages {
 		if st.NewReader != nil {
@@ -302,7 +307,10 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 		fanIn := 0 // input channels of each task
 		for _, in := range st.Inputs {
 			if in.Stage >= s || in.Stage < 0 {
-				return nil, fmt.Errorf("stage %d: input stage %d must come before it and feed no other stage", s, in.Stage)
+				return nil, fmt.Errorf("stage %d: input stage %d must come before it", s, in.Stage)
+			}
+			if in.Partition == Forward && g.Stages[in.Stage].Parallelism != st.Parallelism {
+				return nil, fmt.Errorf("stage %d: a forward input needs the parallelism of stage %d", s, in.Stage)
 			}
 			if in.Partition == Forward {
 				fanIn++
@@ -317,18 +325,16 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 		}
 		for side := range st.Inputs {
 			in := &st.Inputs[side]
-			if downstream[in.Stage] != nil {
-				return nil, fmt.Errorf("stage %d: input stage %d must come before it and feed no other stage", s, in.Stage)
-			}
-			downstream[in.Stage] = in
-			for u := 0; u < g.Stages[in.Stage].Parallelism; u++ {
-				outputs[in.Stage][u] = make([]outlet, st.Parallelism)
+			r := fed{in: in, outs: make([][]outlet, g.Stages[in.Stage].Parallelism)}
+			routes[in.Stage] = append(routes[in.Stage], r)
+			for u := range r.outs {
+				r.outs[u] = make([]outlet, st.Parallelism)
 				for d := 0; d < st.Parallelism; d++ {
 					if in.Partition == Forward && u != d {
 						continue
 					}
 					ch := make(chan message, capacity)
-					outputs[in.Stage][u][d] = outlet{ch: ch, ready: ready[s][d], index: len(inputs[s][d])}
+					r.outs[u][d] = outlet{ch: ch, ready: ready[s][d], index: len(inputs[s][d])}
 					inputs[s][d] = append(inputs[s][d], ch)
 					sides[s][d] = append(sides[s][d], side)
 				}
@@ -356,8 +362,11 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 			}
 			restored := cp.Restored[id]
 			var out WatermarkOutput = discard{}
-			if d := downstream[s]; d != nil {
-				t.exchange = newExchange(g.Mem, outputs[s][i], d.Partition, d.HashKeys, i)
+			if len(routes[s]) > 0 {
+				t.exchange = newExchange(g.Mem, i)
+				for _, r := range routes[s] {
+					t.exchange.addRoute(r.outs[i], r.in.Partition, r.in.HashKeys)
+				}
 				if t.metrics != nil {
 					t.exchange.blocked = &t.metrics.blocked
 				}

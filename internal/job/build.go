@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -30,11 +31,13 @@ type OpFactory func(ctx context.Context, task int, out exec.Output) (exec.Operat
 func (j *Job) build(ctx context.Context) error {
 	env, s := j.env, j.settings
 	b := &builder{j: j, ctx: ctx, env: &expr.Env{Location: env.Location, Now: env.Now}, mem: env.Mem,
-		slices: map[*planner.WindowTVF]bool{}, uids: map[string]bool{}, labels: map[planner.Node]string{}}
+		slices: map[*planner.WindowTVF]bool{}, uids: map[string]bool{}, labels: map[planner.Node]string{},
+		scans: map[string]int{}, shared: map[string]int{}}
 	j.graph = &exec.Graph{Mem: env.Mem, IdleTimeout: s.IdleTimeout}
 	if err := b.windows(j.plan, nil); err != nil {
 		return fatal(err)
 	}
+	b.countScans(j.plan)
 	last, err := b.node(j.plan)
 	if err != nil {
 		return fatal(err)
@@ -77,6 +80,39 @@ type builder struct {
 	uids    map[string]bool
 	slices  map[*planner.WindowTVF]bool // HOP windows whose aggregate wants slices
 	labels  map[planner.Node]string     // physical nodes standing for logical ones (see describe)
+	scans   map[string]int              // by scanKey: how often the plan reads the table
+	shared  map[string]int              // by scanKey: the source stage of a table read more than once
+}
+
+// scanKey tells scans of one table apart from scans of another, or of the same table
+// with other options (an OPTIONS hint).
+func scanKey(n *planner.Scan) string {
+	t := n.Table
+	opts := make([]string, 0, len(t.Options))
+	for k, v := range t.Options {
+		opts = append(opts, k+"\x00"+v)
+	}
+	sort.Strings(opts)
+	return strings.ToLower(t.Name) + "\x00" + t.Schema().String() + "\x00" + strings.Join(opts, "\x00")
+}
+
+// countScans counts the plan's scans of each table: a table the plan reads more than
+// once (by the INSERTs of a statement set, a self-join, a union) is read once, and its
+// source stage feeds every scan (see sharedScan).
+func (b *builder) countScans(n planner.Node) {
+	if s, ok := n.(*planner.Scan); ok {
+		b.scans[scanKey(s)]++
+	}
+	for _, c := range n.Children() {
+		b.countScans(c)
+	}
+}
+
+// sharedScan returns a stage that gets every row of the source stage that reads n's
+// table, started by the first scan of it, and whose operators are this scan's alone.
+func (b *builder) sharedScan(n *planner.Scan, source int) int {
+	return b.startStage(exec.Stage{Name: "Read: " + n.Table.Name, Parallelism: b.stages[source].Parallelism,
+		Inputs: []exec.Input{{Stage: source, Partition: exec.Forward}}})
 }
 
 func (b *builder) startStage(st exec.Stage) int {
@@ -205,6 +241,10 @@ func (b *builder) node(n planner.Node) (int, error) {
 	}
 	switch n := n.(type) {
 	case *planner.Scan:
+		key := scanKey(n)
+		if source, ok := b.shared[key]; ok {
+			return b.sharedScan(n, source), nil
+		}
 		table := n.Table
 		if !j.env.Connectors.Replayable(table) {
 			j.unreplayable = append(j.unreplayable, table.Name)
@@ -225,6 +265,10 @@ func (b *builder) node(n planner.Node) (int, error) {
 		}}, reader)
 		b.addOp(stage, j.countIn)
 		b.sources[stage] = n.Describe()
+		if b.scans[key] > 1 {
+			b.shared[key] = stage
+			return b.sharedScan(n, stage), nil
+		}
 		return stage, nil
 	case *planner.Values:
 		var stage int
