@@ -70,7 +70,7 @@ func newResultSink(cfg Config, schema planner.Schema, out *resultOut, stream boo
 	r.held = NewMaterialized(out.maxRows, func() {
 		if !out.warned {
 			out.warned = true
-			out.log.Warn(fmt.Sprintf("the result holds at most %d rows ('sql-client.execution.max-table-result.rows'): the oldest rows are dropped", out.maxRows))
+			out.log.Warn(fmt.Sprintf("the result holds at most %d rows ('sql-client.execution.max-table-result.rows') and %d MB: the oldest rows are dropped", out.maxRows, MaxResultBytes>>20))
 		}
 	})
 	return r

@@ -89,7 +89,7 @@ func TestDifferentialJoins(t *testing.T) {
 		}
 		var lines bytes.Buffer
 		tx, _ := db.Begin()
-		for i := range 3000 {
+		for i := range sized(3000) {
 			var k any = fmt.Sprint("k", r.IntN(300))
 			if r.IntN(30) == 0 {
 				k = nil

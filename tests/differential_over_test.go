@@ -49,8 +49,8 @@ func TestDifferentialOver(t *testing.T) {
 	t.Parallel() // in-process and independent
 	r := rand.New(rand.NewPCG(5, 11))
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
-	unique := make([]event, 20_000)
-	grid := make([]event, 20_000)
+	unique := make([]event, sized(20_000))
+	grid := make([]event, sized(20_000))
 	used := map[int64]bool{}
 	for i := range unique {
 		ts := base + int64(i)*20 - r.Int64N(1500)

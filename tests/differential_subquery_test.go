@@ -63,7 +63,7 @@ func TestDifferentialSubqueries(t *testing.T) {
 		}
 		var lines bytes.Buffer
 		tx, _ := db.Begin()
-		for i := range 2000 {
+		for i := range sized(2000) {
 			var k any = fmt.Sprint("k", r.IntN(250))
 			if r.IntN(30) == 0 {
 				k = nil

@@ -64,7 +64,7 @@ func TestDifferentialTopN(t *testing.T) {
 		event
 		at int64 // when it arrives
 	}
-	arrivals := make([]arrival, 30_000)
+	arrivals := make([]arrival, sized(30_000))
 	for i := range arrivals {
 		ts := base + int64(i)*20
 		arrivals[i] = arrival{event{fmt.Sprint("k", r.IntN(20)), r.Int64N(100), ts}, ts + r.Int64N(1000)}

@@ -112,7 +112,7 @@ func TestDifferentialWindows(t *testing.T) {
 	t.Parallel() // in-process and independent: it shares the two cores with the other differential tests
 	r := rand.New(rand.NewPCG(21, 7))
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
-	events := make([]event, 30_000)
+	events := make([]event, sized(30_000))
 	for i := range events {
 		events[i] = event{fmt.Sprint("k", r.IntN(20)), r.Int64N(100), base + int64(i)*20 - r.Int64N(1500)}
 	}

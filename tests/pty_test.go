@@ -48,6 +48,18 @@ type ptyProcess struct {
 	mu   sync.Mutex
 	out  bytes.Buffer
 	read chan struct{} // closed when the terminal's output ended
+	// tail, when set, keeps only the latest output: past 1 MB the oldest goes, and
+	// base counts what went, so that marks stay positions in all of it.
+	tail bool
+	base int
+}
+
+// keepTail makes the process keep only its latest output, for a process that
+// writes more than a test should hold.
+func (p *ptyProcess) keepTail() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tail = true
 }
 
 // startOnPTY starts streamsql with the terminal as its controlling terminal and as
@@ -81,6 +93,11 @@ func startOnPTY(t *testing.T, cmd *exec.Cmd) *ptyProcess {
 			n, err := ptmx.Read(buf)
 			p.mu.Lock()
 			p.out.Write(buf[:n])
+			if p.tail && p.out.Len() > 1<<20 {
+				drop := p.out.Len() - 1<<18
+				p.base += drop
+				p.out.Next(drop)
+			}
 			p.mu.Unlock()
 			if err != nil {
 				return
@@ -99,17 +116,37 @@ func (p *ptyProcess) output() string {
 }
 
 // mark is a position in the output, to wait for what comes after it.
-func (p *ptyProcess) mark() int { return len(p.output()) }
+func (p *ptyProcess) mark() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.base + p.out.Len()
+}
+
+// since is the output after mark that the process still keeps, and the position
+// where it starts.
+func (p *ptyProcess) since(mark int) (string, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	start := max(mark, p.base)
+	return p.out.String()[start-p.base:], start
+}
 
 // waitFor waits until the output after mark holds want, and returns the output from
 // mark on.
 func (p *ptyProcess) waitFor(mark int, want string) string {
 	p.t.Helper()
+	out, _ := p.waitForAt(mark, want)
+	return out
+}
+
+// waitForAt is waitFor that also returns the position the output returned starts at.
+func (p *ptyProcess) waitForAt(mark int, want string) (string, int) {
+	p.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		out := p.output()[mark:]
+		out, start := p.since(mark)
 		if strings.Contains(out, want) {
-			return out
+			return out, start
 		}
 		if time.Now().After(deadline) {
 			p.t.Fatalf("timed out waiting for %q; the terminal shows:\n%q", want, out)
@@ -139,6 +176,6 @@ func (p *ptyProcess) wait() error {
 // waitForAfter waits until the output after mark holds first, then then after it.
 func (p *ptyProcess) waitForAfter(mark int, first, then string) {
 	p.t.Helper()
-	out := p.waitFor(mark, first)
-	p.waitFor(mark+strings.Index(out, first)+len(first), then)
+	out, start := p.waitForAt(mark, first)
+	p.waitFor(start+strings.Index(out, first)+len(first), then)
 }

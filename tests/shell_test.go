@@ -3,8 +3,10 @@ package tests
 import (
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // startShell starts the interactive shell on a pseudo-terminal and waits for its
@@ -131,5 +133,111 @@ func TestShellCompletionAndHistory(t *testing.T) {
 	history, _ := os.ReadFile(home + "/.streamsql_history")
 	if !strings.Contains(string(history), "\nSELECT 41 + 1 AS answer /* the answer */ ;\n") {
 		t.Errorf("history:\n%s", history)
+	}
+}
+
+// TestShellTableModeScrolls: a table longer than the screen shows its first page;
+// Page Down, the arrows and Home move the view, the keys are not echoed, and the
+// shell reads lines as before once Ctrl-C ends the query.
+func TestShellTableModeScrolls(t *testing.T) {
+	p := startShell(t) // 30 lines: 24 rows a page
+	m := p.mark()
+	p.send(slowCounts)
+	p.waitFor(m, "[INFO] Table has been created.")
+	m = p.mark()
+	query := m
+	p.send("SELECT id FROM g;\r")
+	shown := regexp.MustCompile(`(\d+) rows \((\d+) to (\d+) shown;`)
+	view := func(mark int, first string) int {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			out, _ := p.since(mark)
+			if all := shown.FindAllStringSubmatch(out, -1); len(all) > 0 {
+				if last := all[len(all)-1]; last[2] == first || (first == ">1" && last[2] != "1") {
+					return p.mark()
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the view never started at row %s:\n%q", first, out)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	view(m, "1")
+	for {
+		out, _ := p.since(m)
+		if all := shown.FindAllStringSubmatch(out, -1); len(all) > 0 {
+			if n, _ := strconv.Atoi(all[len(all)-1][1]); n >= 60 {
+				break // more than two pages
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	m = p.mark()
+	p.send("\x1b[6~") // Page Down
+	m = view(m, "25")
+	p.send("\x1b[A") // Up
+	m = view(m, "24")
+	p.send("\x1b[H") // Home
+	m = view(m, "1")
+	p.send("G") // the last page
+	view(m, ">1")
+	if out, _ := p.since(query); strings.Contains(out, "^[") || strings.Contains(out, "[6~") {
+		t.Errorf("the keys were echoed:\n%q", out)
+	}
+	m = p.mark()
+	p.send("\x03")
+	p.waitForAfter(m, "the query ended.", "streamsql> ")
+	m = p.mark()
+	p.send("SHOW TABLES;\r")
+	p.waitFor(m, "1 row in set")
+	p.send("quit\r")
+	if err := p.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShellResultModesBoundedMemory: an unbounded SELECT * at 200,000 rows/s in each
+// of the shell's result modes shows rows as they come, and the shell's peak memory
+// stays under 200 MB: the table mode keeps at most its bounds, the changelog mode the
+// latest changes, the tableau mode nothing.
+func TestShellResultModesBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three shells for 15 seconds")
+	}
+	for _, mode := range []struct{ name, shows string }{
+		{"table", " rows ("}, {"changelog", " changes, last change "}, {"tableau", "| +I |"},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			p := startShell(t)
+			p.keepTail()
+			m := p.mark()
+			p.send("SET 'sql-client.execution.result-mode' = '" + mode.name + "';\r")
+			p.waitFor(m, "Session property has been set.")
+			m = p.mark()
+			p.send("CREATE TABLE g (id BIGINT, name STRING, v DOUBLE) WITH ('connector' = 'datagen', 'rows-per-second' = '200000');\r")
+			p.waitFor(m, "[INFO] Table has been created.")
+			m = p.mark()
+			p.send("SELECT * FROM g;\r")
+			p.waitFor(m, mode.shows)
+			var peak int64
+			for start := time.Now(); time.Since(start) < 15*time.Second; time.Sleep(500 * time.Millisecond) {
+				peak = max(peak, peakRSS(t, p.cmd.Process.Pid))
+			}
+			out, _ := p.since(p.mark() - 1<<17)
+			t.Logf("peak memory %d MB; the screen ends:\n%s", peak>>20, out[max(len(out)-600, 0):])
+			if peak > 200<<20 {
+				t.Errorf("peak memory %d MB, want under 200 MB", peak>>20)
+			}
+			m = p.mark()
+			p.send("\x03")
+			p.waitFor(m, "streamsql> ")
+			p.send("quit\r")
+			if err := p.wait(); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

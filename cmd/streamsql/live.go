@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -28,6 +29,9 @@ type liveViews struct {
 	out  io.Writer
 	size func() (width, height int)
 	now  func() time.Time
+	// keys is the terminal the shell reads, whose keys scroll the table mode; -1 when
+	// there is none.
+	keys int
 }
 
 func (v *liveViews) new(spec streamsql.LiveSpec) streamsql.LiveResult {
@@ -38,7 +42,12 @@ func (v *liveViews) new(spec streamsql.LiveSpec) streamsql.LiveResult {
 	if spec.Mode == "changelog" {
 		l.changelog = true
 	} else {
-		l.table = streamsql.NewMaterialized(spec.MaxRows, nil)
+		l.table = streamsql.NewMaterialized(spec.MaxRows, func() { l.dropped = true })
+		if v.keys >= 0 {
+			ctx, stop := context.WithCancel(context.Background())
+			l.stopKeys = stop
+			l.wg.Go(func() { readKeys(ctx, v.keys, l.scroll) })
+		}
 	}
 	l.wg.Go(l.loop)
 	return l
@@ -56,10 +65,47 @@ type liveView struct {
 	changes int64
 	last    time.Time
 	dirty   bool
-	drawn   int // lines drawn last time
+	drawn   int  // lines drawn last time
+	top     int  // table mode: the live rows scrolled past
+	dropped bool // table mode: the oldest rows went, past the result's bounds
 
-	done chan struct{}
-	wg   sync.WaitGroup
+	done     chan struct{}
+	stopKeys func() // ends the key reader, if any
+	wg       sync.WaitGroup
+}
+
+// scroll moves the table mode's view by a key.
+func (l *liveView) scroll(k scrollKey) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	page := l.fit()
+	switch k {
+	case keyUp:
+		l.top--
+	case keyDown:
+		l.top++
+	case keyPageUp:
+		l.top -= page
+	case keyPageDown:
+		l.top += page
+	case keyHome:
+		l.top = 0
+	case keyEnd:
+		l.top = l.table.Len()
+	}
+	l.clampTop()
+	l.dirty = true
+}
+
+// fit is how many rows of the table the screen shows.
+func (l *liveView) fit() int {
+	_, height := l.views.size()
+	return max(height-6, 1)
+}
+
+// clampTop keeps the view on the table: at most its last page scrolled past.
+func (l *liveView) clampTop() {
+	l.top = max(0, min(l.top, l.table.Len()-l.fit()))
 }
 
 func (l *liveView) Apply(changes []streamsql.Change) {
@@ -108,6 +154,9 @@ func (l *liveView) loop() {
 
 func (l *liveView) End() {
 	close(l.done)
+	if l.stopKeys != nil {
+		l.stopKeys()
+	}
 	l.wg.Wait()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -131,11 +180,15 @@ func (l *liveView) draw(final bool) {
 		lines = boxed(append([]string{"op"}, l.spec.Columns...), rows)
 		status = fmt.Sprintf("%d changes", l.changes)
 	} else {
-		fit := max(height-6, 1)
-		lines = boxed(l.spec.Columns, l.table.First(fit))
+		fit := l.fit()
+		l.clampTop() // rows may have gone since the last scroll
+		lines = boxed(l.spec.Columns, l.table.Window(l.top, fit))
 		status = fmt.Sprintf("%d rows", l.table.Len())
-		if l.table.Len() > fit {
-			status += fmt.Sprintf(" (the first %d shown)", fit)
+		if n := l.table.Len(); n > fit {
+			status += fmt.Sprintf(" (%d to %d shown; arrows, Page Up/Down, Home, End scroll)", l.top+1, min(l.top+fit, n))
+		}
+		if l.dropped {
+			status += ", the oldest dropped"
 		}
 	}
 	if !l.last.IsZero() {

@@ -126,7 +126,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return 80, 24
 			}
 			return w, h
-		}}
+		}, keys: -1}
+		if readline.IsTerminal(int(os.Stdin.Fd())) {
+			views.keys = int(os.Stdin.Fd())
+		}
 		cfg.Live = views.new
 	}
 	session, err := streamsql.NewSession(cfg)
