@@ -8,7 +8,7 @@ import (
 
 // MaxResultBytes bounds the memory a materialized result keeps, whatever its row
 // bound: past it the oldest rows go, as past the row bound.
-const MaxResultBytes = 64 << 20
+const MaxResultBytes = 32 << 20
 
 // rowOverhead is what a kept row costs besides its cells' bytes: its entries in rows,
 // live and index, with the slack of their growth (measured: TestMaterializedMemory).
