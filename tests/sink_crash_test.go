@@ -120,7 +120,11 @@ func committedRows(dir string) []string {
 		if err != nil {
 			continue // renamed meanwhile
 		}
-		rows = append(rows, strings.Fields(string(data))...)
+		for _, line := range strings.Split(string(data), "\n") {
+			if line != "" {
+				rows = append(rows, line)
+			}
+		}
 	}
 	sort.Strings(rows)
 	return rows
