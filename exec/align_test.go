@@ -80,23 +80,7 @@ func runAlignment(t *testing.T, aligned bool) (positions [2]int64, counts map[in
 				return []Operator{&counter{counts: map[int64]int64{}}}, nil
 			}},
 	}}
-	triggers := make(chan int64, 1)
-	var mu sync.Mutex
-	states := map[TaskID][][]byte{}
-	cp := &Checkpointing{Aligned: aligned, Triggers: triggers, Ack: func(task TaskID, id int64, st [][]byte, _ TaskStats) {
-		mu.Lock()
-		states[task] = st
-		mu.Unlock()
-	}}
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		triggers <- 1
-	}()
-	if err := g.Run(context.Background(), cp); err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
+	states := runWithOneCheckpoint(t, g, aligned, 100*time.Millisecond)
 	for task := 0; task < 2; task++ {
 		json.Unmarshal(states[TaskID{0, task}][0], &positions[task])
 	}
@@ -168,4 +152,28 @@ func TestSourcesContinueWithoutCheckpoints(t *testing.T) {
 	if first+sink.seen != 100 {
 		t.Errorf("rows seen: %d before the failure and %d after, want 100 in all", first, sink.seen)
 	}
+}
+
+// runWithOneCheckpoint runs g to its end, triggering checkpoint 1 after delay, and
+// returns each task's snapshot of it.
+func runWithOneCheckpoint(t *testing.T, g *Graph, aligned bool, delay time.Duration) map[TaskID][][]byte {
+	t.Helper()
+	triggers := make(chan int64, 1)
+	var mu sync.Mutex
+	states := map[TaskID][][]byte{}
+	cp := &Checkpointing{Aligned: aligned, Triggers: triggers, Ack: func(task TaskID, id int64, st [][]byte, _ TaskStats) {
+		mu.Lock()
+		states[task] = st
+		mu.Unlock()
+	}}
+	go func() {
+		time.Sleep(delay)
+		triggers <- 1
+	}()
+	if err := g.Run(context.Background(), cp); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return states
 }

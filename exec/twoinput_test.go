@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,26 +41,10 @@ func TestTwoInputStageAlignsBothInputs(t *testing.T) {
 				return []Operator{op}, nil
 			}},
 	}}
-	triggers := make(chan int64, 1)
-	var mu sync.Mutex
-	states := map[TaskID][][]byte{}
-	cp := &Checkpointing{Aligned: true, Triggers: triggers, Ack: func(task TaskID, id int64, st [][]byte, _ TaskStats) {
-		mu.Lock()
-		states[task] = st
-		mu.Unlock()
-	}}
-	go func() {
-		time.Sleep(120 * time.Millisecond)
-		triggers <- 1
-	}()
-	if err := g.Run(context.Background(), cp); err != nil {
-		t.Fatal(err)
-	}
+	states := runWithOneCheckpoint(t, g, true, 120*time.Millisecond)
 	if op.counts != [2]int64{800, 16} {
 		t.Errorf("rows by input: %v, want [800 16]", op.counts)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	var want [2]int64
 	for s := 0; s < 2; s++ {
 		for task := 0; task < 2; task++ {
@@ -102,21 +85,7 @@ func TestStageFeedsSeveralStages(t *testing.T) {
 		consumer("hash", 2, 2, Input{Stage: 0, Partition: Hash, HashKeys: []int{0}}),
 		consumer("self-join", 1, 4, Input{Stage: 0, Partition: Gather}, Input{Stage: 0, Partition: Gather}),
 	}}
-	triggers := make(chan int64, 1)
-	var mu sync.Mutex
-	states := map[TaskID][][]byte{}
-	cp := &Checkpointing{Aligned: true, Triggers: triggers, Ack: func(task TaskID, id int64, st [][]byte, _ TaskStats) {
-		mu.Lock()
-		states[task] = st
-		mu.Unlock()
-	}}
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		triggers <- 1
-	}()
-	if err := g.Run(context.Background(), cp); err != nil {
-		t.Fatal(err)
-	}
+	states := runWithOneCheckpoint(t, g, true, 100*time.Millisecond)
 	total := func(cs ...*sideCounter) (sum [2]int64) {
 		for _, c := range cs {
 			sum[0] += c.counts[0]
@@ -135,8 +104,6 @@ func TestStageFeedsSeveralStages(t *testing.T) {
 			t.Errorf("%s got rows %v, want %v", name, got, want)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	var before int64
 	for task := 0; task < 2; task++ {
 		var pos int64
