@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,29 +31,18 @@ func TestParseKeys(t *testing.T) {
 	}
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-// lastFrame is what the latest redraw of a live view drew.
-func (b *lockedBuffer) lastFrame() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.b.String()
+// lastFrame is what the latest redraw of a live view drew into out.
+func lastFrame(out *logWriter) string {
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	s := out.w.(*bytes.Buffer).String()
 	return s[strings.LastIndex(s, "\r\x1b[J"):]
 }
 
 // The table mode shows a screenful of rows, and the keys move it over the table,
 // never past its ends.
 func TestTableModeScrolls(t *testing.T) {
-	out := &lockedBuffer{}
+	out := &logWriter{w: &bytes.Buffer{}}
 	views := &liveViews{out: out, now: time.Now, keys: -1, size: func() (int, int) { return 80, 16 }} // 10 rows
 	v := views.new(streamsql.LiveSpec{Mode: "table", Columns: []string{"id"}}).(*liveView)
 	var changes []streamsql.Change
@@ -67,7 +55,7 @@ func TestTableModeScrolls(t *testing.T) {
 		v.mu.Lock()
 		v.draw(false)
 		v.mu.Unlock()
-		frame := out.lastFrame()
+		frame := lastFrame(out)
 		for i := 1; i <= 25; i++ {
 			row := fmt.Sprintf("| %2d |", i)
 			if in := strings.Contains(frame, row); in != (i >= first && i <= last) {
@@ -102,7 +90,7 @@ func TestTableModeScrolls(t *testing.T) {
 	v.mu.Lock()
 	v.draw(false)
 	v.mu.Unlock()
-	if frame := out.lastFrame(); !strings.Contains(frame, "| 26 |") || !strings.Contains(frame, "|  2 |") || strings.Contains(frame, "|  1 |") {
+	if frame := lastFrame(out); !strings.Contains(frame, "| 26 |") || !strings.Contains(frame, "|  2 |") || strings.Contains(frame, "|  1 |") {
 		t.Errorf("after deletes the view shows:\n%s", frame)
 	}
 	v.End()
