@@ -31,6 +31,11 @@ var errClosed = errors.New("connector: reader is closed")
 // (written elsewhere and moved in, or written under a hidden name and renamed, as the
 // filesystem sink does); data appended to a file already read is not seen.
 //
+// Read once at parallelism above 1, files of records that are single lines (the json
+// and raw formats) are split by byte ranges: every task reads every file, each the
+// records that start in its share of the bytes, so that one large file keeps every
+// task busy. Otherwise the tasks share the files whole (see split).
+//
 // A snapshot is the files read, the file being read with the offset and line number of
 // its next record, and the files listed but not yet read (see fileState).
 type FileReader struct {
@@ -39,6 +44,8 @@ type FileReader struct {
 	path    string
 	dir     bool
 	monitor time.Duration // 0: bounded
+	format  string
+	ranges  bool // files are split by byte ranges
 	dec     format.Decoder
 	batch   int
 	now     func() time.Time
@@ -51,6 +58,7 @@ type FileReader struct {
 
 	f      *os.File
 	pos    FilePosition
+	limit  int64 // records starting at or past this offset are another task's; -1: none
 	buf    []byte
 	start  int  // buf[start:end] is read and not yet decoded
 	end    int  //
@@ -65,11 +73,16 @@ type FileReader struct {
 }
 
 // FilePosition is where a FileReader is: the file it reads, the byte offset of the
-// next record in it and the number of lines before that record.
+// next record in it and the number of lines before that record. A position that
+// resumes a byte range (see FileReader) may also bound it: End, when positive, is the
+// offset from which records are another range's; with Align, Offset is the range's
+// first byte rather than a record's, and the line is counted when the file opens.
 type FilePosition struct {
 	Path   string
 	Offset int64
 	Line   int64
+	End    int64
+	Align  bool
 }
 
 var (
@@ -111,6 +124,8 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 		path:    path,
 		dir:     st.IsDir(),
 		monitor: monitor,
+		format:  o.Format(),
+		ranges:  splitsByRanges(o.Format(), monitor, sp.tasks),
 		dec:     dec,
 		batch:   spec.BatchSize,
 		now:     spec.Now,
@@ -165,9 +180,27 @@ func (r *FileReader) list() error {
 	return nil
 }
 
-// owns reports whether file i of a sorted listing is this task's: by its index when
-// the path is listed once, by its name when a monitored directory's indexes shift.
+// splitsByRanges says whether a filesystem source's tasks split each file by byte
+// ranges: read once, in parallel, in a format whose records are lines that can be read
+// in any order (not CSV, whose quoted fields may hold line breaks, nor the changelog
+// formats, whose changes must stay in order).
+func splitsByRanges(format string, monitor time.Duration, tasks int) bool {
+	return monitor == 0 && tasks > 1 && (format == "json" || format == "raw")
+}
+
+// rangeOf is the share of a file of size bytes that task of tasks reads: the records
+// that start in [lo, hi).
+func rangeOf(size int64, task, tasks int) (lo, hi int64) {
+	return size * int64(task) / int64(tasks), size * int64(task+1) / int64(tasks)
+}
+
+// owns reports whether file i of a sorted listing is this task's: every file when
+// files are split by ranges; else by its index when the path is listed once, by its
+// name when a monitored directory's indexes shift.
 func (r *FileReader) owns(i int, p string) bool {
+	if r.ranges {
+		return true
+	}
 	if r.dir && r.monitor > 0 {
 		return r.split.ownsName(filepath.Base(p))
 	}
@@ -255,14 +288,38 @@ func (r *FileReader) poll(ctx context.Context) error {
 func (r *FileReader) open() error {
 	p := r.pending[0]
 	r.pending = r.pending[1:]
-	return r.openAt(FilePosition{Path: p})
+	return r.openAt(FilePosition{Path: p, Align: r.ranges})
 }
 
-// openAt opens a file to read from a position.
+// openAt opens a file to read from a position. Split by ranges, a file opened at its
+// start (Align) starts at this task's range, and a position without an End ends where
+// this task's range does.
 func (r *FileReader) openAt(pos FilePosition) error {
 	f, err := os.Open(pos.Path)
 	if err != nil {
 		return r.err(err)
+	}
+	r.limit = -1
+	if pos.End > 0 {
+		r.limit = pos.End
+	} else if r.ranges {
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return r.err(err)
+		}
+		lo, hi := rangeOf(st.Size(), r.split.task, r.split.tasks)
+		if pos.Align {
+			pos.Offset = lo
+		}
+		r.limit = hi
+	}
+	if pos.Align {
+		if pos, err = alignToRecord(f, pos.Offset); err != nil {
+			f.Close()
+			return r.err(err)
+		}
+		pos.Path = f.Name()
 	}
 	if pos.Offset > 0 {
 		if _, err := f.Seek(pos.Offset, io.SeekStart); err != nil {
@@ -270,17 +327,58 @@ func (r *FileReader) openAt(pos FilePosition) error {
 			return r.err(err)
 		}
 	}
+	pos.End, pos.Align = 0, false
 	r.f = f
 	r.pos = pos
 	r.start, r.end, r.eof = 0, 0, false
 	return nil
 }
 
+// alignToRecord returns the position of the first record that starts at or after
+// offset lo of f, whose records are lines, with the number of lines before it.
+func alignToRecord(f *os.File, lo int64) (FilePosition, error) {
+	if lo == 0 {
+		return FilePosition{}, nil
+	}
+	// Count the line breaks before lo-1; the record starts after the first one at or
+	// after it.
+	buf := make([]byte, readSize)
+	var at, lines int64
+	for at < lo-1 {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), lo-1-at)], at)
+		lines += int64(bytes.Count(buf[:n], newline))
+		at += int64(n)
+		if err == io.EOF {
+			return FilePosition{Offset: at, Line: lines}, nil
+		}
+		if err != nil {
+			return FilePosition{}, err
+		}
+	}
+	for {
+		n, err := f.ReadAt(buf, at)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return FilePosition{Offset: at + int64(i) + 1, Line: lines + 1}, nil
+		}
+		at += int64(n)
+		if err == io.EOF {
+			return FilePosition{Offset: at, Line: lines}, nil
+		}
+		if err != nil {
+			return FilePosition{}, err
+		}
+	}
+}
+
 var utf8BOM = []byte("\xef\xbb\xbf")
 
-// decode decodes records of the current file until the batch is full or the file ends.
+// decode decodes records of the current file until the batch is full or the file (or
+// this task's range of it) ends.
 func (r *FileReader) decode() error {
 	for r.dec.Rows() < r.batch {
+		if r.limit >= 0 && r.pos.Offset >= r.limit {
+			return r.closeFile()
+		}
 		avail := r.buf[r.start:r.end]
 		n := r.dec.RecordEnd(avail)
 		if n >= 0 {

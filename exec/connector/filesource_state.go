@@ -34,11 +34,15 @@ type fileState struct {
 	Resume []fileAt `json:"resume,omitempty"`
 }
 
-// fileAt is a file begun, and where its next record starts.
+// fileAt is a file begun, and where its next record starts; or, resuming a byte
+// range of a file split by ranges, where the range starts (Align: the first record
+// starting there) and ends (see FilePosition).
 type fileAt struct {
 	File   string `json:"file"`
 	Offset int64  `json:"offset"`
 	Line   int64  `json:"line"`
+	End    int64  `json:"end,omitempty"`
+	Align  bool   `json:"align,omitempty"`
 }
 
 // rescaleFiles redistributes the snapshots of a filesystem table's tasks over tasks
@@ -50,6 +54,9 @@ func rescaleFiles(t *planner.Table, states [][]byte, tasks int) ([][]byte, error
 		return nil, err
 	}
 	probe.Close()
+	if splitsByRanges(probe.format, probe.monitor, len(states)) || splitsByRanges(probe.format, probe.monitor, tasks) {
+		return rescaleRanges(t, probe, states, tasks)
+	}
 	type file struct {
 		state string // done, begun or pending
 		at    fileAt
@@ -68,7 +75,7 @@ func rescaleFiles(t *planner.Table, states [][]byte, tasks int) ([][]byte, error
 		for _, n := range s.Pending {
 			files[n] = file{state: "pending"}
 		}
-		for _, at := range append(s.Resume, fileAt{s.File, s.Offset, s.Line}) {
+		for _, at := range append(s.Resume, fileAt{s.File, s.Offset, s.Line, 0, false}) {
 			if at.File != "" {
 				files[at.File] = file{state: "begun", at: at}
 			}
@@ -110,6 +117,109 @@ func rescaleFiles(t *planner.Table, states [][]byte, tasks int) ([][]byte, error
 	return out, nil
 }
 
+// rescaleRanges redistributes the snapshots of a source whose files are split by
+// byte ranges before or after: what each old task has left of its range of a file
+// becomes a range that one new task resumes, and the files no old task began, split
+// by ranges anew, are every new task's.
+func rescaleRanges(t *planner.Table, probe *FileReader, states [][]byte, tasks int) ([][]byte, error) {
+	oldRanges := splitsByRanges(probe.format, probe.monitor, len(states))
+	var path string
+	var pieces []fileAt
+	started := map[string]bool{} // files an old task began or finished: their pieces cover them
+	var untouched []string       // files no old task began
+	pendingIn := map[string]int{}
+	for i, data := range states {
+		var s fileState
+		if err := decodeState(data, stateHeader{Version: stateVersion, Connector: "filesystem", Table: t.Name, Task: i, Tasks: len(states)}, &s); err != nil {
+			return nil, err
+		}
+		path = s.Path
+		// end is old task i's range of a file: all of it when files were read whole.
+		end := func(name string) (lo, hi int64, err error) {
+			p := path
+			if probe.dir {
+				p = filepath.Join(path, name)
+			}
+			st, err := os.Stat(p)
+			if err != nil {
+				return 0, 0, err
+			}
+			if !oldRanges {
+				return 0, st.Size(), nil
+			}
+			lo, hi = rangeOf(st.Size(), i, len(states))
+			return lo, hi, nil
+		}
+		for _, n := range s.Done {
+			started[n] = true
+		}
+		for _, at := range append(s.Resume, fileAt{s.File, s.Offset, s.Line, 0, false}) {
+			if at.File == "" {
+				continue
+			}
+			if at.End == 0 {
+				_, hi, err := end(at.File)
+				if err != nil {
+					return nil, err
+				}
+				at.End = hi
+			}
+			started[at.File] = true
+			pieces = append(pieces, at)
+		}
+		for _, n := range s.Pending {
+			pendingIn[n]++
+			if !oldRanges {
+				continue
+			}
+			lo, hi, err := end(n)
+			if err != nil {
+				return nil, err
+			}
+			pieces = append(pieces, fileAt{File: n, Offset: lo, Align: true, End: hi})
+		}
+	}
+	if path != probe.path {
+		return nil, newStateHeader("filesystem", t.Name, split{0, 1}).Err("the state is of path %s, not %s", path, probe.path)
+	}
+	if oldRanges {
+		for n := range pendingIn {
+			started[n] = true // its old ranges are pieces
+		}
+	} else {
+		for n := range pendingIn {
+			untouched = append(untouched, n)
+		}
+	}
+	slices.Sort(untouched)
+	done := make([]string, 0, len(started))
+	for n := range started {
+		done = append(done, n)
+	}
+	slices.Sort(done)
+	newRanges := splitsByRanges(probe.format, probe.monitor, tasks)
+	out := make([][]byte, tasks)
+	for task := range out {
+		sp := split{task: task, tasks: tasks}
+		s := fileState{stateHeader: newStateHeader("filesystem", t.Name, sp), Path: path, Done: done, Pending: []string{}}
+		for i, n := range untouched {
+			if newRanges || sp.ownsIndex(i) {
+				s.Pending = append(s.Pending, n)
+			}
+		}
+		for i, at := range pieces {
+			if i%tasks == task {
+				s.Resume = append(s.Resume, at)
+			}
+		}
+		var err error
+		if out[task], err = json.Marshal(s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func (r *FileReader) header() stateHeader { return newStateHeader("filesystem", r.table, r.split) }
 
 // Snapshot returns the position after the last batch returned; see exec.Snapshotter.
@@ -119,7 +229,7 @@ func (r *FileReader) Snapshot(context.Context, int64) ([]byte, error) {
 	}
 	s := fileState{stateHeader: r.header(), Path: r.path, Done: names(r.done), Pending: names(r.pending)}
 	for _, at := range r.resume {
-		s.Resume = append(s.Resume, fileAt{filepath.Base(at.Path), at.Offset, at.Line})
+		s.Resume = append(s.Resume, fileAt{filepath.Base(at.Path), at.Offset, at.Line, at.End, at.Align})
 	}
 	if r.f != nil {
 		s.File, s.Offset, s.Line = filepath.Base(r.pos.Path), r.pos.Offset, r.pos.Line
@@ -180,7 +290,7 @@ func (r *FileReader) Restore(state []byte) error {
 		if err != nil {
 			return err
 		}
-		if f.Offset < 0 || f.Line < 0 || f.Line > f.Offset {
+		if f.Offset < 0 || f.Line < 0 || f.Line > f.Offset || f.End < 0 || (f.Align && f.Line != 0) {
 			return h.Err("corrupt state: %s at offset %d, line %d", f.File, f.Offset, f.Line)
 		}
 		if st, err := os.Stat(paths[0]); err != nil {
@@ -188,7 +298,7 @@ func (r *FileReader) Restore(state []byte) error {
 		} else if st.Size() < f.Offset {
 			return h.Err("%s has %d bytes, fewer than its position %d: it changed", paths[0], st.Size(), f.Offset)
 		}
-		resume = append(resume, FilePosition{Path: paths[0], Offset: f.Offset, Line: f.Line})
+		resume = append(resume, FilePosition{Path: paths[0], Offset: f.Offset, Line: f.Line, End: f.End, Align: f.Align})
 		begun = append(begun, paths[0])
 	}
 	if r.f != nil {

@@ -55,10 +55,12 @@ func TestSplitsReadEveryRowOnce(t *testing.T) {
 				var union []string
 				for task := 0; task < tasks; task++ {
 					rows := readTask(t, tbl, task, tasks)
-					if !strings.HasSuffix(name, "file") && len(rows) == 0 {
+					// A CSV file is read whole by one task (a quoted field may hold a line
+					// break); a JSON file is split by byte ranges.
+					if name != "csv file" && len(rows) == 0 {
 						t.Errorf("task %d of %d read nothing", task, tasks)
 					}
-					if strings.HasSuffix(name, "file") && task > 0 && len(rows) > 0 {
+					if name == "csv file" && task > 0 && len(rows) > 0 {
 						t.Errorf("task %d of %d read a file of one file", task, tasks)
 					}
 					union = append(union, rows...)
