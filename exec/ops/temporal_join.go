@@ -141,24 +141,27 @@ func (j *temporalJoin) Process(ctx context.Context, in int, b exec.Batch) error 
 		for c, read := range reads {
 			row[c] = read(i)
 		}
-		null := row[timeCol].null
+		untimed, null := row[timeCol].null, false
 		j.keyBuf = j.keyBuf[:0]
 		for _, c := range keyCols {
 			null = null || row[c].null
 			j.keyBuf = appendValueBytes(j.keyBuf, row[c])
 		}
 		if in == 1 {
-			if !null { // a version without a key or a time is no version of anything
+			if !null && !untimed { // a version without a key or a time is no version of anything
 				j.addVersion(j.key(uint16(exec.KeyGroup(j.hashes[i]))), &tjRow{t: row[timeCol].i, seq: j.seq, deleted: kind == exec.Delete, vals: ownedRow(row)})
 				j.seq++
 			}
 			continue
 		}
 		switch {
-		case null:
-			// A NULL key matches no version, and a NULL time is in no event time: joined
-			// with nothing, at once.
-			j.fired = append(j.fired, tjFired{left: ownedRow(row)})
+		case null && !j.outer:
+			// A NULL key matches no version.
+		case untimed:
+			// A NULL time is in no event time: joined with nothing, at once.
+			if j.outer {
+				j.fired = append(j.fired, tjFired{left: ownedRow(row)})
+			}
 		case row[timeCol].i <= j.watermark:
 			// Late: the versions it needs may be gone; it joins those kept, at once.
 			k := j.keys[string(j.keyBuf)]
@@ -168,6 +171,8 @@ func (j *temporalJoin) Process(ctx context.Context, in int, b exec.Batch) error 
 			}
 			j.fired = append(j.fired, tjFired{left: ownedRow(row), version: v})
 		default:
+			// A LEFT join's row with a NULL key waits like the others, under a key that
+			// no version has, so that it comes out in time order too.
 			k := j.key(uint16(exec.KeyGroup(j.hashes[i])))
 			x := &tjRow{t: row[timeCol].i, seq: j.seq, vals: ownedRow(row)}
 			j.seq++
