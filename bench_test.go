@@ -104,7 +104,18 @@ INSERT INTO out SELECT a.id, a.v FROM a WHERE (a.k, a.v) IN (SELECT b.k, b.v FRO
 		// of its key's last 11 rows (compare with "tumble 10 s by 10k keys", one row per
 		// window and key).
 		benchQuery{"over rows 10 preceding by 10k keys", 1_000_000, over("ROWS BETWEEN 10 PRECEDING AND CURRENT ROW")},
-		benchQuery{"over range 10 s preceding by 10k keys", 1_000_000, over("RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW")})
+		benchQuery{"over range 10 s preceding by 10k keys", 1_000_000, over("RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW")},
+		// An event-time temporal join of the same 1M events (rows/s counts them) against
+		// 100k versions of 10k keys' rates over the same time: each event joins the rate
+		// of its key valid at its time (compare with "tumble 10 s by 10k keys").
+		benchQuery{"temporal join against 10k versioned keys", 1_000_000, "SET 'execution.checkpointing.interval' = '10 s';" + events("ev", 1_000_000, 1) + `
+CREATE TABLE rates (rid BIGINT, k BIGINT, rate BIGINT, rts AS TO_TIMESTAMP_LTZ(rid * 10, 3),
+  WATERMARK FOR rts AS rts - INTERVAL '1' SECOND, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ('connector' = 'datagen', 'number-of-rows' = '100000', 'rows-per-second' = '1000000000', 'seed' = '3',
+  'fields.rid.kind' = 'sequence', 'fields.rid.start' = '1', 'fields.rid.end' = '100000',
+  'fields.k.min' = '1', 'fields.k.max' = '10000', 'fields.rate.min' = '0', 'fields.rate.max' = '1000');
+CREATE TABLE out (id BIGINT, v BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT ev.id, ev.v * r.rate FROM ev JOIN rates FOR SYSTEM_TIME AS OF ev.ts AS r ON ev.k = r.k;`})
 	// With 10k keys most windows of a key hold one or two events, so a hopping window
 	// emits size/slide times the rows of a tumbling one; with 100 keys output is small
 	// and the cost of the input shows.

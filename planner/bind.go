@@ -300,7 +300,7 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 		return &Values{Rows: 1}, &scope{}, nil
 	case *parser.TableName:
 		if t.AsOf != nil {
-			return nil, nil, errorf(t.AsOf, "temporal and lookup joins (FOR SYSTEM_TIME AS OF) are not supported yet")
+			return nil, nil, errorf(t.AsOf, "FOR SYSTEM_TIME AS OF reads the table on the right of a JOIN: FROM orders o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON ...")
 		}
 		if len(t.Hints) > 0 {
 			_, isTable := p.Catalog.Table(t.Name)

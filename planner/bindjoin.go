@@ -14,6 +14,9 @@ func (p *Planner) join(t *parser.JoinTable, depth int) (Node, *scope, error) {
 	if u, ok := t.Right.(*parser.UnnestTable); ok {
 		return p.unnest(t, u, depth)
 	}
+	if r, ok := t.Right.(*parser.TableName); ok && r.AsOf != nil {
+		return p.temporalJoin(t, r, depth)
+	}
 	left, lsc, err := p.from(t.Left, depth)
 	if err != nil {
 		return nil, nil, err
@@ -240,6 +243,8 @@ func rowtime(n Node, i int) bool {
 		return i < len(n.Input.Schema()) && rowtime(n.Input, i)
 	case *OverAggregate:
 		return i < len(n.Input.Schema()) && rowtime(n.Input, i)
+	case *TemporalJoin:
+		return i < len(n.Left.Schema()) && rowtime(n.Left, i)
 	case *WindowTVF:
 		if in := len(n.Input.Schema()); i < in {
 			return rowtime(n.Input, i)

@@ -36,6 +36,10 @@ func rewrite(n Node) Node {
 		c := *x
 		c.Input = rewrite(x.Input)
 		n = &c
+	case *TemporalJoin:
+		c := *x
+		c.Left, c.Right = rewrite(x.Left), rewrite(x.Right)
+		n = &c
 	case *Expand:
 		c := *x
 		c.Input = rewrite(x.Input)

@@ -13,7 +13,7 @@ import (
 // the node (a filter, a projection, a renamed or reordered column, another sink) keeps
 // the node's meaning, and a savepoint of the original restores into it.
 type StateMeaning struct {
-	Kind  string   // "aggregate", "join", "rank", "over" or "watermark"
+	Kind  string   // "aggregate", "join", "temporal", "rank", "over" or "watermark"
 	Lines []string // what decides the state, then the input lineage
 }
 
@@ -26,6 +26,8 @@ func MeaningOf(n Node) (m StateMeaning, ok bool) {
 		m.Kind, head = "aggregate", aggregateMeaning(n)
 	case *Join:
 		m.Kind, head = "join", n.Describe()
+	case *TemporalJoin:
+		m.Kind, head = "temporal", n.Describe()
 	case *Rank:
 		m.Kind, head = "rank", rankMeaning(n)
 	case *OverAggregate:

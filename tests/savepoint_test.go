@@ -467,6 +467,10 @@ CREATE TABLE win (ws TIMESTAMP(3), k BIGINT, c BIGINT, s BIGINT, PRIMARY KEY (ws
 CREATE TABLE joined (id BIGINT, name STRING, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/joined.db');
 CREATE TABLE top (k BIGINT, rn BIGINT, id BIGINT, v BIGINT, PRIMARY KEY (k, rn) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/top.db');
 CREATE TABLE over_t (id BIGINT, k BIGINT, s BIGINT, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/over.db');
+CREATE TABLE ver (id BIGINT, k BIGINT, v BIGINT, ts TIMESTAMP(3), vts AS ts + INTERVAL '5' SECOND,
+  WATERMARK FOR vts AS vts - INTERVAL '1' HOUR, PRIMARY KEY (k) NOT ENFORCED) WITH (
+  'connector' = 'kafka', 'topic' = 'in', 'properties.bootstrap.servers' = '%[2]s', 'scan.startup.mode' = 'earliest-offset', 'format' = 'csv');
+CREATE TABLE temporal_t (id BIGINT, k BIGINT, rid BIGINT, rv BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '%[3]s/temporal.db');
 `, p, addr, dir)
 	inserts := map[string]string{
 		"insert-agg":    "INSERT INTO agg SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
@@ -477,6 +481,11 @@ CREATE TABLE over_t (id BIGINT, k BIGINT, s BIGINT, n BIGINT, PRIMARY KEY (id) N
 		// until the drain at the end.
 		"insert-over_t": "INSERT INTO over_t SELECT id, k, SUM(v) OVER w, COUNT(*) OVER w FROM src " +
 			"WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW)",
+		// Each row joins the latest earlier row of its key at least 5 s older (a version
+		// of it from 5 s after its time on); the rows wait for the watermark, an hour
+		// behind, so the rows and the versions are state until the drain at the end.
+		"insert-temporal_t": "INSERT INTO temporal_t SELECT s.id, s.k, r.id, r.v FROM src s " +
+			"LEFT JOIN ver FOR SYSTEM_TIME AS OF s.ts AS r ON s.k = r.k",
 	}
 	for _, job := range rescaleJobs {
 		if sp := savepoints[job]; sp != "" {
@@ -487,7 +496,7 @@ CREATE TABLE over_t (id BIGINT, k BIGINT, s BIGINT, n BIGINT, PRIMARY KEY (id) N
 	return b.String()
 }
 
-var rescaleJobs = []string{"insert-agg", "insert-win", "insert-joined", "insert-top", "insert-over_t"}
+var rescaleJobs = []string{"insert-agg", "insert-win", "insert-joined", "insert-top", "insert-over_t", "insert-temporal_t"}
 
 // rescaleInput is the records of the topic in, from first up to before last.
 func rescaleInput(first, last int) []string {
@@ -499,10 +508,10 @@ func rescaleInput(first, last int) []string {
 	return rows
 }
 
-// rescaleTables reads the five tables of rescaleScript under dir.
+// rescaleTables reads the six tables of rescaleScript under dir.
 func rescaleTables(t *testing.T, script string) map[string]string {
 	out := map[string]string{}
-	for _, table := range []string{"agg", "win", "joined", "top", "over_t"} {
+	for _, table := range []string{"agg", "win", "joined", "top", "over_t", "temporal_t"} {
 		out[table] = readTable(t, script, table)
 	}
 	return out
@@ -535,7 +544,8 @@ func stopAll(t *testing.T, p *started, state, target string, drain bool) map[str
 	return savepoints
 }
 
-// TestRescale: five stateful jobs (group aggregate, window aggregate, join, Top-N, OVER) over
+// TestRescale: six stateful jobs (group aggregate, window aggregate, join, Top-N, OVER,
+// temporal join) over
 // a Kafka source, stopped mid-way at parallelism 2 with savepoints and restored from
 // them at 4, stopped again and restarted from their own checkpoints at 1, stopped again
 // and started elsewhere from those retained checkpoints (-s chk-N) at 2, end with the
@@ -563,7 +573,8 @@ func TestRescale(t *testing.T) {
 	settle()
 	stopAll(t, p, state, "", true)
 	wantTables := rescaleTables(t, want)
-	if !strings.Contains(wantTables["top"], "\n") || strings.Count(wantTables["win"], "\n") < 100 || strings.Count(wantTables["over_t"], "\n") < 2999 {
+	if !strings.Contains(wantTables["top"], "\n") || strings.Count(wantTables["win"], "\n") < 100 || strings.Count(wantTables["over_t"], "\n") < 2999 ||
+		strings.Count(wantTables["temporal_t"], "\n") < 2999 {
 		t.Fatalf("the uninterrupted run wrote %v", wantTables)
 	}
 

@@ -194,7 +194,7 @@ func (b *builder) windows(n planner.Node, agg *planner.Aggregate) error {
 	switch n := n.(type) {
 	case *planner.Aggregate:
 		agg = n
-	case *planner.Join, *planner.Rank, *planner.OverAggregate:
+	case *planner.Join, *planner.TemporalJoin, *planner.Rank, *planner.OverAggregate:
 		agg = nil
 	case *planner.WindowTVF:
 		if n.Kind == "SESSION" && (agg == nil || agg.Window == nil) {
@@ -367,6 +367,8 @@ func (b *builder) node(n planner.Node) (int, error) {
 		return stage, nil
 	case *planner.Join:
 		return b.join(n)
+	case *planner.TemporalJoin:
+		return b.temporalJoin(n)
 	case *planner.Union:
 		return b.union(n)
 	case *planner.Rank:
@@ -546,6 +548,8 @@ func TasksOf(connectors *connector.Registry, n planner.Node, parallelism int) in
 		if len(n.LeftKeys) == 0 {
 			return 1
 		}
+		return parallelism
+	case *planner.TemporalJoin:
 		return parallelism
 	case *planner.Rank:
 		if len(n.PartitionBy) == 0 {
