@@ -438,7 +438,7 @@ func (p *exprParser) primary() (Expr, error) {
 			switch kw := strings.ToUpper(t.Value); kw {
 			case "INTERVAL":
 				return p.interval()
-			case "TIMESTAMP", "DATE":
+			case "TIMESTAMP", "DATE", "TIME":
 				p.next()
 				p.next()
 				return &TypedLit{Pos: t.Pos, Type: kw, Value: unquoteString(n.Value)}, nil

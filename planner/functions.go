@@ -27,6 +27,11 @@ func functionRows() []Function {
 	extract1 := func(fn Func, name string, examples ...Example) Function {
 		return Function{Fn: fn, Names: []string{name}, Args: []Arg{ArgTemporal}, Result: returns(TypeBigInt), Examples: examples}
 	}
+	clock1 := func(fn Func, name string, examples ...Example) Function {
+		f := extract1(fn, name, examples...)
+		f.Args = []Arg{ArgClock}
+		return f
+	}
 	arith := func(fn Func, examples ...Example) Function {
 		return Function{Fn: fn, Args: []Arg{ArgAny, ArgAny}, Result: sameAs(0), Examples: examples}
 	}
@@ -354,7 +359,8 @@ func functionRows() []Function {
 
 		// Temporal.
 		{Fn: FnExtract, Args: []Arg{ArgString, ArgTemporal}, Result: returns(TypeBigInt),
-			Examples: []Example{{"EXTRACT(DAY FROM DATE '2006-06-05')", "5"}, {"EXTRACT(HOUR FROM TIMESTAMP '2024-05-06 07:08:09')", "7"}}},
+			Examples: []Example{{"EXTRACT(DAY FROM DATE '2006-06-05')", "5"}, {"EXTRACT(HOUR FROM TIMESTAMP '2024-05-06 07:08:09')", "7"},
+				{"EXTRACT(MINUTE FROM TIME '12:34:56')", "34"}, {"EXTRACT(MILLISECOND FROM TIME '12:34:56.789')", "789"}}},
 		{Fn: FnProctime, Names: []string{"PROCTIME"}, Niladic: true, Result: returns(Type{Kind: TimestampLTZ, Precision: 3, NotNull: true}), Nulls: NullAware,
 			// The test's clock reads 2024-05-06 07:08:09 UTC.
 			Examples: []Example{{"PROCTIME()", "2024-05-06 07:08:09.000"}}},
@@ -372,16 +378,22 @@ func functionRows() []Function {
 			},
 			// Evaluated outside a job, no watermark has passed.
 			Examples: []Example{{"CURRENT_WATERMARK(CAST(NULL AS TIMESTAMP(3)))", "null"}}},
-		{Fn: FnCurrentTS, Names: []string{"CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP", "CURRENT_ROW_TIMESTAMP"}, Niladic: true,
+		{Fn: FnCurrentTS, Names: []string{"CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP", "CURRENT_ROW_TIMESTAMP", "CURRENT_TIME", "LOCALTIME"}, Niladic: true,
 			Result: returns(Type{Kind: TimestampLTZ, Precision: 3, NotNull: true}), Nulls: NullAware,
 			Bind: func(c *CallSite) (Expr, error) {
-				if c.Call != nil && c.Call.Name == "LOCALTIMESTAMP" {
-					return castTo(c.Default(), TypeTS), nil
+				if c.Call != nil {
+					switch strings.ToUpper(c.Call.Name) {
+					case "LOCALTIMESTAMP":
+						return castTo(c.Default(), TypeTS), nil
+					case "CURRENT_TIME", "LOCALTIME": // the wall clock's time of day, TIME(0) as Flink types it
+						return &Cast{X: c.Default(), T: Type{Kind: Time, NotNull: true}}, nil
+					}
 				}
 				return c.Default(), nil
 			},
 			// The test's clock reads 2024-05-06 07:08:09 UTC.
-			Examples: []Example{{"CURRENT_TIMESTAMP", "2024-05-06 07:08:09.000"}, {"LOCALTIMESTAMP", "2024-05-06 07:08:09.000"}, {"CURRENT_ROW_TIMESTAMP()", "2024-05-06 07:08:09.000"}}},
+			Examples: []Example{{"CURRENT_TIMESTAMP", "2024-05-06 07:08:09.000"}, {"LOCALTIMESTAMP", "2024-05-06 07:08:09.000"}, {"CURRENT_ROW_TIMESTAMP()", "2024-05-06 07:08:09.000"},
+				{"CURRENT_TIME", "07:08:09"}, {"LOCALTIME", "07:08:09"}, {"TYPEOF(LOCALTIME)", "TIME(0) NOT NULL"}}},
 		{Fn: FnDateFormat, Names: []string{"DATE_FORMAT"}, Args: []Arg{ArgTimestamp, ArgString}, Result: returns(TypeString),
 			Examples: []Example{{"DATE_FORMAT(TIMESTAMP '2024-05-06 07:08:09', 'yyyy/MM/dd HH:mm')", "2024/05/06 07:08"}, {"DATE_FORMAT('2024-05-06 07:08:09', 'HH')", "07"}}},
 		{Fn: FnToTimestamp, Names: []string{"TO_TIMESTAMP"}, Args: []Arg{ArgString, ArgString}, Min: 1, Result: returns(TypeTS), Nulls: NullStrictNullable,
@@ -402,9 +414,9 @@ func functionRows() []Function {
 		extract1(FnDayOfYear, "DAYOFYEAR", Example{"DAYOFYEAR(DATE '1994-09-27')", "270"}),
 		extract1(FnDayOfMonth, "DAYOFMONTH", Example{"DAYOFMONTH(DATE '1994-09-27')", "27"}),
 		extract1(FnDayOfWeek, "DAYOFWEEK", Example{"DAYOFWEEK(DATE '1994-09-27')", "3"}),
-		extract1(FnHour, "HOUR", Example{"HOUR(TIMESTAMP '1994-09-27 13:14:15')", "13"}),
-		extract1(FnMinute, "MINUTE", Example{"MINUTE(TIMESTAMP '1994-09-27 13:14:15')", "14"}),
-		extract1(FnSecond, "SECOND", Example{"SECOND(TIMESTAMP '1994-09-27 13:14:15')", "15"}),
+		clock1(FnHour, "HOUR", Example{"HOUR(TIMESTAMP '1994-09-27 13:14:15')", "13"}, Example{"HOUR(TIME '13:14:15')", "13"}),
+		clock1(FnMinute, "MINUTE", Example{"MINUTE(TIMESTAMP '1994-09-27 13:14:15')", "14"}, Example{"MINUTE(TIME '13:14:15')", "14"}),
+		clock1(FnSecond, "SECOND", Example{"SECOND(TIMESTAMP '1994-09-27 13:14:15')", "15"}, Example{"SECOND(TIME '13:14:15.999')", "15"}),
 		{Fn: FnTimestampAdd, Names: []string{"TIMESTAMPADD"}, Unit: true, Units: timeUnits, Args: []Arg{ArgString, ArgBigInt, ArgTemporal},
 			Result: func(args []Expr) Type {
 				t := args[2].Type()
@@ -429,11 +441,11 @@ func functionRows() []Function {
 			Examples: []Example{{"TO_DATE('2024-05-06')", "2024-05-06"}, {"TO_DATE('06.05.2024', 'dd.MM.yyyy')", "2024-05-06"}, {"TO_DATE('May')", "null"}}},
 
 		// FLOOR(x TO unit) and CEIL(x TO unit) have syntax of their own; the unit comes first.
-		{Fn: FnFloorTime, Args: []Arg{ArgString, ArgTemporal}, Result: sameAs(1),
-			Examples: []Example{{"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 07:00:00.000"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO QUARTER)", "2024-04-01 00:00:00.000"},
+		{Fn: FnFloorTime, Args: []Arg{ArgString, ArgClock}, Result: sameAs(1), Bind: floorTime,
+			Examples: []Example{{"FLOOR(TIME '12:44:31' TO MINUTE)", "12:44:00"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 07:00:00.000"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO QUARTER)", "2024-04-01 00:00:00.000"},
 				{"FLOOR(DATE '2024-05-06' TO YEAR)", "2024-01-01"}, {"FLOOR(TIMESTAMP '1969-12-31 23:59:59.5' TO SECOND)", "1969-12-31 23:59:59.000"}}},
-		{Fn: FnCeilTime, Args: []Arg{ArgString, ArgTemporal}, Result: sameAs(1),
-			Examples: []Example{{"CEIL(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 08:00:00.000"}, {"CEIL(TIMESTAMP '2024-05-06 00:00:00' TO DAY)", "2024-05-06 00:00:00.000"},
+		{Fn: FnCeilTime, Args: []Arg{ArgString, ArgClock}, Result: sameAs(1), Bind: floorTime,
+			Examples: []Example{{"CEIL(TIME '12:44:31' TO MINUTE)", "12:45:00"}, {"CEIL(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 08:00:00.000"}, {"CEIL(TIMESTAMP '2024-05-06 00:00:00' TO DAY)", "2024-05-06 00:00:00.000"},
 				{"CEIL(DATE '2024-05-06' TO MONTH)", "2024-06-01"}, {"CEILING(TIMESTAMP '2024-12-31 10:00:00' TO YEAR)", "2025-01-01 00:00:00.000"}}},
 		{Fn: FnCurrentDate, Names: []string{"CURRENT_DATE"}, Niladic: true, Result: returns(Type{Kind: Date, NotNull: true}), Nulls: NullAware,
 			// The test's clock reads 2024-05-06 07:08:09 UTC.
@@ -829,4 +841,20 @@ func checkJSONPath(c *CallSite) (Expr, error) {
 		}
 	}
 	return c.Default(), nil
+}
+
+// floorTime binds FLOOR and CEIL (x TO unit) of a TIME: computed on 1970-01-01 as a
+// TIMESTAMP whose time of day is kept, for the units within a day.
+func floorTime(c *CallSite) (Expr, error) {
+	x := c.Args[1]
+	if x.Type().Kind != Time {
+		return c.Default(), nil
+	}
+	if u, ok := c.constString(0); ok && u != "HOUR" && u != "MINUTE" && u != "SECOND" && u != "MILLISECOND" {
+		return nil, c.Errorf(-1, "%s of a TIME takes HOUR, MINUTE, SECOND or MILLISECOND, got %s", c.Fn.Fn, u)
+	}
+	ts := &Call{Fn: c.Fn.Fn, Args: []Expr{c.Args[0], &Cast{X: x, T: TypeTS}}, T: Type{Kind: Timestamp, Precision: 3, NotNull: c.T.NotNull}}
+	t := x.Type()
+	t.NotNull = c.T.NotNull
+	return &Cast{X: ts, T: t}, nil
 }

@@ -29,6 +29,7 @@ const (
 	Row                           // ROW<f1 T1, ...>: Fields
 	Array                         // ARRAY<T>: Elem
 	Map                           // MAP<K, V>: Key and Value
+	Time                          // TIME(p): a time of day without zone; Precision 0 to 9, kept to milliseconds
 )
 
 // Type is a SQL type. Types are values: compare them with ==. The element types of ROW,
@@ -36,7 +37,7 @@ const (
 // pointer and == still compares them.
 type Type struct {
 	Kind      Kind
-	Precision int  // DECIMAL precision; TIMESTAMP fractional digits
+	Precision int  // DECIMAL precision; TIMESTAMP and TIME fractional digits
 	Scale     int  // DECIMAL scale
 	Length    int  // VARCHAR(n), CHAR(n), VARBINARY(n), BINARY(n) length; 0 means unbounded (STRING, BYTES)
 	Fixed     bool // CHAR(n), BINARY(n): values are padded to Length
@@ -118,6 +119,23 @@ var (
 	TypeInterval = Type{Kind: IntervalDayTime}
 	TypeMonths   = Type{Kind: IntervalYearMonth}
 )
+
+// TimeType returns TIME(p).
+func TimeType(p int) Type { return Type{Kind: Time, Precision: p} }
+
+// TimeUnitMillis is how many milliseconds one stored unit of a TIME(p) value is: a
+// TIME(0) holds whole seconds of the day, a TIME(p > 0) milliseconds (Flink keeps TIME
+// to milliseconds whatever p says). Literals and Arrow arrays of the type hold values in
+// that unit.
+func TimeUnitMillis(t Type) int64 {
+	if t.Precision == 0 {
+		return 1000
+	}
+	return 1
+}
+
+// TimeDigits is how many fraction digits a TIME(p) value keeps and prints: p, at most 3.
+func TimeDigits(t Type) int { return min(t.Precision, 3) }
 
 // DecimalType returns DECIMAL(p, s).
 func DecimalType(p, s int) Type { return Type{Kind: Decimal, Precision: p, Scale: s} }
@@ -202,6 +220,8 @@ func (t Type) String() string {
 		s = fmt.Sprintf("TIMESTAMP_LTZ(%d)", t.Precision)
 	case Date:
 		s = "DATE"
+	case Time:
+		s = fmt.Sprintf("TIME(%d)", t.Precision)
 	case IntervalDayTime:
 		s = "INTERVAL DAY TO SECOND"
 	case IntervalYearMonth:
