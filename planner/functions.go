@@ -493,8 +493,20 @@ func functionRows() []Function {
 				{"GREATEST(DATE '2024-01-01', DATE '2023-12-31')", "2024-01-01"}, {"GREATEST(FALSE, TRUE)", "true"}}},
 		{Fn: FnLeast, Names: []string{"LEAST"}, Args: []Arg{ArgCommon}, Min: 1, Variadic: true, Result: sameAs(0),
 			Examples: []Example{{"LEAST(1, 3, 2)", "1"}, {"LEAST('b', 'abc')", "abc"}, {"LEAST(1.5e0, -2)", "-2.0"}, {"LEAST(CAST(NULL AS STRING), 'a')", "null"}}},
-		{Fn: FnTypeOf, Names: []string{"TYPEOF"}, Args: []Arg{ArgAny}, Result: returns(Type{Kind: String, NotNull: true}), Nulls: NullAware,
-			Examples: []Example{{"TYPEOF(1)", "INT NOT NULL"}, {"TYPEOF(CAST(NULL AS BIGINT))", "BIGINT"}, {"TYPEOF(1.50)", "DECIMAL(3, 2) NOT NULL"}, {"TYPEOF('abc')", "STRING NOT NULL"}}},
+		{Fn: FnTypeOf, Names: []string{"TYPEOF"}, Args: []Arg{ArgAny, ArgBoolean}, Min: 1, Result: returns(Type{Kind: String, NotNull: true}), Nulls: NullAware,
+			// TYPEOF(x, force_serializable): a constant, TRUE for the serializable string.
+			Bind: func(c *CallSite) (Expr, error) {
+				if len(c.Args) == 2 {
+					if l, ok := c.Args[1].(*Literal); !ok || (l.Value != nil && l.T.Kind != Boolean) {
+						return nil, c.Errorf(1, "TYPEOF's second argument (force_serializable) must be TRUE or FALSE")
+					}
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"TYPEOF(1)", "INT NOT NULL"}, {"TYPEOF(CAST(NULL AS BIGINT))", "BIGINT"}, {"TYPEOF(1.50)", "DECIMAL(3, 2) NOT NULL"}, {"TYPEOF('abc')", "STRING NOT NULL"},
+				{"TYPEOF('abc', TRUE)", "VARCHAR(2147483647) NOT NULL"}, {"TYPEOF('abc', FALSE)", "STRING NOT NULL"},
+				{"TYPEOF(CAST(NULL AS TIMESTAMP_LTZ(3)), TRUE)", "TIMESTAMP(3) WITH LOCAL TIME ZONE"},
+				{"TYPEOF(MAP['a', CAST(NULL AS BYTES)], TRUE)", "MAP<VARCHAR(2147483647) NOT NULL, VARBINARY(2147483647)> NOT NULL"}}},
 		{Fn: FnNullIf, Names: []string{"NULLIF"}, Args: []Arg{ArgCommon, ArgCommon}, Nulls: NullAware,
 			Result:   func(args []Expr) Type { return args[0].Type().Nullable() },
 			Examples: []Example{{"NULLIF(5, 5)", "null"}, {"NULLIF(5, 0)", "5"}, {"NULLIF(5, CAST(NULL AS INT))", "5"}}},

@@ -157,8 +157,18 @@ func (t Type) IsTemporal() bool {
 	return t.Kind == Timestamp || t.Kind == TimestampLTZ || t.Kind == Date
 }
 
-// String prints t as SQL, as DESCRIBE and EXPLAIN show it.
-func (t Type) String() string {
+// String prints t as SQL, as DESCRIBE and EXPLAIN show it: Flink's summary string.
+func (t Type) String() string { return t.format(false) }
+
+// SerializableString prints t as Flink's serializable string, the full form a catalog
+// could store (TYPEOF(x, TRUE)): STRING is VARCHAR(2147483647), BYTES
+// VARBINARY(2147483647), TIMESTAMP_LTZ(p) TIMESTAMP(p) WITH LOCAL TIME ZONE.
+func (t Type) SerializableString() string { return t.format(true) }
+
+// maxLength is the length of STRING and BYTES: VARCHAR and VARBINARY of Java's largest int.
+const maxLength = 2147483647
+
+func (t Type) format(full bool) string {
 	var s string
 	switch t.Kind {
 	case Null:
@@ -185,6 +195,8 @@ func (t Type) String() string {
 			s = fmt.Sprintf("CHAR(%d)", t.Length)
 		case t.Length > 0:
 			s = fmt.Sprintf("VARCHAR(%d)", t.Length)
+		case full:
+			s = fmt.Sprintf("VARCHAR(%d)", maxLength)
 		default:
 			s = "STRING"
 		}
@@ -194,6 +206,8 @@ func (t Type) String() string {
 			s = fmt.Sprintf("BINARY(%d)", t.Length)
 		case t.Length > 0:
 			s = fmt.Sprintf("VARBINARY(%d)", t.Length)
+		case full:
+			s = fmt.Sprintf("VARBINARY(%d)", maxLength)
 		default:
 			s = "BYTES"
 		}
@@ -206,18 +220,21 @@ func (t Type) String() string {
 			}
 			b.WriteString(quoteName(f.Name))
 			b.WriteByte(' ')
-			b.WriteString(f.Type.String())
+			b.WriteString(f.Type.format(full))
 		}
 		b.WriteByte('>')
 		s = b.String()
 	case Array:
-		s = "ARRAY<" + t.Elem().String() + ">"
+		s = "ARRAY<" + t.Elem().format(full) + ">"
 	case Map:
-		s = "MAP<" + t.Elem().String() + ", " + t.Value().String() + ">"
+		s = "MAP<" + t.Elem().format(full) + ", " + t.Value().format(full) + ">"
 	case Timestamp:
 		s = fmt.Sprintf("TIMESTAMP(%d)", t.Precision)
 	case TimestampLTZ:
 		s = fmt.Sprintf("TIMESTAMP_LTZ(%d)", t.Precision)
+		if full {
+			s = fmt.Sprintf("TIMESTAMP(%d) WITH LOCAL TIME ZONE", t.Precision)
+		}
 	case Date:
 		s = "DATE"
 	case Time:
