@@ -240,6 +240,8 @@ func rowtime(n Node, i int) bool {
 		return i < len(n.Input.Schema()) && rowtime(n.Input, i)
 	case *OverAggregate:
 		return i < len(n.Input.Schema()) && rowtime(n.Input, i)
+	case *Sort:
+		return n.ByTime && rowtime(n.Input, i) // a bounded sort emits its rows after every watermark
 	case *WindowTVF:
 		if in := len(n.Input.Schema()); i < in {
 			return rowtime(n.Input, i)
