@@ -18,7 +18,7 @@ var (
 			mode, ok := t.Option("scan.bounded.mode")
 			return ok && !strings.EqualFold(mode, "unbounded")
 		}}
-	Sink   = connector.SinkConnector{Open: openSink, Delivery: delivery}
+	Sink = connector.SinkConnector{Open: openSink, Delivery: delivery}
 )
 
 // isProperty accepts the Kafka client properties, 'properties.*'. The client honours
