@@ -147,6 +147,7 @@ var binaryPrec = map[string]int{
 	"OR": precOr, "AND": precAnd,
 	"=": precCmp, "<>": precCmp, "!=": precCmp, "<": precCmp, "<=": precCmp, ">": precCmp, ">=": precCmp,
 	"||": precConcat, "+": precAdd, "-": precAdd, "*": precMul, "/": precMul, "%": precMul,
+	"OVERLAPS": precCmp,
 }
 
 // infixPrec returns the precedence of the operator at the current token, 0 if there is none.
@@ -157,6 +158,10 @@ func (p *exprParser) infixPrec() int {
 		return binaryPrec[t.Value]
 	case tokIdent:
 		if isWord(t, "SIMILAR") && isWord(p.peekAt(1), "TO") {
+			return precCmp
+		}
+		// (a, b) OVERLAPS (c, d): a word, so only before a period, not as an alias.
+		if isWord(t, "OVERLAPS") && (isPunct(p.peekAt(1), "(") || isWord(p.peekAt(1), "ROW")) {
 			return precCmp
 		}
 	case tokKeyword:

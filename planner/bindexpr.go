@@ -173,6 +173,9 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 	case *parser.UnaryExpr:
 		return b.unary(e)
 	case *parser.BinaryExpr:
+		if e.Op == "OVERLAPS" {
+			return b.overlaps(e)
+		}
 		return b.binary(e)
 	case *parser.IsExpr:
 		x, err := b.bind(e.X)
@@ -624,7 +627,7 @@ func (b *exprBinder) binary(e *parser.BinaryExpr) (Expr, error) {
 	for l == nil {
 		below := spine[len(spine)-1].Left
 		left, ok := below.(*parser.BinaryExpr)
-		if !ok {
+		if !ok || left.Op == "OVERLAPS" {
 			bound, err := b.bind(below)
 			if err != nil {
 				return nil, err
@@ -977,4 +980,42 @@ func scaleInterval(iv, n Expr) (Expr, bool) {
 		return &Literal{Value: int32(int64(v) * k), T: il.T}, true
 	}
 	return nil, false
+}
+
+// overlaps binds (s1, x1) OVERLAPS (s2, x2), where each x is the period's other end or
+// its length (an interval): with each period's ends in order, the periods overlap when
+// each starts at or before the other ends (as Calcite, and so Flink, computes it).
+func (b *exprBinder) overlaps(e *parser.BinaryExpr) (Expr, error) {
+	var ends [2][2]parser.Expr
+	for k, side := range []parser.Expr{e.Left, e.Right} {
+		row, ok := side.(*parser.FuncCall)
+		if !ok || !strings.EqualFold(row.Name, "ROW") || len(row.Args) != 2 {
+			return nil, errorf(side, "OVERLAPS takes a period on each side: (start, end) or (start, interval)")
+		}
+		ends[k] = [2]parser.Expr{row.Args[0], row.Args[1]}
+		x, err := b.bind(row.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		if t := x.Type().Kind; t == IntervalDayTime || t == IntervalYearMonth {
+			ends[k][1] = &parser.BinaryExpr{Pos: row.Args[1].Position(), Op: "+", Left: row.Args[0], Right: row.Args[1]}
+		}
+	}
+	for k := range ends {
+		s, err := b.bind(ends[k][0])
+		if err != nil {
+			return nil, err
+		}
+		if t := s.Type(); !t.IsTemporal() && t.Kind != Time && t.Kind != Null {
+			return nil, errorf(ends[k][0], "OVERLAPS periods start at a TIMESTAMP, DATE or TIME, got %s", t.Nullable())
+		}
+	}
+	call := func(name string, args ...parser.Expr) parser.Expr {
+		return &parser.FuncCall{Pos: e.Pos, Name: name, Args: args}
+	}
+	lo := func(k int) parser.Expr { return call("LEAST", ends[k][0], ends[k][1]) }
+	hi := func(k int) parser.Expr { return call("GREATEST", ends[k][0], ends[k][1]) }
+	return b.bind(&parser.BinaryExpr{Pos: e.Pos, Op: "AND",
+		Left:  &parser.BinaryExpr{Pos: e.Pos, Op: "<=", Left: lo(0), Right: hi(1)},
+		Right: &parser.BinaryExpr{Pos: e.Pos, Op: "<=", Left: lo(1), Right: hi(0)}})
 }

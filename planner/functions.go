@@ -81,7 +81,12 @@ func functionRows() []Function {
 			// BETWEEN is >= AND <=, so its examples are here.
 			Examples: []Example{{"TRUE AND CAST(NULL AS BOOLEAN)", "null"}, {"FALSE AND CAST(NULL AS BOOLEAN)", "false"},
 				{"12 BETWEEN 15 AND 12", "false"}, {"12 BETWEEN 10 AND NULL", "null"}, {"12 BETWEEN NULL AND 10", "false"},
-				{"12 NOT BETWEEN 15 AND 12", "true"}, {"12 NOT BETWEEN NULL AND 15", "null"}, {"12 NOT BETWEEN 15 AND NULL", "true"}}},
+				{"12 NOT BETWEEN 15 AND 12", "true"}, {"12 NOT BETWEEN NULL AND 15", "null"}, {"12 NOT BETWEEN 15 AND NULL", "true"},
+				// OVERLAPS is an AND of two comparisons of the periods' ends.
+				{"(TIME '2:55:00', INTERVAL '1' HOUR) OVERLAPS (TIME '3:30:00', INTERVAL '2' HOUR)", "true"},
+				{"(TIME '9:00:00', TIME '10:00:00') OVERLAPS (TIME '10:15:00', INTERVAL '3' HOUR)", "false"},
+				{"(DATE '2024-01-10', DATE '2024-01-01') OVERLAPS (DATE '2024-01-05', INTERVAL '1' DAY)", "true"},
+				{"(TIMESTAMP '2024-01-01 00:00:00', INTERVAL '1' HOUR) OVERLAPS (TIMESTAMP '2024-01-01 01:00:00', INTERVAL '1' HOUR)", "true"}}},
 		{Fn: FnOr, Args: []Arg{ArgBoolean}, Min: 1, Variadic: true, Result: boolean, Nulls: NullAware,
 			// BETWEEN SYMMETRIC is the OR of BETWEEN both ways, and a simple CASE's WHEN a, b
 			// the OR of equalities.
