@@ -339,9 +339,13 @@ func functionRows() []Function {
 			Examples: []Example{{"JSON_ARRAY()", "[]"}, {"JSON_ARRAY(1, '2')", `[1,"2"]`}, {"JSON_ARRAY(CAST(NULL AS STRING) NULL ON NULL)", "[null]"},
 				{"JSON_ARRAY(CAST(NULL AS STRING) ABSENT ON NULL)", "[]"}, {"JSON_ARRAY(CAST(NULL AS STRING))", "[]"}, {"JSON_ARRAY(JSON_ARRAY(1))", "[[1]]"},
 				{"JSON_ARRAY(JSON_OBJECT('a' VALUE TRUE), 'x')", `[{"a":true},"x"]`}}},
-		{Fn: FnJSONExists, Names: []string{"JSON_EXISTS"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeBoolean), Bind: checkJSONPath,
+		{Fn: FnJSONExists, Names: []string{"JSON_EXISTS"}, Args: []Arg{ArgString, ArgString, ArgString}, Min: 2, Result: returns(TypeBoolean),
+			Nulls: NullStrictNullable, Bind: jsonExistsClause,
 			Examples: []Example{{`JSON_EXISTS('{"a": true}', '$.a')`, "true"}, {`JSON_EXISTS('{"a": true}', '$.b')`, "false"}, {`JSON_EXISTS('{"a": [{ "b": 1 }]}', '$.a[0].b')`, "true"},
-				{`JSON_EXISTS('{"a": null}', '$.a')`, "true"}, {`JSON_EXISTS('{', '$')`, "false"}}},
+				{`JSON_EXISTS('{"a": null}', '$.a')`, "true"}, {`JSON_EXISTS('{', '$')`, "false"},
+				{`JSON_EXISTS('{"a": true}', 'strict $.b' TRUE ON ERROR)`, "true"}, {`JSON_EXISTS('{"a": true}', 'strict $.b' FALSE ON ERROR)`, "false"},
+				{`JSON_EXISTS('{"a": true}', 'strict $.b' UNKNOWN ON ERROR)`, "null"}, {`JSON_EXISTS('{"a": true}', 'lax $.b' TRUE ON ERROR)`, "false"},
+				{`JSON_EXISTS('not json', '$' TRUE ON ERROR)`, "true"}}},
 		{Fn: FnIsJSON, Args: []Arg{ArgString, ArgString}, Result: returns(Type{Kind: Boolean, NotNull: true}), Nulls: NullAware,
 			Examples: []Example{{"'1' IS JSON", "true"}, {"'[]' IS JSON", "true"}, {"'{}' IS JSON", "true"}, {`'"abc"' IS JSON`, "true"}, {"'abc' IS JSON", "false"},
 				{"CAST(NULL AS STRING) IS JSON", "false"}, {"'1' IS JSON SCALAR", "true"}, {"'1' IS JSON ARRAY", "false"}, {"'{}' IS JSON OBJECT", "true"}, {"'{}' IS JSON SCALAR", "false"}}},
@@ -654,6 +658,23 @@ func jsonValueClauses(c *CallSite) (Expr, error) {
 		out = &Cast{X: out, T: ret}
 	}
 	return out, nil
+}
+
+// jsonExistsClause checks JSON_EXISTS's path and adds its ON ERROR behaviour as a STRING
+// literal: TRUE, FALSE (the default), UNKNOWN or ERROR. An error is text that is not
+// JSON, or a strict path that leads nowhere; a lax path that leads nowhere is FALSE.
+func jsonExistsClause(c *CallSite) (Expr, error) {
+	if len(c.Args) != 2 {
+		return nil, c.Errorf(-1, "JSON_EXISTS takes 2 arguments, a JSON text and a path, then its ON ERROR clause")
+	}
+	if _, err := checkJSONPath(c); err != nil {
+		return nil, err
+	}
+	onError := "FALSE"
+	if c.Call != nil && c.Call.Clauses != "" {
+		onError = strings.TrimSuffix(c.Call.Clauses, " ON ERROR")
+	}
+	return &Call{Fn: FnJSONExists, Args: append(c.Args, &Literal{Value: onError, T: Type{Kind: String, NotNull: true}}), T: c.T}, nil
 }
 
 // jsonQueryClauses checks JSON_QUERY's path and adds its clauses as three STRING
