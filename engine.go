@@ -231,7 +231,7 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 	if err != nil {
 		return err
 	}
-	p := &planner.Planner{Catalog: s.catalog, Emit: settings.Emit, Notice: s.warn}
+	p := &planner.Planner{Catalog: s.catalog, Emit: settings.Emit, Notice: s.warn, Bounded: s.connectors.Bounded}
 	if s.pendingSet != nil {
 		if stmt, err = s.inStatementSet(p, stmt); stmt == nil || err != nil {
 			return err

@@ -206,6 +206,10 @@ func HashRows(rec arrow.Record, keys []int, out []uint64) []uint64 {
 			for i, v := range c.Date32Values() {
 				out[i] = mix(out[i], uint64(v))
 			}
+		case *array.Time32:
+			for i, v := range c.Time32Values() {
+				out[i] = mix(out[i], uint64(v))
+			}
 		case *array.Float64:
 			for i, v := range c.Float64Values() {
 				out[i] = mix(out[i], math.Float64bits(v))

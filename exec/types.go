@@ -6,6 +6,7 @@ import (
 )
 
 // ArrowType returns the Arrow type that holds values of SQL type t.
+// TIME(0) is time32[s], TIME(p > 0) time32[ms] (so that the array says how its values print).
 // TIMESTAMP and TIMESTAMP_LTZ are both epoch milliseconds: a TIMESTAMP is its wall clock
 // read as UTC, a TIMESTAMP_LTZ an instant (its Arrow type carries the zone "UTC"). CHAR(n)
 // is a string, BINARY(n) a binary array, both holding padded values. ROW, ARRAY and MAP
@@ -49,6 +50,11 @@ func ArrowType(t planner.Type) arrow.DataType {
 		return &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
 	case planner.Date:
 		return arrow.FixedWidthTypes.Date32
+	case planner.Time:
+		if t.Precision == 0 {
+			return arrow.FixedWidthTypes.Time32s
+		}
+		return arrow.FixedWidthTypes.Time32ms
 	case planner.IntervalDayTime:
 		return arrow.FixedWidthTypes.Duration_ms
 	case planner.IntervalYearMonth:

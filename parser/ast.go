@@ -419,7 +419,7 @@ type IntervalLit struct {
 	ToUnit string
 }
 
-// TypedLit is TIMESTAMP '...', DATE '...' (Type upper case).
+// TypedLit is TIMESTAMP '...', DATE '...', TIME '...' (Type upper case).
 type TypedLit struct {
 	Pos   Pos
 	Type  string

@@ -147,6 +147,7 @@ var binaryPrec = map[string]int{
 	"OR": precOr, "AND": precAnd,
 	"=": precCmp, "<>": precCmp, "!=": precCmp, "<": precCmp, "<=": precCmp, ">": precCmp, ">=": precCmp,
 	"||": precConcat, "+": precAdd, "-": precAdd, "*": precMul, "/": precMul, "%": precMul,
+	"OVERLAPS": precCmp,
 }
 
 // infixPrec returns the precedence of the operator at the current token, 0 if there is none.
@@ -157,6 +158,10 @@ func (p *exprParser) infixPrec() int {
 		return binaryPrec[t.Value]
 	case tokIdent:
 		if isWord(t, "SIMILAR") && isWord(p.peekAt(1), "TO") {
+			return precCmp
+		}
+		// (a, b) OVERLAPS (c, d): a word, so only before a period, not as an alias.
+		if isWord(t, "OVERLAPS") && (isPunct(p.peekAt(1), "(") || isWord(p.peekAt(1), "ROW")) {
 			return precCmp
 		}
 	case tokKeyword:
@@ -438,7 +443,7 @@ func (p *exprParser) primary() (Expr, error) {
 			switch kw := strings.ToUpper(t.Value); kw {
 			case "INTERVAL":
 				return p.interval()
-			case "TIMESTAMP", "DATE":
+			case "TIMESTAMP", "DATE", "TIME":
 				p.next()
 				p.next()
 				return &TypedLit{Pos: t.Pos, Type: kw, Value: unquoteString(n.Value)}, nil

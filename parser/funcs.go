@@ -67,6 +67,8 @@ func (p *exprParser) call() (Expr, error) {
 		e, err = p.jsonQuery(f)
 	case f.Name == "JSON_VALUE":
 		e, err = p.jsonValue(f)
+	case f.Name == "JSON_EXISTS":
+		e, err = p.jsonExists(f)
 	case f.Name == "SUBSTRING":
 		e, err = p.substring(f)
 	case f.Name == "OVERLAY":
@@ -690,6 +692,24 @@ func (p *exprParser) jsonValue(f *FuncCall) (Expr, error) {
 		}
 	}
 	return f, p.expect(")", "')'", "ON EMPTY", "ON ERROR")
+}
+
+// jsonExistsOnError are the ON ERROR clauses JSON_EXISTS takes after its arguments.
+var jsonExistsOnError = []string{"TRUE ON ERROR", "FALSE ON ERROR", "UNKNOWN ON ERROR", "ERROR ON ERROR"}
+
+// jsonExists parses JSON_EXISTS(json, path [TRUE | FALSE | UNKNOWN | ERROR ON ERROR])
+// after '('.
+func (p *exprParser) jsonExists(f *FuncCall) (Expr, error) {
+	if err := p.jsonArgs(f); err != nil {
+		return nil, err
+	}
+	if tr := p.treatmentAhead(jsonExistsOnError); tr != "" {
+		for range strings.Fields(tr) {
+			p.next()
+		}
+		f.Clauses = tr
+	}
+	return f, p.expect(")", "')'", "ON ERROR")
 }
 
 // jsonQuery parses JSON_QUERY(json, path [wrapper] [... ON EMPTY] [... ON ERROR]) after

@@ -23,17 +23,18 @@ var canonicalTypes = map[string]string{
 	"TIMESTAMP":     "TIMESTAMP",
 	"TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
 	"DATE":          "DATE",
+	"TIME":          "TIME",
 	"ROW":           "ROW", "ARRAY": "ARRAY", "MAP": "MAP",
 }
 
 // typeList names the supported types in error messages.
 var typeList = []string{"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE",
 	"DECIMAL", "STRING", "VARCHAR", "CHAR", "BYTES", "BINARY", "VARBINARY", "TIMESTAMP",
-	"TIMESTAMP_LTZ", "DATE", "ROW", "ARRAY", "MAP"}
+	"TIMESTAMP_LTZ", "DATE", "TIME", "ROW", "ARRAY", "MAP"}
 
 // maxTypeParams is how many (p, s) parameters a type takes.
 var maxTypeParams = map[string]int{"DECIMAL": 2, "VARCHAR": 1, "CHAR": 1, "BINARY": 1,
-	"VARBINARY": 1, "TIMESTAMP": 1, "TIMESTAMP_LTZ": 1}
+	"VARBINARY": 1, "TIMESTAMP": 1, "TIMESTAMP_LTZ": 1, "TIME": 1}
 
 // maxTypeDepth bounds the nesting of structured types, so that no input can exhaust the
 // stack.
@@ -98,7 +99,7 @@ func (p *exprParser) typeName(depth int) (*TypeName, error) {
 		}
 		typ.Params = params
 	}
-	if name == "TIMESTAMP" {
+	if name == "TIMESTAMP" || name == "TIME" {
 		if err := p.timeZone(typ); err != nil {
 			return nil, err
 		}
@@ -219,11 +220,11 @@ func (p *exprParser) typeParams(name string) ([]int, error) {
 }
 
 // timeZone parses the optional WITH LOCAL TIME ZONE (making typ a TIMESTAMP_LTZ) or
-// WITHOUT TIME ZONE after TIMESTAMP[(p)].
+// WITHOUT TIME ZONE after TIMESTAMP[(p)], and WITHOUT TIME ZONE after TIME[(p)].
 func (p *exprParser) timeZone(typ *TypeName) error {
 	var words []string
 	switch t := p.peek(); {
-	case isWord(t, "WITH") && isWord(p.peekAt(1), "LOCAL"):
+	case typ.Name == "TIMESTAMP" && isWord(t, "WITH") && isWord(p.peekAt(1), "LOCAL"):
 		typ.Name = "TIMESTAMP_LTZ"
 		words = []string{"WITH", "LOCAL", "TIME", "ZONE"}
 	case isWord(t, "WITHOUT") && isWord(p.peekAt(1), "TIME"):

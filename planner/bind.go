@@ -13,6 +13,9 @@ type Planner struct {
 	Emit    EmitControl // the session's emit options for window aggregates
 	// Notice, when set, is told what the planner accepts but ignores (join hints).
 	Notice func(msg string)
+	// Bounded, when set, tells whether a table's source ends (a file read once, datagen
+	// with a row count): ORDER BY without LIMIT sorts any bounded input.
+	Bounded func(t *Table) bool
 
 	ctes []*cte // the common table expressions in scope, innermost last
 }

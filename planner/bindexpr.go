@@ -173,6 +173,9 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 	case *parser.UnaryExpr:
 		return b.unary(e)
 	case *parser.BinaryExpr:
+		if e.Op == "OVERLAPS" {
+			return b.overlaps(e)
+		}
 		return b.binary(e)
 	case *parser.IsExpr:
 		x, err := b.bind(e.X)
@@ -266,8 +269,15 @@ func (b *exprBinder) bind(e parser.Expr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !x.Type().IsTemporal() {
-			return nil, errorf(e, "EXTRACT needs a TIMESTAMP or DATE, got %s", x.Type().Nullable())
+		if !x.Type().IsTemporal() && x.Type().Kind != Time {
+			return nil, errorf(e, "EXTRACT needs a TIMESTAMP, DATE or TIME, got %s", x.Type().Nullable())
+		}
+		if x.Type().Kind == Time {
+			switch e.Unit {
+			case "HOUR", "MINUTE", "SECOND", "MILLISECOND":
+			default:
+				return nil, errorf(e, "EXTRACT(%s FROM ...) does not apply to a TIME: only HOUR, MINUTE, SECOND and MILLISECOND do", e.Unit)
+			}
 		}
 		switch e.Unit {
 		case "YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND", "DOW", "DOY", "EPOCH":
@@ -470,8 +480,71 @@ func typedLiteral(e *parser.TypedLit) (Expr, error) {
 			return nil, errorf(e, "invalid TIMESTAMP literal '%s', expected yyyy-MM-dd HH:mm:ss[.SSS]", e.Value)
 		}
 		return &Literal{Value: ms, T: Type{Kind: Timestamp, Precision: 3, NotNull: true}}, nil
+	case "TIME":
+		ms, digits, ok := ParseTimeOfDay(e.Value)
+		if !ok {
+			return nil, errorf(e, "invalid TIME literal '%s', expected HH:mm:ss[.SSS]", e.Value)
+		}
+		// The literal's precision is its number of fraction digits, as Flink types it.
+		t := Type{Kind: Time, Precision: digits, NotNull: true}
+		return &Literal{Value: int32(ms / TimeUnitMillis(t)), T: t}, nil
 	}
 	return nil, errorf(e, "unsupported literal type %s", e.Type)
+}
+
+// ParseTimeOfDay parses H:m[:s[.fraction]] (hours 0 to 23, surrounding spaces allowed)
+// into milliseconds of the day, truncating the fraction to milliseconds; digits is the
+// number of fraction digits written (at most 9).
+func ParseTimeOfDay(s string) (ms int64, digits int, ok bool) {
+	s = strings.TrimSpace(s)
+	i := 0
+	num := func(maxLen int) (int64, bool) {
+		start, v := i, int64(0)
+		for i < len(s) && i-start < maxLen && '0' <= s[i] && s[i] <= '9' {
+			v = v*10 + int64(s[i]-'0')
+			i++
+		}
+		return v, i > start
+	}
+	lit := func(c byte) bool {
+		if i < len(s) && s[i] == c {
+			i++
+			return true
+		}
+		return false
+	}
+	h, ok1 := num(2)
+	ok2 := lit(':')
+	m, ok3 := num(2)
+	if !ok1 || !ok2 || !ok3 || h > 23 || m > 59 {
+		return 0, 0, false
+	}
+	var sec, frac int64
+	if lit(':') {
+		var ok bool
+		if sec, ok = num(2); !ok || sec > 59 {
+			return 0, 0, false
+		}
+		if lit('.') {
+			start := i
+			f, ok := num(9)
+			if !ok {
+				return 0, 0, false
+			}
+			digits = i - start
+			for k := digits; k < 3; k++ {
+				f *= 10
+			}
+			for k := digits; k > 3; k-- {
+				f /= 10
+			}
+			frac = f
+		}
+	}
+	if i != len(s) {
+		return 0, 0, false
+	}
+	return ((h*60+m)*60+sec)*1000 + frac, digits, true
 }
 
 // ParseTimestamp parses yyyy-MM-dd[ HH:mm[:ss[.fff]]] (or with a 'T') into epoch
@@ -554,7 +627,7 @@ func (b *exprBinder) binary(e *parser.BinaryExpr) (Expr, error) {
 	for l == nil {
 		below := spine[len(spine)-1].Left
 		left, ok := below.(*parser.BinaryExpr)
-		if !ok {
+		if !ok || left.Op == "OVERLAPS" {
 			bound, err := b.bind(below)
 			if err != nil {
 				return nil, err
@@ -612,6 +685,19 @@ func (b *exprBinder) binaryOp(e *parser.BinaryExpr, l, r Expr) (out Expr, err er
 	if lt.Kind == Date && (rt.Kind == IntervalDayTime || rt.Kind == IntervalYearMonth) && (fn == FnAdd || fn == FnSub) {
 		ts := &Call{Fn: fn, Args: []Expr{&Cast{X: l, T: TypeTS}, r}, T: Type{Kind: Timestamp, Precision: 3, NotNull: notNull}}
 		return &Cast{X: ts, T: TypeDate}, nil
+	}
+	// TIME ± a day-time interval is a TIME, wrapping around midnight: computed on
+	// 1970-01-01 as a TIMESTAMP whose time of day is kept.
+	if lt.Kind == Time && rt.Kind == IntervalDayTime && (fn == FnAdd || fn == FnSub) ||
+		rt.Kind == Time && lt.Kind == IntervalDayTime && fn == FnAdd {
+		tm, iv := l, r
+		if rt.Kind == Time {
+			tm, iv = r, l
+		}
+		ts := &Call{Fn: fn, Args: []Expr{&Cast{X: tm, T: TypeTS}, iv}, T: Type{Kind: Timestamp, Precision: 3, NotNull: notNull}}
+		t := tm.Type()
+		t.NotNull = notNull
+		return &Cast{X: ts, T: t}, nil
 	}
 	// Timestamp arithmetic with intervals.
 	if (lt.Kind == Timestamp || lt.Kind == TimestampLTZ) && (rt.Kind == IntervalDayTime || rt.Kind == IntervalYearMonth) && (fn == FnAdd || fn == FnSub) {
@@ -894,4 +980,42 @@ func scaleInterval(iv, n Expr) (Expr, bool) {
 		return &Literal{Value: int32(int64(v) * k), T: il.T}, true
 	}
 	return nil, false
+}
+
+// overlaps binds (s1, x1) OVERLAPS (s2, x2), where each x is the period's other end or
+// its length (an interval): with each period's ends in order, the periods overlap when
+// each starts at or before the other ends (as Calcite, and so Flink, computes it).
+func (b *exprBinder) overlaps(e *parser.BinaryExpr) (Expr, error) {
+	var ends [2][2]parser.Expr
+	for k, side := range []parser.Expr{e.Left, e.Right} {
+		row, ok := side.(*parser.FuncCall)
+		if !ok || !strings.EqualFold(row.Name, "ROW") || len(row.Args) != 2 {
+			return nil, errorf(side, "OVERLAPS takes a period on each side: (start, end) or (start, interval)")
+		}
+		ends[k] = [2]parser.Expr{row.Args[0], row.Args[1]}
+		x, err := b.bind(row.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		if t := x.Type().Kind; t == IntervalDayTime || t == IntervalYearMonth {
+			ends[k][1] = &parser.BinaryExpr{Pos: row.Args[1].Position(), Op: "+", Left: row.Args[0], Right: row.Args[1]}
+		}
+	}
+	for k := range ends {
+		s, err := b.bind(ends[k][0])
+		if err != nil {
+			return nil, err
+		}
+		if t := s.Type(); !t.IsTemporal() && t.Kind != Time && t.Kind != Null {
+			return nil, errorf(ends[k][0], "OVERLAPS periods start at a TIMESTAMP, DATE or TIME, got %s", t.Nullable())
+		}
+	}
+	call := func(name string, args ...parser.Expr) parser.Expr {
+		return &parser.FuncCall{Pos: e.Pos, Name: name, Args: args}
+	}
+	lo := func(k int) parser.Expr { return call("LEAST", ends[k][0], ends[k][1]) }
+	hi := func(k int) parser.Expr { return call("GREATEST", ends[k][0], ends[k][1]) }
+	return b.bind(&parser.BinaryExpr{Pos: e.Pos, Op: "AND",
+		Left:  &parser.BinaryExpr{Pos: e.Pos, Op: "<=", Left: lo(0), Right: hi(1)},
+		Right: &parser.BinaryExpr{Pos: e.Pos, Op: "<=", Left: lo(1), Right: hi(0)}})
 }

@@ -56,6 +56,7 @@ const (
 	ArgNumeric              // any number, unchanged (a NULL literal becomes DOUBLE)
 	ArgTimestamp            // TIMESTAMP or TIMESTAMP_LTZ; DATE and STRING are cast to TIMESTAMP(3)
 	ArgTemporal             // TIMESTAMP, TIMESTAMP_LTZ or DATE
+	ArgClock                // TIMESTAMP, TIMESTAMP_LTZ, DATE or TIME: a value with a time of day
 	ArgCommon               // every ArgCommon argument is cast to their common type
 )
 
@@ -292,9 +293,13 @@ func (b *exprBinder) apply(f *Function, e *parser.FuncCall, at positioned, args 
 			default:
 				return nil, errorf(argAt(i), "%s needs a TIMESTAMP, got %s", name, t.Nullable())
 			}
-		case ArgTemporal:
+		case ArgTemporal, ArgClock:
 			switch t.Kind {
 			case Timestamp, TimestampLTZ, Date:
+			case Time:
+				if f.argKind(i) != ArgClock {
+					return nil, errorf(argAt(i), "%s needs a TIMESTAMP or DATE, got %s", name, t.Nullable())
+				}
 			case Null:
 				args[i] = castTo(a, TypeTS)
 			default:

@@ -64,6 +64,9 @@ func commonType(a, b Type) (Type, bool) {
 	if (a.Kind == Timestamp && b.Kind == Date) || (a.Kind == Date && b.Kind == Timestamp) {
 		return TypeTS, true
 	}
+	if a.Kind == Time && b.Kind == Time {
+		return TimeType(max(a.Precision, b.Precision)), true
+	}
 	if a.Kind == b.Kind { // TIMESTAMP precisions, VARCHAR lengths
 		return a, true
 	}
@@ -187,5 +190,7 @@ func canCast(from, to Type) bool {
 	if from.IsTemporal() && to.IsTemporal() {
 		return true
 	}
-	return false
+	// TIME meets the timestamps (a TIME is the time of day of 1970-01-01), not DATE.
+	ts := func(t Type) bool { return t.Kind == Timestamp || t.Kind == TimestampLTZ }
+	return from.Kind == Time && ts(to) || ts(from) && to.Kind == Time
 }

@@ -100,6 +100,12 @@ func BindType(t *parser.TypeName) (Type, error) {
 		}
 	case "DATE":
 		out = TypeDate
+	case "TIME":
+		p := param(0, 0)
+		if p < 0 || p > 9 {
+			return Type{}, errorf(t, "TIME precision must be 0 to 9")
+		}
+		out = TimeType(p)
 	default:
 		return Type{}, errorf(t, "unknown type %s", t.Name)
 	}

@@ -27,6 +27,11 @@ func functionRows() []Function {
 	extract1 := func(fn Func, name string, examples ...Example) Function {
 		return Function{Fn: fn, Names: []string{name}, Args: []Arg{ArgTemporal}, Result: returns(TypeBigInt), Examples: examples}
 	}
+	clock1 := func(fn Func, name string, examples ...Example) Function {
+		f := extract1(fn, name, examples...)
+		f.Args = []Arg{ArgClock}
+		return f
+	}
 	arith := func(fn Func, examples ...Example) Function {
 		return Function{Fn: fn, Args: []Arg{ArgAny, ArgAny}, Result: sameAs(0), Examples: examples}
 	}
@@ -76,7 +81,12 @@ func functionRows() []Function {
 			// BETWEEN is >= AND <=, so its examples are here.
 			Examples: []Example{{"TRUE AND CAST(NULL AS BOOLEAN)", "null"}, {"FALSE AND CAST(NULL AS BOOLEAN)", "false"},
 				{"12 BETWEEN 15 AND 12", "false"}, {"12 BETWEEN 10 AND NULL", "null"}, {"12 BETWEEN NULL AND 10", "false"},
-				{"12 NOT BETWEEN 15 AND 12", "true"}, {"12 NOT BETWEEN NULL AND 15", "null"}, {"12 NOT BETWEEN 15 AND NULL", "true"}}},
+				{"12 NOT BETWEEN 15 AND 12", "true"}, {"12 NOT BETWEEN NULL AND 15", "null"}, {"12 NOT BETWEEN 15 AND NULL", "true"},
+				// OVERLAPS is an AND of two comparisons of the periods' ends.
+				{"(TIME '2:55:00', INTERVAL '1' HOUR) OVERLAPS (TIME '3:30:00', INTERVAL '2' HOUR)", "true"},
+				{"(TIME '9:00:00', TIME '10:00:00') OVERLAPS (TIME '10:15:00', INTERVAL '3' HOUR)", "false"},
+				{"(DATE '2024-01-10', DATE '2024-01-01') OVERLAPS (DATE '2024-01-05', INTERVAL '1' DAY)", "true"},
+				{"(TIMESTAMP '2024-01-01 00:00:00', INTERVAL '1' HOUR) OVERLAPS (TIMESTAMP '2024-01-01 01:00:00', INTERVAL '1' HOUR)", "true"}}},
 		{Fn: FnOr, Args: []Arg{ArgBoolean}, Min: 1, Variadic: true, Result: boolean, Nulls: NullAware,
 			// BETWEEN SYMMETRIC is the OR of BETWEEN both ways, and a simple CASE's WHEN a, b
 			// the OR of equalities.
@@ -329,9 +339,13 @@ func functionRows() []Function {
 			Examples: []Example{{"JSON_ARRAY()", "[]"}, {"JSON_ARRAY(1, '2')", `[1,"2"]`}, {"JSON_ARRAY(CAST(NULL AS STRING) NULL ON NULL)", "[null]"},
 				{"JSON_ARRAY(CAST(NULL AS STRING) ABSENT ON NULL)", "[]"}, {"JSON_ARRAY(CAST(NULL AS STRING))", "[]"}, {"JSON_ARRAY(JSON_ARRAY(1))", "[[1]]"},
 				{"JSON_ARRAY(JSON_OBJECT('a' VALUE TRUE), 'x')", `[{"a":true},"x"]`}}},
-		{Fn: FnJSONExists, Names: []string{"JSON_EXISTS"}, Args: []Arg{ArgString, ArgString}, Result: returns(TypeBoolean), Bind: checkJSONPath,
+		{Fn: FnJSONExists, Names: []string{"JSON_EXISTS"}, Args: []Arg{ArgString, ArgString, ArgString}, Min: 2, Result: returns(TypeBoolean),
+			Nulls: NullStrictNullable, Bind: jsonExistsClause,
 			Examples: []Example{{`JSON_EXISTS('{"a": true}', '$.a')`, "true"}, {`JSON_EXISTS('{"a": true}', '$.b')`, "false"}, {`JSON_EXISTS('{"a": [{ "b": 1 }]}', '$.a[0].b')`, "true"},
-				{`JSON_EXISTS('{"a": null}', '$.a')`, "true"}, {`JSON_EXISTS('{', '$')`, "false"}}},
+				{`JSON_EXISTS('{"a": null}', '$.a')`, "true"}, {`JSON_EXISTS('{', '$')`, "false"},
+				{`JSON_EXISTS('{"a": true}', 'strict $.b' TRUE ON ERROR)`, "true"}, {`JSON_EXISTS('{"a": true}', 'strict $.b' FALSE ON ERROR)`, "false"},
+				{`JSON_EXISTS('{"a": true}', 'strict $.b' UNKNOWN ON ERROR)`, "null"}, {`JSON_EXISTS('{"a": true}', 'lax $.b' TRUE ON ERROR)`, "false"},
+				{`JSON_EXISTS('not json', '$' TRUE ON ERROR)`, "true"}}},
 		{Fn: FnIsJSON, Args: []Arg{ArgString, ArgString}, Result: returns(Type{Kind: Boolean, NotNull: true}), Nulls: NullAware,
 			Examples: []Example{{"'1' IS JSON", "true"}, {"'[]' IS JSON", "true"}, {"'{}' IS JSON", "true"}, {`'"abc"' IS JSON`, "true"}, {"'abc' IS JSON", "false"},
 				{"CAST(NULL AS STRING) IS JSON", "false"}, {"'1' IS JSON SCALAR", "true"}, {"'1' IS JSON ARRAY", "false"}, {"'{}' IS JSON OBJECT", "true"}, {"'{}' IS JSON SCALAR", "false"}}},
@@ -354,7 +368,8 @@ func functionRows() []Function {
 
 		// Temporal.
 		{Fn: FnExtract, Args: []Arg{ArgString, ArgTemporal}, Result: returns(TypeBigInt),
-			Examples: []Example{{"EXTRACT(DAY FROM DATE '2006-06-05')", "5"}, {"EXTRACT(HOUR FROM TIMESTAMP '2024-05-06 07:08:09')", "7"}}},
+			Examples: []Example{{"EXTRACT(DAY FROM DATE '2006-06-05')", "5"}, {"EXTRACT(HOUR FROM TIMESTAMP '2024-05-06 07:08:09')", "7"},
+				{"EXTRACT(MINUTE FROM TIME '12:34:56')", "34"}, {"EXTRACT(MILLISECOND FROM TIME '12:34:56.789')", "789"}}},
 		{Fn: FnProctime, Names: []string{"PROCTIME"}, Niladic: true, Result: returns(Type{Kind: TimestampLTZ, Precision: 3, NotNull: true}), Nulls: NullAware,
 			// The test's clock reads 2024-05-06 07:08:09 UTC.
 			Examples: []Example{{"PROCTIME()", "2024-05-06 07:08:09.000"}}},
@@ -372,16 +387,22 @@ func functionRows() []Function {
 			},
 			// Evaluated outside a job, no watermark has passed.
 			Examples: []Example{{"CURRENT_WATERMARK(CAST(NULL AS TIMESTAMP(3)))", "null"}}},
-		{Fn: FnCurrentTS, Names: []string{"CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP", "CURRENT_ROW_TIMESTAMP"}, Niladic: true,
+		{Fn: FnCurrentTS, Names: []string{"CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP", "CURRENT_ROW_TIMESTAMP", "CURRENT_TIME", "LOCALTIME"}, Niladic: true,
 			Result: returns(Type{Kind: TimestampLTZ, Precision: 3, NotNull: true}), Nulls: NullAware,
 			Bind: func(c *CallSite) (Expr, error) {
-				if c.Call != nil && c.Call.Name == "LOCALTIMESTAMP" {
-					return castTo(c.Default(), TypeTS), nil
+				if c.Call != nil {
+					switch strings.ToUpper(c.Call.Name) {
+					case "LOCALTIMESTAMP":
+						return castTo(c.Default(), TypeTS), nil
+					case "CURRENT_TIME", "LOCALTIME": // the wall clock's time of day, TIME(0) as Flink types it
+						return &Cast{X: c.Default(), T: Type{Kind: Time, NotNull: true}}, nil
+					}
 				}
 				return c.Default(), nil
 			},
 			// The test's clock reads 2024-05-06 07:08:09 UTC.
-			Examples: []Example{{"CURRENT_TIMESTAMP", "2024-05-06 07:08:09.000"}, {"LOCALTIMESTAMP", "2024-05-06 07:08:09.000"}, {"CURRENT_ROW_TIMESTAMP()", "2024-05-06 07:08:09.000"}}},
+			Examples: []Example{{"CURRENT_TIMESTAMP", "2024-05-06 07:08:09.000"}, {"LOCALTIMESTAMP", "2024-05-06 07:08:09.000"}, {"CURRENT_ROW_TIMESTAMP()", "2024-05-06 07:08:09.000"},
+				{"CURRENT_TIME", "07:08:09"}, {"LOCALTIME", "07:08:09"}, {"TYPEOF(LOCALTIME)", "TIME(0) NOT NULL"}}},
 		{Fn: FnDateFormat, Names: []string{"DATE_FORMAT"}, Args: []Arg{ArgTimestamp, ArgString}, Result: returns(TypeString),
 			Examples: []Example{{"DATE_FORMAT(TIMESTAMP '2024-05-06 07:08:09', 'yyyy/MM/dd HH:mm')", "2024/05/06 07:08"}, {"DATE_FORMAT('2024-05-06 07:08:09', 'HH')", "07"}}},
 		{Fn: FnToTimestamp, Names: []string{"TO_TIMESTAMP"}, Args: []Arg{ArgString, ArgString}, Min: 1, Result: returns(TypeTS), Nulls: NullStrictNullable,
@@ -402,9 +423,9 @@ func functionRows() []Function {
 		extract1(FnDayOfYear, "DAYOFYEAR", Example{"DAYOFYEAR(DATE '1994-09-27')", "270"}),
 		extract1(FnDayOfMonth, "DAYOFMONTH", Example{"DAYOFMONTH(DATE '1994-09-27')", "27"}),
 		extract1(FnDayOfWeek, "DAYOFWEEK", Example{"DAYOFWEEK(DATE '1994-09-27')", "3"}),
-		extract1(FnHour, "HOUR", Example{"HOUR(TIMESTAMP '1994-09-27 13:14:15')", "13"}),
-		extract1(FnMinute, "MINUTE", Example{"MINUTE(TIMESTAMP '1994-09-27 13:14:15')", "14"}),
-		extract1(FnSecond, "SECOND", Example{"SECOND(TIMESTAMP '1994-09-27 13:14:15')", "15"}),
+		clock1(FnHour, "HOUR", Example{"HOUR(TIMESTAMP '1994-09-27 13:14:15')", "13"}, Example{"HOUR(TIME '13:14:15')", "13"}),
+		clock1(FnMinute, "MINUTE", Example{"MINUTE(TIMESTAMP '1994-09-27 13:14:15')", "14"}, Example{"MINUTE(TIME '13:14:15')", "14"}),
+		clock1(FnSecond, "SECOND", Example{"SECOND(TIMESTAMP '1994-09-27 13:14:15')", "15"}, Example{"SECOND(TIME '13:14:15.999')", "15"}),
 		{Fn: FnTimestampAdd, Names: []string{"TIMESTAMPADD"}, Unit: true, Units: timeUnits, Args: []Arg{ArgString, ArgBigInt, ArgTemporal},
 			Result: func(args []Expr) Type {
 				t := args[2].Type()
@@ -429,11 +450,11 @@ func functionRows() []Function {
 			Examples: []Example{{"TO_DATE('2024-05-06')", "2024-05-06"}, {"TO_DATE('06.05.2024', 'dd.MM.yyyy')", "2024-05-06"}, {"TO_DATE('May')", "null"}}},
 
 		// FLOOR(x TO unit) and CEIL(x TO unit) have syntax of their own; the unit comes first.
-		{Fn: FnFloorTime, Args: []Arg{ArgString, ArgTemporal}, Result: sameAs(1),
-			Examples: []Example{{"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 07:00:00.000"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO QUARTER)", "2024-04-01 00:00:00.000"},
+		{Fn: FnFloorTime, Args: []Arg{ArgString, ArgClock}, Result: sameAs(1), Bind: floorTime,
+			Examples: []Example{{"FLOOR(TIME '12:44:31' TO MINUTE)", "12:44:00"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 07:00:00.000"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO QUARTER)", "2024-04-01 00:00:00.000"},
 				{"FLOOR(DATE '2024-05-06' TO YEAR)", "2024-01-01"}, {"FLOOR(TIMESTAMP '1969-12-31 23:59:59.5' TO SECOND)", "1969-12-31 23:59:59.000"}}},
-		{Fn: FnCeilTime, Args: []Arg{ArgString, ArgTemporal}, Result: sameAs(1),
-			Examples: []Example{{"CEIL(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 08:00:00.000"}, {"CEIL(TIMESTAMP '2024-05-06 00:00:00' TO DAY)", "2024-05-06 00:00:00.000"},
+		{Fn: FnCeilTime, Args: []Arg{ArgString, ArgClock}, Result: sameAs(1), Bind: floorTime,
+			Examples: []Example{{"CEIL(TIME '12:44:31' TO MINUTE)", "12:45:00"}, {"CEIL(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 08:00:00.000"}, {"CEIL(TIMESTAMP '2024-05-06 00:00:00' TO DAY)", "2024-05-06 00:00:00.000"},
 				{"CEIL(DATE '2024-05-06' TO MONTH)", "2024-06-01"}, {"CEILING(TIMESTAMP '2024-12-31 10:00:00' TO YEAR)", "2025-01-01 00:00:00.000"}}},
 		{Fn: FnCurrentDate, Names: []string{"CURRENT_DATE"}, Niladic: true, Result: returns(Type{Kind: Date, NotNull: true}), Nulls: NullAware,
 			// The test's clock reads 2024-05-06 07:08:09 UTC.
@@ -481,8 +502,20 @@ func functionRows() []Function {
 				{"GREATEST(DATE '2024-01-01', DATE '2023-12-31')", "2024-01-01"}, {"GREATEST(FALSE, TRUE)", "true"}}},
 		{Fn: FnLeast, Names: []string{"LEAST"}, Args: []Arg{ArgCommon}, Min: 1, Variadic: true, Result: sameAs(0),
 			Examples: []Example{{"LEAST(1, 3, 2)", "1"}, {"LEAST('b', 'abc')", "abc"}, {"LEAST(1.5e0, -2)", "-2.0"}, {"LEAST(CAST(NULL AS STRING), 'a')", "null"}}},
-		{Fn: FnTypeOf, Names: []string{"TYPEOF"}, Args: []Arg{ArgAny}, Result: returns(Type{Kind: String, NotNull: true}), Nulls: NullAware,
-			Examples: []Example{{"TYPEOF(1)", "INT NOT NULL"}, {"TYPEOF(CAST(NULL AS BIGINT))", "BIGINT"}, {"TYPEOF(1.50)", "DECIMAL(3, 2) NOT NULL"}, {"TYPEOF('abc')", "STRING NOT NULL"}}},
+		{Fn: FnTypeOf, Names: []string{"TYPEOF"}, Args: []Arg{ArgAny, ArgBoolean}, Min: 1, Result: returns(Type{Kind: String, NotNull: true}), Nulls: NullAware,
+			// TYPEOF(x, force_serializable): a constant, TRUE for the serializable string.
+			Bind: func(c *CallSite) (Expr, error) {
+				if len(c.Args) == 2 {
+					if l, ok := c.Args[1].(*Literal); !ok || (l.Value != nil && l.T.Kind != Boolean) {
+						return nil, c.Errorf(1, "TYPEOF's second argument (force_serializable) must be TRUE or FALSE")
+					}
+				}
+				return c.Default(), nil
+			},
+			Examples: []Example{{"TYPEOF(1)", "INT NOT NULL"}, {"TYPEOF(CAST(NULL AS BIGINT))", "BIGINT"}, {"TYPEOF(1.50)", "DECIMAL(3, 2) NOT NULL"}, {"TYPEOF('abc')", "STRING NOT NULL"},
+				{"TYPEOF('abc', TRUE)", "VARCHAR(2147483647) NOT NULL"}, {"TYPEOF('abc', FALSE)", "STRING NOT NULL"},
+				{"TYPEOF(CAST(NULL AS TIMESTAMP_LTZ(3)), TRUE)", "TIMESTAMP(3) WITH LOCAL TIME ZONE"},
+				{"TYPEOF(MAP['a', CAST(NULL AS BYTES)], TRUE)", "MAP<VARCHAR(2147483647) NOT NULL, VARBINARY(2147483647)> NOT NULL"}}},
 		{Fn: FnNullIf, Names: []string{"NULLIF"}, Args: []Arg{ArgCommon, ArgCommon}, Nulls: NullAware,
 			Result:   func(args []Expr) Type { return args[0].Type().Nullable() },
 			Examples: []Example{{"NULLIF(5, 5)", "null"}, {"NULLIF(5, 0)", "5"}, {"NULLIF(5, CAST(NULL AS INT))", "5"}}},
@@ -625,6 +658,23 @@ func jsonValueClauses(c *CallSite) (Expr, error) {
 		out = &Cast{X: out, T: ret}
 	}
 	return out, nil
+}
+
+// jsonExistsClause checks JSON_EXISTS's path and adds its ON ERROR behaviour as a STRING
+// literal: TRUE, FALSE (the default), UNKNOWN or ERROR. An error is text that is not
+// JSON, or a strict path that leads nowhere; a lax path that leads nowhere is FALSE.
+func jsonExistsClause(c *CallSite) (Expr, error) {
+	if len(c.Args) != 2 {
+		return nil, c.Errorf(-1, "JSON_EXISTS takes 2 arguments, a JSON text and a path, then its ON ERROR clause")
+	}
+	if _, err := checkJSONPath(c); err != nil {
+		return nil, err
+	}
+	onError := "FALSE"
+	if c.Call != nil && c.Call.Clauses != "" {
+		onError = strings.TrimSuffix(c.Call.Clauses, " ON ERROR")
+	}
+	return &Call{Fn: FnJSONExists, Args: append(c.Args, &Literal{Value: onError, T: Type{Kind: String, NotNull: true}}), T: c.T}, nil
 }
 
 // jsonQueryClauses checks JSON_QUERY's path and adds its clauses as three STRING
@@ -829,4 +879,20 @@ func checkJSONPath(c *CallSite) (Expr, error) {
 		}
 	}
 	return c.Default(), nil
+}
+
+// floorTime binds FLOOR and CEIL (x TO unit) of a TIME: computed on 1970-01-01 as a
+// TIMESTAMP whose time of day is kept, for the units within a day.
+func floorTime(c *CallSite) (Expr, error) {
+	x := c.Args[1]
+	if x.Type().Kind != Time {
+		return c.Default(), nil
+	}
+	if u, ok := c.constString(0); ok && u != "HOUR" && u != "MINUTE" && u != "SECOND" && u != "MILLISECOND" {
+		return nil, c.Errorf(-1, "%s of a TIME takes HOUR, MINUTE, SECOND or MILLISECOND, got %s", c.Fn.Fn, u)
+	}
+	ts := &Call{Fn: c.Fn.Fn, Args: []Expr{c.Args[0], &Cast{X: x, T: TypeTS}}, T: Type{Kind: Timestamp, Precision: 3, NotNull: c.T.NotNull}}
+	t := x.Type()
+	t.NotNull = c.T.NotNull
+	return &Cast{X: ts, T: t}, nil
 }

@@ -14,7 +14,7 @@ import (
 // and dropped after it.
 func (p *Planner) orderLimit(q *parser.Query, out Node) (Node, error) {
 	if q.Limit == nil {
-		return nil, errorf(q.OrderBy[0].Expr, "ORDER BY without LIMIT is not supported yet: add LIMIT n to keep the first n rows (a Top-N)")
+		return p.orderAll(q, out)
 	}
 	limit, ok := q.Limit.(*parser.NumberLit)
 	n, err := int64(0), error(nil)
@@ -28,6 +28,47 @@ func (p *Planner) orderLimit(q *parser.Query, out Node) (Node, error) {
 	if n == 0 {
 		return &Filter{Input: out, Cond: &Literal{Value: false, T: TypeBoolean}}, nil
 	}
+	input, keys, pre, err := orderKeys(q, out)
+	if err != nil {
+		return nil, err
+	}
+	var ranked Node = &Rank{Input: input, OrderBy: keys, Start: 1, End: n, Pos: q.Position()}
+	if input == pre {
+		ranked = &Project{Input: ranked, Exprs: pre.Exprs[:len(schema)], Names: pre.Names[:len(schema)]}
+	}
+	return ranked, nil
+}
+
+// orderAll plans ORDER BY without LIMIT as a Sort, where Flink allows one: over bounded
+// input by anything; over unbounded input when the first key is an event-time attribute
+// of an insert-only input, ascending (the rows come out in time order as the watermark
+// passes them; later keys order the rows of one time).
+func (p *Planner) orderAll(q *parser.Query, out Node) (Node, error) {
+	schema := out.Schema()
+	input, keys, pre, err := orderKeys(q, out)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sort{Input: input, Keys: keys}
+	if !p.bounded(input) {
+		if input.Updating() || keys[0].Desc || !rowtime(input, keys[0].Col) {
+			return nil, errorf(q.OrderBy[0].Expr, "ORDER BY over unbounded input must start with an event-time attribute, ascending, "+
+				"of insert-only rows (as in Flink): order by the time column first, or add LIMIT n for a Top-N")
+		}
+		s.ByTime = true
+	}
+	var sorted Node = s
+	if input == pre {
+		sorted = &Project{Input: s, Exprs: pre.Exprs[:len(schema)], Names: pre.Names[:len(schema)]}
+	}
+	return sorted, nil
+}
+
+// orderKeys binds a query's ORDER BY over its output out: the sort keys, and the input
+// to sort. An expression that is not an output column is computed by a projection pre
+// (then the input) after out's columns, which the caller drops after sorting.
+func orderKeys(q *parser.Query, out Node) (Node, []SortKey, *Project, error) {
+	schema := out.Schema()
 	b := &exprBinder{sc: newScope("", schema)}
 	pre := &Project{Input: out}
 	for i, c := range schema {
@@ -38,10 +79,10 @@ func (p *Planner) orderLimit(q *parser.Query, out Node) (Node, error) {
 	for i, o := range q.OrderBy {
 		e, err := b.bind(o.Expr)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		if e.Type().IsNested() {
-			return nil, errorf(o.Expr, "ORDER BY cannot order by %s values", e.Type().Nullable())
+			return nil, nil, nil, errorf(o.Expr, "ORDER BY cannot order by %s values", e.Type().Nullable())
 		}
 		col, isCol := e.(*ColumnRef)
 		if !isCol {
@@ -55,11 +96,7 @@ func (p *Planner) orderLimit(q *parser.Query, out Node) (Node, error) {
 	if len(pre.Exprs) > len(schema) {
 		input = pre
 	}
-	var ranked Node = &Rank{Input: input, OrderBy: keys, Start: 1, End: n, Pos: q.Position()}
-	if input == pre {
-		ranked = &Project{Input: ranked, Exprs: pre.Exprs[:len(schema)], Names: pre.Names[:len(schema)]}
-	}
-	return ranked, nil
+	return input, keys, pre, nil
 }
 
 // orderedBlock plans a SELECT block's ORDER BY ... LIMIT, whose expressions may also be

@@ -48,6 +48,10 @@ func rewrite(n Node) Node {
 		c := *x
 		c.Input = rewrite(x.Input)
 		n = &c
+	case *Sort:
+		c := *x
+		c.Input = rewrite(x.Input)
+		n = &c
 	case *Unnest:
 		c := *x
 		c.Input = rewrite(x.Input)

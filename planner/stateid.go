@@ -13,7 +13,7 @@ import (
 // the node (a filter, a projection, a renamed or reordered column, another sink) keeps
 // the node's meaning, and a savepoint of the original restores into it.
 type StateMeaning struct {
-	Kind  string   // "aggregate", "join", "temporal", "rank", "over" or "watermark"
+	Kind  string   // "aggregate", "join", "temporal", "rank", "over", "sort" or "watermark"
 	Lines []string // what decides the state, then the input lineage
 }
 
@@ -32,6 +32,8 @@ func MeaningOf(n Node) (m StateMeaning, ok bool) {
 		m.Kind, head = "rank", rankMeaning(n)
 	case *OverAggregate:
 		m.Kind, head = "over", overMeaning(n)
+	case *Sort:
+		m.Kind, head = "sort", sortMeaning(n)
 	case *WatermarkAssigner:
 		m.Kind, head = "watermark", n.Describe()
 	default:

@@ -29,6 +29,7 @@ const (
 	Row                           // ROW<f1 T1, ...>: Fields
 	Array                         // ARRAY<T>: Elem
 	Map                           // MAP<K, V>: Key and Value
+	Time                          // TIME(p): a time of day without zone; Precision 0 to 9, kept to milliseconds
 )
 
 // Type is a SQL type. Types are values: compare them with ==. The element types of ROW,
@@ -36,7 +37,7 @@ const (
 // pointer and == still compares them.
 type Type struct {
 	Kind      Kind
-	Precision int  // DECIMAL precision; TIMESTAMP fractional digits
+	Precision int  // DECIMAL precision; TIMESTAMP and TIME fractional digits
 	Scale     int  // DECIMAL scale
 	Length    int  // VARCHAR(n), CHAR(n), VARBINARY(n), BINARY(n) length; 0 means unbounded (STRING, BYTES)
 	Fixed     bool // CHAR(n), BINARY(n): values are padded to Length
@@ -119,6 +120,23 @@ var (
 	TypeMonths   = Type{Kind: IntervalYearMonth}
 )
 
+// TimeType returns TIME(p).
+func TimeType(p int) Type { return Type{Kind: Time, Precision: p} }
+
+// TimeUnitMillis is how many milliseconds one stored unit of a TIME(p) value is: a
+// TIME(0) holds whole seconds of the day, a TIME(p > 0) milliseconds (Flink keeps TIME
+// to milliseconds whatever p says). Literals and Arrow arrays of the type hold values in
+// that unit.
+func TimeUnitMillis(t Type) int64 {
+	if t.Precision == 0 {
+		return 1000
+	}
+	return 1
+}
+
+// TimeDigits is how many fraction digits a TIME(p) value keeps and prints: p, at most 3.
+func TimeDigits(t Type) int { return min(t.Precision, 3) }
+
 // DecimalType returns DECIMAL(p, s).
 func DecimalType(p, s int) Type { return Type{Kind: Decimal, Precision: p, Scale: s} }
 
@@ -139,8 +157,18 @@ func (t Type) IsTemporal() bool {
 	return t.Kind == Timestamp || t.Kind == TimestampLTZ || t.Kind == Date
 }
 
-// String prints t as SQL, as DESCRIBE and EXPLAIN show it.
-func (t Type) String() string {
+// String prints t as SQL, as DESCRIBE and EXPLAIN show it: Flink's summary string.
+func (t Type) String() string { return t.format(false) }
+
+// SerializableString prints t as Flink's serializable string, the full form a catalog
+// could store (TYPEOF(x, TRUE)): STRING is VARCHAR(2147483647), BYTES
+// VARBINARY(2147483647), TIMESTAMP_LTZ(p) TIMESTAMP(p) WITH LOCAL TIME ZONE.
+func (t Type) SerializableString() string { return t.format(true) }
+
+// maxLength is the length of STRING and BYTES: VARCHAR and VARBINARY of Java's largest int.
+const maxLength = 2147483647
+
+func (t Type) format(full bool) string {
 	var s string
 	switch t.Kind {
 	case Null:
@@ -167,6 +195,8 @@ func (t Type) String() string {
 			s = fmt.Sprintf("CHAR(%d)", t.Length)
 		case t.Length > 0:
 			s = fmt.Sprintf("VARCHAR(%d)", t.Length)
+		case full:
+			s = fmt.Sprintf("VARCHAR(%d)", maxLength)
 		default:
 			s = "STRING"
 		}
@@ -176,6 +206,8 @@ func (t Type) String() string {
 			s = fmt.Sprintf("BINARY(%d)", t.Length)
 		case t.Length > 0:
 			s = fmt.Sprintf("VARBINARY(%d)", t.Length)
+		case full:
+			s = fmt.Sprintf("VARBINARY(%d)", maxLength)
 		default:
 			s = "BYTES"
 		}
@@ -188,20 +220,25 @@ func (t Type) String() string {
 			}
 			b.WriteString(quoteName(f.Name))
 			b.WriteByte(' ')
-			b.WriteString(f.Type.String())
+			b.WriteString(f.Type.format(full))
 		}
 		b.WriteByte('>')
 		s = b.String()
 	case Array:
-		s = "ARRAY<" + t.Elem().String() + ">"
+		s = "ARRAY<" + t.Elem().format(full) + ">"
 	case Map:
-		s = "MAP<" + t.Elem().String() + ", " + t.Value().String() + ">"
+		s = "MAP<" + t.Elem().format(full) + ", " + t.Value().format(full) + ">"
 	case Timestamp:
 		s = fmt.Sprintf("TIMESTAMP(%d)", t.Precision)
 	case TimestampLTZ:
 		s = fmt.Sprintf("TIMESTAMP_LTZ(%d)", t.Precision)
+		if full {
+			s = fmt.Sprintf("TIMESTAMP(%d) WITH LOCAL TIME ZONE", t.Precision)
+		}
 	case Date:
 		s = "DATE"
+	case Time:
+		s = fmt.Sprintf("TIME(%d)", t.Precision)
 	case IntervalDayTime:
 		s = "INTERVAL DAY TO SECOND"
 	case IntervalYearMonth:

@@ -43,6 +43,9 @@ type SourceConnector struct {
 	// Rescale, when set, redistributes the snapshots of a table's source tasks over
 	// another number of tasks, as readers of that many would hold them.
 	Rescale func(t *planner.Table, states [][]byte, tasks int) ([][]byte, error)
+	// Bounded, when set, tells from a table's options whether its source ends; nil: it
+	// never does.
+	Bounded func(t *planner.Table) bool
 }
 
 // SinkConnector is a sink that lives in a package of its own.

@@ -366,7 +366,7 @@ func newFieldGen(o *Options, c planner.Column, col int) (fieldGen, int64, error)
 			return nil, 0, err
 		}
 		return &randomString{z: z, length: int(n)}, -1, nil
-	case planner.Timestamp, planner.TimestampLTZ, planner.Date:
+	case planner.Timestamp, planner.TimestampLTZ, planner.Date, planner.Time:
 		if err := only("a random", "max-past"); err != nil {
 			return nil, 0, err
 		}
@@ -374,7 +374,14 @@ func newFieldGen(o *Options, c planner.Column, col int) (fieldGen, int64, error)
 		if err != nil {
 			return nil, 0, err
 		}
-		return &randomTime{z: z, kind: c.Type.Kind, maxPast: past.Milliseconds()}, -1, nil
+		g := &randomTime{z: z, kind: c.Type.Kind, maxPast: past.Milliseconds()}
+		if c.Type.Kind == planner.Time {
+			g.unit, g.keep = planner.TimeUnitMillis(c.Type), 1
+			for k := planner.TimeDigits(c.Type); k < 3; k++ {
+				g.keep *= 10
+			}
+		}
+		return g, -1, nil
 	}
 	return nil, 0, o.Err("datagen cannot generate column %s of type %s", c.Name, typ)
 }

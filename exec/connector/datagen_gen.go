@@ -217,13 +217,16 @@ func (g *randomString) append(b array.Builder, s rowSpan) {
 	}
 }
 
-// randomTime draws timestamps (or dates) up to maxPast milliseconds before the base.
+// randomTime draws timestamps (or dates, or times of day) up to maxPast milliseconds
+// before the base.
 type randomTime struct {
-	z       nulls
-	kind    planner.Kind
-	maxPast int64
-	ts      []arrow.Timestamp
-	dates   []arrow.Date32
+	z          nulls
+	kind       planner.Kind
+	maxPast    int64
+	unit, keep int64 // TIME: milliseconds per stored unit; the fraction kept, in ms
+	ts         []arrow.Timestamp
+	dates      []arrow.Date32
+	times      []arrow.Time32
 }
 
 func (g *randomTime) past(w uint64) int64 {
@@ -243,6 +246,14 @@ func (g *randomTime) append(b array.Builder, s rowSpan) {
 			g.dates[i] = arrow.Date32(s.base.days - g.past(w.next())/86400000)
 		}
 		b.(*array.Date32Builder).AppendValues(g.dates, valid)
+	case planner.Time: // the base's wall clock time of day, as Flink's current time
+		g.times = resize(g.times, s.n)
+		for i := range g.times {
+			ms := s.base.wall - g.past(w.next())
+			ms = (ms%86400000 + 86400000) % 86400000
+			g.times[i] = arrow.Time32((ms - ms%g.keep) / g.unit)
+		}
+		b.(*array.Time32Builder).AppendValues(g.times, valid)
 	default:
 		at := s.base.wall
 		if g.kind == planner.TimestampLTZ {

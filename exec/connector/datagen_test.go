@@ -227,3 +227,29 @@ func BenchmarkDatagen(b *testing.B) {
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(rows*5)/b.Elapsed().Seconds(), "values/s")
 }
+
+// TestDatagenTime: a TIME column is the base's time of day (Flink's datagen gives the
+// current time), up to max-past before it, at the column's precision; a seeded run
+// counts back from 2020-01-01 00:00:00.
+func TestDatagenTime(t *testing.T) {
+	mem := checkedMem(t)
+	cols := planner.Schema{{Name: "t", Type: planner.TimeType(0)}, {Name: "t3", Type: planner.TimeType(3)}}
+	r := openSource(t, mem, table("gen", cols, map[string]string{
+		"connector": "datagen", "seed": "7", "number-of-rows": "200", "rows-per-second": "100000000",
+		"fields.t.max-past": "1 h",
+	}), 1000)
+	defer r.Close()
+	rows, _, err := drain(t, r, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(rows), "\n")
+	if len(lines) != 200 {
+		t.Fatalf("%d rows", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.HasSuffix(l, ", 00:00:00.000]") || !strings.Contains(l, "[23:") && !strings.Contains(l, "[00:00:00,") {
+			t.Fatalf("row %s: want a TIME(0) within the hour before midnight and TIME(3) 00:00:00.000", l)
+		}
+	}
+}

@@ -108,6 +108,29 @@ func (r *Registry) Replayable(t *planner.Table) bool {
 	return c.Replayable
 }
 
+// Bounded reports whether the source of t ends by its options: a file read once (no
+// 'source.monitor-interval'), datagen with a 'number-of-rows', or a connector of a
+// package of its own that says so. The planner sorts all of a bounded input (ORDER BY
+// without LIMIT) when it ends.
+func (r *Registry) Bounded(t *planner.Table) bool {
+	switch t.Connector() {
+	case "filesystem":
+		v, ok := t.Option("source.monitor-interval")
+		if !ok {
+			return true
+		}
+		d, err := ParseDuration(v)
+		return err == nil && d == 0
+	case "datagen":
+		_, ok := t.Option("number-of-rows")
+		return ok
+	case "socket":
+		return false
+	}
+	c, _ := r.source(t.Connector())
+	return c.Bounded != nil && c.Bounded(t)
+}
+
 // DeliveryOf says what the sink of t does with rows written again after a failure.
 func (r *Registry) DeliveryOf(t *planner.Table) Delivery {
 	if t.Connector() == "filesystem" {

@@ -252,3 +252,39 @@ func readUpTo(t *testing.T, r exec.Reader, n int) string {
 	}
 	return string(out)
 }
+
+// TestBounded: whether a table's source ends, by its options, for the built-in
+// connectors and one of a package of its own.
+func TestBounded(t *testing.T) {
+	cols := planner.Schema{{Name: "n", Type: planner.TypeBigInt}}
+	opts := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	reg := &Registry{Sources: map[string]SourceConnector{
+		"ends":  {Bounded: func(t *planner.Table) bool { return t.Options["stop"] == "yes" }},
+		"never": {},
+	}}
+	for _, c := range []struct {
+		opts map[string]string
+		want bool
+	}{
+		{opts("connector", "filesystem", "path", "/x"), true},
+		{opts("connector", "filesystem", "path", "/x", "source.monitor-interval", "1 s"), false},
+		{opts("connector", "filesystem", "path", "/x", "source.monitor-interval", "0"), true},
+		{opts("connector", "datagen"), false},
+		{opts("connector", "datagen", "number-of-rows", "10"), true},
+		{opts("connector", "socket", "hostname", "h"), false},
+		{opts("connector", "ends", "stop", "yes"), true},
+		{opts("connector", "ends"), false},
+		{opts("connector", "never"), false},
+		{opts("connector", "nosuch"), false},
+	} {
+		if got := reg.Bounded(table("t", cols, c.opts)); got != c.want {
+			t.Errorf("Bounded(%v) = %v, want %v", c.opts, got, c.want)
+		}
+	}
+}

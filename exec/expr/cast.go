@@ -20,6 +20,9 @@ func sameCastType(a, b planner.Type) bool {
 		return false
 	case a.Kind == planner.Decimal:
 		return a.Precision == b.Precision && a.Scale == b.Scale
+	case a.Kind == planner.Time:
+		// Same unit, and b keeps every fraction digit a has.
+		return planner.TimeUnitMillis(a) == planner.TimeUnitMillis(b) && planner.TimeDigits(b) >= planner.TimeDigits(a)
 	case a.Kind == planner.Binary:
 		// Values of a fit b when b is unbounded, or bounded no shorter without padding.
 		return !b.Fixed && (b.Length == 0 || a.Length > 0 && a.Length <= b.Length) || a.Nullable() == b.Nullable()
@@ -100,6 +103,8 @@ func castKernel(from, to planner.Type, try bool) (kernelFn, error) {
 		k = castToDecimal(from, f, to, dt)
 	case planner.Timestamp, planner.TimestampLTZ, planner.Date:
 		k = castToTemporal(from, f, to, dt)
+	case planner.Time:
+		k = castToTime(from, f, to, dt)
 	}
 	if k == nil {
 		return nil, newError(ErrUnsupported, "cannot cast %s to %s", from, to)
@@ -142,6 +147,9 @@ func castToString(from planner.Type) kernelFn {
 		case planner.Date:
 			v := intColOf(a)
 			fmt = func(i int, dst []byte) []byte { return appendDate(dst, v.at(i)) }
+		case planner.Time:
+			v, unit, digits := intColOf(a), planner.TimeUnitMillis(from), planner.TimeDigits(from)
+			fmt = func(i int, dst []byte) []byte { return appendTime(dst, v.at(i)*unit, digits) }
 		case planner.IntervalDayTime:
 			v := intColOf(a)
 			fmt = func(i int, dst []byte) []byte { return appendDayTime(dst, v.at(i)) }
@@ -381,6 +389,10 @@ func castToDecimal(from planner.Type, f castFail, to planner.Type, dt arrow.Data
 func castToTemporal(from planner.Type, f castFail, to planner.Type, dt arrow.DataType) kernelFn {
 	switch from.Kind {
 	case planner.String, planner.Timestamp, planner.TimestampLTZ, planner.Date:
+	case planner.Time:
+		if to.Kind == planner.Date {
+			return nil
+		}
 	default:
 		return nil
 	}
@@ -425,6 +437,45 @@ func castToTemporal(from planner.Type, f castFail, to planner.Type, dt arrow.Dat
 				w = fromWall(c.loc, w)
 			}
 			return w, ok, err
+		})
+	}
+}
+
+// castToTime converts STRING (H:m[:s[.fraction]]), TIMESTAMP, TIMESTAMP_LTZ (its wall
+// clock in the session zone) and TIME to TIME(p): the time of day, truncated to the
+// fraction digits p keeps.
+func castToTime(from planner.Type, f castFail, to planner.Type, dt arrow.DataType) kernelFn {
+	switch from.Kind {
+	case planner.String, planner.Timestamp, planner.TimestampLTZ, planner.Time:
+	default:
+		return nil
+	}
+	unit, keep := planner.TimeUnitMillis(to), int64(1)
+	for k := planner.TimeDigits(to); k < 3; k++ {
+		keep *= 10
+	}
+	return func(c *ctx, n int, args []datum) (datum, error) {
+		a := args[0]
+		var wall func(i int) (int64, bool, error)
+		if from.Kind == planner.String {
+			s := strColOf(a)
+			wall = func(i int) (int64, bool, error) {
+				ms, _, ok := planner.ParseTimeOfDay(s.at(i))
+				if !ok {
+					ok, err := f.fail(quote(s.at(i)))
+					return 0, ok, err
+				}
+				return ms, true, nil
+			}
+		} else {
+			r := wallReader(c, from, a)
+			wall = func(i int) (int64, bool, error) { w, _ := r(i); return w, true, nil }
+		}
+		return fixedRows(c, n, args, dt, func(i int) (int32, bool, error) {
+			w, ok, err := wall(i)
+			ms := floorMod(w, msPerDay)
+			ms -= ms % keep
+			return int32(ms / unit), ok, err
 		})
 	}
 }

@@ -479,7 +479,7 @@ func literalDatum(e *planner.Literal) (datum, error) {
 		if v, ok := e.Value.(bool); ok {
 			return datum{b: v}, nil
 		}
-	case planner.TinyInt, planner.SmallInt, planner.Int, planner.BigInt, planner.Date, planner.Timestamp, planner.TimestampLTZ,
+	case planner.TinyInt, planner.SmallInt, planner.Int, planner.BigInt, planner.Date, planner.Time, planner.Timestamp, planner.TimestampLTZ,
 		planner.IntervalDayTime, planner.IntervalYearMonth:
 		switch v := e.Value.(type) {
 		case int32:

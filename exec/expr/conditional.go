@@ -15,10 +15,20 @@ func (cp *compiler) compileIf(e *planner.Call) (node, error) {
 	return cp.compileCase(&planner.Case{Whens: []planner.When{{Cond: e.Args[0], Result: e.Args[1]}}, Else: e.Args[2], T: e.T})
 }
 
-// compileTypeOf is TYPEOF(x): the type is known when compiling, so the argument is never
-// evaluated.
+// compileTypeOf is TYPEOF(x [, force_serializable]): the type is known when compiling, so
+// the argument is never evaluated; force_serializable is a constant (the planner checks).
 func (cp *compiler) compileTypeOf(e *planner.Call) (node, error) {
-	return &constNode{d: datum{s: e.Args[0].Type().String()}}, nil
+	t := e.Args[0].Type()
+	if len(e.Args) == 2 {
+		l, ok := e.Args[1].(*planner.Literal)
+		if !ok {
+			return nil, newError(ErrUnsupported, "TYPEOF's force_serializable must be a constant")
+		}
+		if l.Value == true {
+			return &constNode{d: datum{s: t.SerializableString()}}, nil
+		}
+	}
+	return &constNode{d: datum{s: t.String()}}, nil
 }
 
 // extremeKernel is GREATEST (greatest) or LEAST over arguments of type t, NULL when any

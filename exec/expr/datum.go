@@ -53,7 +53,7 @@ type phys uint8
 const (
 	physNull phys = iota
 	physBool
-	physI32 // INT, DATE, INTERVAL YEAR TO MONTH
+	physI32 // INT, DATE, TIME, INTERVAL YEAR TO MONTH
 	physI64 // BIGINT, TIMESTAMP, TIMESTAMP_LTZ, INTERVAL DAY TO SECOND
 	physF64
 	physDec
@@ -69,7 +69,7 @@ func physOf(t planner.Type) phys {
 	switch t.Kind {
 	case planner.Boolean:
 		return physBool
-	case planner.Int, planner.Date, planner.IntervalYearMonth:
+	case planner.Int, planner.Date, planner.IntervalYearMonth, planner.Time:
 		return physI32
 	case planner.BigInt, planner.Timestamp, planner.TimestampLTZ, planner.IntervalDayTime:
 		return physI64

@@ -165,6 +165,21 @@ func appendDate(dst []byte, days int64) []byte {
 	return pad(dst, int64(d), 2)
 }
 
+// appendTime appends milliseconds of the day as HH:mm:ss with digits fraction digits.
+func appendTime(dst []byte, ms int64, digits int) []byte {
+	dst = pad(dst, ms/3600000, 2)
+	dst = append(dst, ':')
+	dst = pad(dst, ms/60000%60, 2)
+	dst = append(dst, ':')
+	dst = pad(dst, ms/1000%60, 2)
+	if digits > 0 {
+		dst = append(dst, '.')
+		frac := pad(make([]byte, 0, 3), ms%1000, 3)
+		dst = append(dst, frac[:digits]...)
+	}
+	return dst
+}
+
 // appendTimestamp appends a wall clock as yyyy-MM-dd HH:mm:ss with prec fraction digits.
 func appendTimestamp(dst []byte, ms int64, prec int) []byte {
 	days := floorDiv(ms, msPerDay)

@@ -290,22 +290,37 @@ func converts(text, to string) bool {
 	return err == nil
 }
 
-// jsonExistsKernel is JSON_EXISTS(json, path): whether path leads to a value (JSON null
-// included); FALSE when the text is not JSON.
-func jsonExistsKernel() kernelFn {
+// jsonExistsKernel is JSON_EXISTS(json, path [onError ON ERROR]): whether path leads to
+// a value (JSON null included). Text that is not JSON, a path that does not compile and
+// a strict path that leads nowhere are errors, which give onError: TRUE, FALSE, NULL
+// (UNKNOWN) or a failure (ERROR).
+func jsonExistsKernel(onError string) kernelFn {
 	pc := pathCache{}
 	return func(c *ctx, n int, args []datum) (datum, error) {
 		s, p := strColOf(args[0]), strColOf(args[1])
-		return boolRows(c, n, args, func(i int) (bool, bool, error) {
+		fail := func(i int) (bool, bool, error) {
+			switch onError {
+			case "TRUE":
+				return true, true, nil
+			case "UNKNOWN":
+				return false, false, nil
+			case "ERROR":
+				return false, false, newError(ErrInvalidArgument, "JSON_EXISTS: path %s does not apply to %s", quote(p.at(i)), quote(s.at(i)))
+			}
+			return false, true, nil
+		}
+		return boolRows(c, n, args[:2], func(i int) (bool, bool, error) {
 			jp := pc.get(p.at(i))
 			if jp == nil {
-				return false, true, nil
+				return fail(i)
 			}
 			doc, ok := decodeJSON(s.at(i))
 			if !ok {
-				return false, true, nil
+				return fail(i)
 			}
-			_, ok = walkJSON(doc, *jp)
+			if _, ok = walkJSON(doc, *jp); !ok && jp.Strict {
+				return fail(i)
+			}
 			return ok, true, nil
 		})
 	}

@@ -295,9 +295,17 @@ func init() {
 		planner.FnJSONQuery: failing(kernelSpec{kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
 			return jsonQueryKernel(), nil
 		}}),
-		planner.FnJSONExists: {kernel: func(*compiler, *planner.Call, []node, []planner.Type) (kernelFn, error) {
-			return jsonExistsKernel(), nil
-		}},
+		planner.FnJSONExists: failing(kernelSpec{kernel: func(_ *compiler, _ *planner.Call, args []node, _ []planner.Type) (kernelFn, error) {
+			onError := "FALSE"
+			if len(args) == 3 {
+				d, ok := isConst(args[2])
+				if !ok || d.null {
+					return nil, newError(ErrUnsupported, "JSON_EXISTS ON ERROR must be a constant")
+				}
+				onError = d.s
+			}
+			return jsonExistsKernel(onError), nil
+		}}),
 		planner.FnIsJSON: {kernel: func(_ *compiler, e *planner.Call, args []node, _ []planner.Type) (kernelFn, error) {
 			return isJSONKernelFor(e, args, false)
 		}},

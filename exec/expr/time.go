@@ -228,6 +228,9 @@ func wallReader(c *ctx, t planner.Type, d datum) func(i int) (int64, bool) {
 	switch t.Kind {
 	case planner.Date:
 		return func(i int) (int64, bool) { return v.at(i) * msPerDay, true }
+	case planner.Time: // the time of day of 1970-01-01
+		unit := planner.TimeUnitMillis(t)
+		return func(i int) (int64, bool) { return v.at(i) * unit, true }
 	case planner.TimestampLTZ:
 		return func(i int) (int64, bool) { return toWall(c.loc, v.at(i)), true }
 	}
@@ -246,8 +249,8 @@ func extractKernel(args []node, argT []planner.Type) (kernelFn, bool, error) {
 		return nil, false, newError(ErrUnsupported, "unsupported EXTRACT unit %s", u.s)
 	}
 	tx := argT[1]
-	if !tx.IsTemporal() {
-		return nil, false, newError(ErrUnsupported, "EXTRACT takes a TIMESTAMP, TIMESTAMP_LTZ or DATE, got %s", tx)
+	if !tx.IsTemporal() && tx.Kind != planner.Time {
+		return nil, false, newError(ErrUnsupported, "EXTRACT takes a TIMESTAMP, TIMESTAMP_LTZ, DATE or TIME, got %s", tx)
 	}
 	if unit == "EPOCH" && tx.Kind == planner.TimestampLTZ {
 		tx = planner.TypeTS // an instant's epoch ignores the zone

@@ -193,7 +193,7 @@ func readable(t planner.Type, nested bool) bool {
 	switch t.Kind {
 	case planner.Boolean, planner.TinyInt, planner.SmallInt, planner.Int, planner.BigInt,
 		planner.Float, planner.Double, planner.String, planner.Binary, planner.Timestamp,
-		planner.TimestampLTZ, planner.Date:
+		planner.TimestampLTZ, planner.Date, planner.Time:
 		return true
 	case planner.Decimal:
 		return t.Precision >= 1 && t.Precision <= 38 && t.Scale >= 0 && t.Scale <= t.Precision
@@ -265,6 +265,8 @@ func (c *column) parseText(dst *cell, text []byte, loc *time.Location) string {
 		var d int32
 		d, r = parseDate(text)
 		dst.i = int64(d)
+	case planner.Time:
+		dst.i, r = parseTime(text, c.prec)
 	}
 	return r
 }
@@ -339,6 +341,8 @@ func appendLeaf(b array.Builder, v *cell) {
 		b.Append(arrow.Timestamp(v.i))
 	case *array.Date32Builder:
 		b.Append(arrow.Date32(v.i))
+	case *array.Time32Builder:
+		b.Append(arrow.Time32(v.i))
 	default:
 		b.AppendNull()
 	}

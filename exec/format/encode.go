@@ -134,7 +134,8 @@ func plainText(col arrow.Array) bool {
 	switch col.(type) {
 	case *array.Boolean, *array.Int8, *array.Int16, *array.Int32, *array.Int64,
 		*array.Uint8, *array.Uint16, *array.Uint32, *array.Uint64, *array.Float32, *array.Float64,
-		*array.Decimal128, *array.Timestamp, *array.Date32, *array.Date64, *array.Duration, *array.MonthInterval:
+		*array.Decimal128, *array.Timestamp, *array.Date32, *array.Date64, *array.Time32, *array.Time64,
+		*array.Duration, *array.MonthInterval:
 		return true
 	}
 	return false

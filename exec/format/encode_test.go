@@ -252,3 +252,41 @@ func TestWriteTable(t *testing.T) {
 		t.Errorf("empty: %q", buf.String())
 	}
 }
+
+// Arrow time columns print as TIME does: time32[s] as TIME(0), time32[ms] with three
+// fraction digits, time64 with six or nine.
+func TestFormatTimes(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	cases := []struct {
+		typ  arrow.DataType
+		v    int64
+		want string
+	}{
+		{arrow.FixedWidthTypes.Time32s, 45296, "12:34:56"},
+		{arrow.FixedWidthTypes.Time32s, 0, "00:00:00"},
+		{arrow.FixedWidthTypes.Time32ms, 86399999, "23:59:59.999"},
+		{arrow.FixedWidthTypes.Time32ms, 3723000, "01:02:03.000"},
+		{arrow.FixedWidthTypes.Time64us, 45296000123, "12:34:56.000123"},
+		{arrow.FixedWidthTypes.Time64ns, 45296123456789, "12:34:56.123456789"},
+	}
+	for _, c := range cases {
+		b := array.NewBuilder(mem, c.typ)
+		switch b := b.(type) {
+		case *array.Time32Builder:
+			b.Append(arrow.Time32(c.v))
+		case *array.Time64Builder:
+			b.Append(arrow.Time64(c.v))
+		}
+		b.AppendNull()
+		arr := b.NewArray()
+		if got := FormatValue(arr, 0, nil); got != c.want {
+			t.Errorf("%s %d: %s, want %s", c.typ, c.v, got, c.want)
+		}
+		if got := FormatValue(arr, 1, nil); got != NullText {
+			t.Errorf("%s NULL: %s", c.typ, got)
+		}
+		arr.Release()
+		b.Release()
+	}
+}

@@ -228,7 +228,7 @@ func (d *JSONDecoder) value(ci int, b []byte, p int) (int, string) {
 			return np, offsetMsg("invalid number", p)
 		}
 		text = b[p:np]
-		if c.kind == planner.Boolean || c.kind == planner.Date {
+		if c.kind == planner.Boolean || c.kind == planner.Date || c.kind == planner.Time {
 			return np, c.valueError(text, reasonSyntax)
 		}
 	case ch == '{' || ch == '[':

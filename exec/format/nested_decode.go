@@ -161,7 +161,7 @@ func (n *nestedCol) parseLeaf(b []byte, p int, loc *time.Location) (any, int, st
 			return nil, np, offsetMsg("invalid number", p)
 		}
 		text = b[p:np]
-		if c.kind == planner.Boolean || c.kind == planner.Date {
+		if c.kind == planner.Boolean || c.kind == planner.Date || c.kind == planner.Time {
 			return nil, np, c.valueError(text, reasonSyntax)
 		}
 	case ch == '{' || ch == '[':

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow/go/v15/arrow/decimal128"
+	"github.com/streamsql/streamsql/planner"
 )
 
 // This file parses SQL values from byte slices without allocating. Each parser returns
@@ -539,4 +540,19 @@ func ParseDecimal(text string, prec, scale int) (decimal128.Num, error) {
 		return n, errors.New(msg)
 	}
 	return n, nil
+}
+
+// parseTime parses HH:mm[:ss[.fraction]] into a TIME(prec) value: seconds of the day for
+// TIME(0), milliseconds otherwise, truncated to the fraction digits the type keeps.
+func parseTime(b []byte, prec int) (int64, string) {
+	ms, _, ok := planner.ParseTimeOfDay(unsafeString(b))
+	if !ok {
+		return 0, reasonSyntax
+	}
+	t := planner.TimeType(prec)
+	keep := int64(1)
+	for k := planner.TimeDigits(t); k < 3; k++ {
+		keep *= 10
+	}
+	return (ms - ms%keep) / planner.TimeUnitMillis(t), ""
 }

@@ -27,6 +27,8 @@ const NullText = "null"
 //   - TIMESTAMP(3): 2019-01-17 09:43:19.000 (always three fraction digits)
 //   - TIMESTAMP_LTZ(3): the same form, of the wall clock in loc (nil means UTC)
 //   - DATE: 2019-01-17
+//   - TIME(0): 09:43:19; TIME(p > 0): 09:43:19.123 (three fraction digits, as the
+//     milliseconds it keeps); an Arrow time64 column with 6 or 9 digits
 //   - INTERVAL DAY TO SECOND: +0 00:00:05.000; INTERVAL YEAR TO MONTH: +1-02
 //   - BYTES: x'0aff'; ROW: (1, a); ARRAY: [1, 2]; MAP: {a=1, b=2}; NULL inside them: NULL
 //   - NULL: null (NullText)
@@ -83,6 +85,16 @@ func AppendValue(dst []byte, arr arrow.Array, i int, loc *time.Location) []byte 
 		return appendDate(dst, int64(a.Value(i)))
 	case *array.Date64:
 		return appendDate(dst, floorDiv(int64(a.Value(i)), 86400000))
+	case *array.Time32:
+		if a.DataType().(*arrow.Time32Type).Unit == arrow.Second {
+			return appendTimeOfDay(dst, int64(a.Value(i))*1e9, 0)
+		}
+		return appendTimeOfDay(dst, int64(a.Value(i))*1e6, 3)
+	case *array.Time64:
+		if a.DataType().(*arrow.Time64Type).Unit == arrow.Microsecond {
+			return appendTimeOfDay(dst, int64(a.Value(i))*1e3, 6)
+		}
+		return appendTimeOfDay(dst, int64(a.Value(i)), 9)
 	case *array.Duration:
 		unit := a.DataType().(*arrow.DurationType).Unit
 		return appendDayTimeInterval(dst, toMillis(int64(a.Value(i)), unit))
@@ -268,6 +280,28 @@ func appendTimestamp(dst []byte, ms int64, loc *time.Location, sep byte) []byte 
 	dst = append(dst, ':')
 	dst = append2(dst, s)
 	return append(dst, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+}
+
+// appendTimeOfDay formats nanoseconds of the day as HH:mm:ss with digits fraction digits.
+func appendTimeOfDay(dst []byte, ns int64, digits int) []byte {
+	ns = ((ns % 86400e9) + 86400e9) % 86400e9
+	sec := ns / 1e9
+	dst = append2(dst, int(sec/3600))
+	dst = append(dst, ':')
+	dst = append2(dst, int(sec/60%60))
+	dst = append(dst, ':')
+	dst = append2(dst, int(sec%60))
+	if digits > 0 {
+		var frac [9]byte
+		f := ns % 1e9
+		for k := 8; k >= 0; k-- {
+			frac[k] = byte('0' + f%10)
+			f /= 10
+		}
+		dst = append(dst, '.')
+		dst = append(dst, frac[:digits]...)
+	}
+	return dst
 }
 
 // appendDayTimeInterval formats milliseconds as Flink prints INTERVAL DAY TO SECOND:

@@ -413,7 +413,7 @@ type groupIndex interface {
 func newGroupIndex(keys []int, in planner.Schema) groupIndex {
 	if len(keys) == 1 {
 		switch in[keys[0]].Type.Kind {
-		case planner.Int, planner.BigInt, planner.Boolean, planner.Date, planner.Timestamp, planner.TimestampLTZ, planner.IntervalDayTime:
+		case planner.Int, planner.BigInt, planner.Boolean, planner.Date, planner.Time, planner.Timestamp, planner.TimestampLTZ, planner.IntervalDayTime:
 			return &intIndex{m: map[int64]int32{}, null: -1}
 		}
 	}

@@ -90,6 +90,9 @@ func reader(arr arrow.Array) (func(i int) value, error) {
 	case *array.Date32:
 		v := a.Date32Values()
 		return wrap(func(i int) value { return value{i: int64(v[i])} }), nil
+	case *array.Time32:
+		v := a.Time32Values()
+		return wrap(func(i int) value { return value{i: int64(v[i])} }), nil
 	case *array.Duration:
 		v := a.DurationValues()
 		return wrap(func(i int) value { return value{i: int64(v[i])} }), nil
@@ -175,6 +178,12 @@ func appender(b array.Builder) func(value) {
 		return func(v value) {
 			if !null(v) {
 				b.Append(arrow.Date32(v.i))
+			}
+		}
+	case *array.Time32Builder:
+		return func(v value) {
+			if !null(v) {
+				b.Append(arrow.Time32(v.i))
 			}
 		}
 	case *array.DurationBuilder:

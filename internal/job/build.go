@@ -194,7 +194,7 @@ func (b *builder) windows(n planner.Node, agg *planner.Aggregate) error {
 	switch n := n.(type) {
 	case *planner.Aggregate:
 		agg = n
-	case *planner.Join, *planner.TemporalJoin, *planner.Rank, *planner.OverAggregate:
+	case *planner.Join, *planner.TemporalJoin, *planner.Rank, *planner.OverAggregate, *planner.Sort:
 		agg = nil
 	case *planner.WindowTVF:
 		if n.Kind == "SESSION" && (agg == nil || agg.Window == nil) {
@@ -388,6 +388,20 @@ func (b *builder) node(n planner.Node) (int, error) {
 		})
 		b.name(stage, n.Describe())
 		return stage, nil
+	case *planner.Sort:
+		// One task sees every row, so that it emits them in one order.
+		stage := b.startStage(exec.Stage{Name: "Sort", Parallelism: 1, Inputs: []exec.Input{{Stage: in, Partition: exec.Gather}}})
+		slot := b.meaningSlot(n)
+		keyed := b.keyedState(slot.UID, stage)
+		b.addStateful(stage, slot, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
+			op := ops.NewSort(mem, n, out, keyed(task))
+			if n.ByTime {
+				j.addLate(op.(exec.LateCounter), "")
+			}
+			return op, nil
+		})
+		b.name(stage, n.Describe())
+		return stage, nil
 	case *planner.OverAggregate:
 		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionBy}
 		if len(input.HashKeys) == 0 {
@@ -537,7 +551,7 @@ func TasksOf(connectors *connector.Registry, n planner.Node, parallelism int) in
 			return 1
 		}
 		return parallelism
-	case *planner.Values:
+	case *planner.Values, *planner.Sort:
 		return 1
 	case *planner.Aggregate:
 		if len(n.PartitionKeys()) == 0 {

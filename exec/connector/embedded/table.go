@@ -16,7 +16,7 @@ import (
 
 // Source and Sink are the connector 'embedded'.
 var (
-	Source = connector.SourceConnector{Open: openSource, Replayable: true}
+	Source = connector.SourceConnector{Open: openSource, Replayable: true, Bounded: func(*planner.Table) bool { return true }}
 	Sink   = connector.SinkConnector{Open: openSink, Delivery: func(*planner.Table) connector.Delivery { return connector.Upserts }}
 )
 

@@ -13,8 +13,12 @@ import (
 
 // Source and Sink are the connector 'kafka'.
 var (
-	Source = connector.SourceConnector{Open: openSource, Replayable: true, Parallel: true, Rescale: rescaleSource}
-	Sink   = connector.SinkConnector{Open: openSink, Delivery: delivery}
+	Source = connector.SourceConnector{Open: openSource, Replayable: true, Parallel: true, Rescale: rescaleSource,
+		Bounded: func(t *planner.Table) bool {
+			mode, ok := t.Option("scan.bounded.mode")
+			return ok && !strings.EqualFold(mode, "unbounded")
+		}}
+	Sink = connector.SinkConnector{Open: openSink, Delivery: delivery}
 )
 
 // isProperty accepts the Kafka client properties, 'properties.*'. The client honours

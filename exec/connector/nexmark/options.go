@@ -11,7 +11,8 @@ import (
 )
 
 // Source is the nexmark connector: replayable, parallel and rescalable.
-var Source = connector.SourceConnector{Open: open, Replayable: true, Parallel: true, Rescale: rescale}
+var Source = connector.SourceConnector{Open: open, Replayable: true, Parallel: true, Rescale: rescale,
+	Bounded: func(t *planner.Table) bool { n, ok := t.Option("events.num"); return ok && n != "0" }}
 
 // Option keys: Flink's nexmark connector's, plus 'table' and 'base-time'.
 var keys = []string{

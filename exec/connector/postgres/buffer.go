@@ -37,11 +37,12 @@ const (
 	kDate        // days since the epoch
 	kMillis      // INTERVAL DAY TO SECOND, milliseconds
 	kMonths      // INTERVAL YEAR TO MONTH
+	kTime        // TIME: milliseconds of the day, as time
 )
 
 // pgTypes are the parameter types, by kind; NULL columns send an array of unknown
 // nulls as bool[] and insert NULL.
-var pgTypes = [...]string{"bool", "bool", "int4", "int8", "float8", "numeric", "text", "timestamp", "timestamptz", "date", "interval", "interval"}
+var pgTypes = [...]string{"bool", "bool", "int4", "int8", "float8", "numeric", "text", "timestamp", "timestamptz", "date", "interval", "interval", "time"}
 
 func kindOf(t planner.Type) (kind, error) {
 	switch t.Kind {
@@ -69,6 +70,8 @@ func kindOf(t planner.Type) (kind, error) {
 		return kMillis, nil
 	case planner.IntervalYearMonth:
 		return kMonths, nil
+	case planner.Time:
+		return kTime, nil
 	}
 	return 0, fmt.Errorf("type %s cannot be written to PostgreSQL", t)
 }
@@ -222,6 +225,15 @@ func (c *column) setInt(arr arrow.Array, slots []int32, bad func() error) error 
 			return bad()
 		}
 		conv(n, func(i int) int64 { return int64(a.Value(i)) })
+	case *array.Time32:
+		if c.kind != kTime {
+			return bad()
+		}
+		unit := int64(1)
+		if a.DataType().(*arrow.Time32Type).Unit == arrow.Second {
+			unit = 1000
+		}
+		conv(n, func(i int) int64 { return int64(a.Value(i)) * unit })
 	case *array.Date64:
 		if c.kind != kDate {
 			return bad()
@@ -301,6 +313,8 @@ func (c *column) value(i int) any {
 		return pgtype.Interval{Microseconds: c.i64[i] * 1000, Valid: true}
 	case kMonths:
 		return pgtype.Interval{Months: int32(c.i64[i]), Valid: true}
+	case kTime:
+		return pgtype.Time{Microseconds: c.i64[i] * 1000, Valid: true}
 	}
 	return nil
 }
@@ -322,6 +336,8 @@ func (c *column) zero() any {
 		return ""
 	case kTimestamp, kTimestampTZ, kDate:
 		return time.Time{}
+	case kTime:
+		return pgtype.Time{}
 	}
 	return pgtype.Interval{}
 }
@@ -350,6 +366,8 @@ func (c *column) text(i int) string {
 		return (time.Duration(c.i64[i]) * time.Millisecond).String()
 	case kMonths:
 		return fmt.Sprintf("%d months", c.i64[i])
+	case kTime:
+		return time.UnixMilli(c.i64[i]).UTC().Format("15:04:05.000")
 	}
 	return format.NullText
 }

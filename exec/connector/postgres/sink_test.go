@@ -587,12 +587,13 @@ func TestFreshStartAfterFinishedRun(t *testing.T) {
 func TestTypes(t *testing.T) {
 	f := newFixture(t)
 	f.exec(`CREATE TABLE typed (id int PRIMARY KEY, b boolean, big bigint, d double precision, dec numeric(10,2),
-		s varchar(20), ts timestamp(3), tsz timestamptz, day date, iv interval, ym interval, n text)`)
+		s varchar(20), ts timestamp(3), tsz timestamptz, day date, iv interval, ym interval, n text, t0 time, t3 time(3))`)
 	schema := planner.Schema{
 		{Name: "id", Type: planner.TypeInt}, {Name: "b", Type: planner.TypeBoolean}, {Name: "big", Type: planner.TypeBigInt},
 		{Name: "d", Type: planner.TypeDouble}, {Name: "dec", Type: planner.DecimalType(10, 2)}, {Name: "s", Type: planner.TypeString},
 		{Name: "ts", Type: planner.TypeTS}, {Name: "tsz", Type: planner.TypeTSLTZ}, {Name: "day", Type: planner.TypeDate},
 		{Name: "iv", Type: planner.TypeInterval}, {Name: "ym", Type: planner.TypeMonths}, {Name: "n", Type: planner.TypeNull},
+		{Name: "t0", Type: planner.TimeType(0)}, {Name: "t3", Type: planner.TimeType(3)},
 	}
 	tbl := &planner.Table{Name: "pg_typed", PrimaryKey: []string{"id"}, Options: map[string]string{"connector": "postgres", "url": f.url, "table-name": "public.Typed"}}
 	for _, c := range schema {
@@ -605,8 +606,8 @@ func TestTypes(t *testing.T) {
 		}
 		s := f.open(tbl, exactly, "typed")
 		b := f.batch(schema, `[
-			{"id":1,"b":true,"big":9007199254740993,"d":1.5,"dec":"12.34","s":"héllo","ts":"2019-01-17 09:43:19","tsz":"2019-01-17 09:43:19.123","day":"2019-01-17","iv":5000,"ym":{"months":14},"n":null},
-			{"id":2,"b":null,"big":null,"d":null,"dec":null,"s":null,"ts":null,"tsz":null,"day":null,"iv":null,"ym":null,"n":null}]`)
+			{"id":1,"b":true,"big":9007199254740993,"d":1.5,"dec":"12.34","s":"héllo","ts":"2019-01-17 09:43:19","tsz":"2019-01-17 09:43:19.123","day":"2019-01-17","iv":5000,"ym":{"months":14},"n":null,"t0":45296,"t3":45296789},
+			{"id":2,"b":null,"big":null,"d":null,"dec":null,"s":null,"ts":null,"tsz":null,"day":null,"iv":null,"ym":null,"n":null,"t0":null,"t3":null}]`)
 		err := s.Process(ctx, 0, b)
 		b.Release()
 		if err != nil {
@@ -618,9 +619,9 @@ func TestTypes(t *testing.T) {
 		if err := s.CheckpointComplete(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
-		f.expect(`SELECT id, b, big, d, dec::text, s, ts::text, (tsz AT TIME ZONE 'UTC')::text, day::text, iv::text, ym::text, n FROM typed`,
-			"1|true|9007199254740993|1.5|12.34|héllo|2019-01-17 09:43:19|2019-01-17 09:43:19.123|2019-01-17|00:00:05|1 year 2 mons|null",
-			"2|null|null|null|null|null|null|null|null|null|null|null")
+		f.expect(`SELECT id, b, big, d, dec::text, s, ts::text, (tsz AT TIME ZONE 'UTC')::text, day::text, iv::text, ym::text, n, t0::text, t3::text FROM typed`,
+			"1|true|9007199254740993|1.5|12.34|héllo|2019-01-17 09:43:19|2019-01-17 09:43:19.123|2019-01-17|00:00:05|1 year 2 mons|null|12:34:56|12:34:56.789",
+			"2|null|null|null|null|null|null|null|null|null|null|null|null|null")
 		s.Close()
 	}
 }
