@@ -243,7 +243,48 @@ func (g *generator) str(r *rng, max int, special byte) {
 }
 
 // price is log-uniform from 100 to 10^8 cents.
-func price(r *rng) int64 { return int64(math.Round(math.Pow(10, r.float()*6) * 100)) }
+func price(r *rng) int64 { return int64(math.Round(pow10(r.float()*6) * 100)) }
+
+// ln10 is math.Log(10), computed once as math.Pow computes it for every call.
+var ln10 = math.Log(10)
+
+// pow10 is math.Pow(10, y) for y in [0, 6], bit for bit (TestPow10IsMathPow), without
+// its Log(10) per call: the same steps as math.Pow's for a finite positive y (the
+// fractional power by Exp, the integral one by successive squaring of Frexp(10),
+// then Ldexp), with Log(10) a constant.
+func pow10(y float64) float64 {
+	switch y {
+	case 0:
+		return 1
+	case 1:
+		return 10
+	case 0.5:
+		return math.Sqrt(10)
+	}
+	yi, yf := math.Modf(y)
+	a1, ae := 1.0, 0
+	if yf != 0 {
+		if yf > 0.5 {
+			yf--
+			yi++
+		}
+		a1 = math.Exp(yf * ln10)
+	}
+	x1, xe := 0.625, 4 // math.Frexp(10)
+	for i := int64(yi); i != 0; i >>= 1 {
+		if i&1 == 1 {
+			a1 *= x1
+			ae += xe
+		}
+		x1 *= x1
+		xe <<= 1
+		if x1 < .5 {
+			x1 += x1
+			xe--
+		}
+	}
+	return math.Ldexp(a1, ae)
+}
 
 // extra pads an event of size bytes to about avg: a random lower-case string of avg-size
 // bytes ± 20%, cut from a fixed random text so that padding costs a copy, not a draw a

@@ -512,3 +512,24 @@ func BenchmarkReader(b *testing.B) {
 		})
 	}
 }
+
+// pow10 is math.Pow(10, y) bit for bit over the exponents price draws, and the edges.
+func TestPow10IsMathPow(t *testing.T) {
+	n := uint64(3_000_000)
+	if testing.Short() {
+		n = 300_000
+	}
+	check := func(y float64) {
+		if got, want := pow10(y), math.Pow(10, y); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("pow10(%v) = %v, math.Pow gives %v", y, got, want)
+		}
+	}
+	for _, y := range []float64{0, 0.5, 1, 1.5, 2, 2.5, 3, 5.5, 5.999999999, math.Nextafter(6, 0), 6,
+		math.Nextafter(0.5, 1), math.Nextafter(0.5, 0), math.Nextafter(1, 0), 4.9e-324} {
+		check(y)
+	}
+	for i := uint64(0); i < n; i++ {
+		r := newRNG(i)
+		check(r.float() * 6)
+	}
+}
