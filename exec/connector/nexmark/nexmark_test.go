@@ -533,3 +533,39 @@ func TestPow10IsMathPow(t *testing.T) {
 		check(r.float() * 6)
 	}
 }
+
+// Each row's origin names its event: evenly spaced ids (one lane) and skipped ones (a
+// plain table of one type).
+func TestOriginNamesEachEvent(t *testing.T) {
+	mem := checkedMem(t)
+	check := func(r *Reader, want func(i int) int64) {
+		t.Helper()
+		defer r.Close()
+		b, err := r.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Rec.Release()
+		for i := 0; i < int(b.Rec.NumRows()); i++ {
+			if got, w := b.Origin.Row(i), fmt.Sprintf("table datagen, event %d", want(i)); got != w {
+				t.Fatalf("row %d: %q, want %q", i, got, w)
+			}
+		}
+	}
+	check(openTask(t, mem, table(eventsSchema, map[string]string{"events.num": "5000"}), 1, 2, 500),
+		func(i int) int64 { return int64(1 + 2*i) })
+	var bids []int64
+	for id := int64(0); len(bids) < 500; id++ {
+		if id%50 >= 4 {
+			bids = append(bids, id)
+		}
+	}
+	check(openTask(t, mem, table(bidRow, map[string]string{"table": "bid", "events.num": "5000"}), 0, 1, 500),
+		func(i int) int64 { return bids[i] })
+	var persons []int64
+	for id := int64(0); len(persons) < 50; id += 50 {
+		persons = append(persons, id)
+	}
+	check(openTask(t, mem, table(personRow, map[string]string{"table": "person", "events.num": "2500"}), 0, 1, 50),
+		func(i int) int64 { return persons[i] })
+}

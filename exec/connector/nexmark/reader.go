@@ -90,7 +90,7 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		r.cols[i].reset(r.batch)
 	}
 	rows, scanned := 0, 0
-	var ids []int64 // the batch's origin
+	o := &origin{table: r.table} // the batch's origin
 	for rows < r.batch && scanned < maxScan*r.batch {
 		l := r.nextLane()
 		if l == nil {
@@ -106,10 +106,7 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		for i := range r.cols {
 			r.cols[i].append(&r.ev, rows)
 		}
-		if ids == nil {
-			ids = make([]int64, 0, r.batch)
-		}
-		ids = append(ids, id)
+		o.add(rows, id, r.batch)
 		rows++
 	}
 	if rows == 0 {
@@ -128,16 +125,45 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 	for _, a := range arrays {
 		a.Release()
 	}
-	return exec.Batch{Rec: rec, Origin: origin{table: r.table, ids: ids}}, nil
+	return exec.Batch{Rec: rec, Origin: o}, nil
 }
 
-// origin names each row of a batch by the sequence number of its event.
+// origin names each row of a batch by the sequence number of its event: row i is
+// event first+i·step while the ids run evenly (one lane, no events skipped, so the
+// batch needs no list), else ids[i].
 type origin struct {
-	table string
-	ids   []int64
+	table       string
+	first, step int64
+	ids         []int64
 }
 
-func (o origin) Row(i int) string { return fmt.Sprintf("table %s, event %d", o.table, o.ids[i]) }
+// add records id as the batch's row i.
+func (o *origin) add(i int, id int64, capacity int) {
+	switch {
+	case i == 0:
+		o.first = id
+	case i == 1:
+		o.step = id - o.first
+	case o.ids == nil && id == o.first+int64(i)*o.step:
+	default:
+		if o.ids == nil {
+			o.ids = make([]int64, i, max(capacity, i+1))
+			for k := range o.ids {
+				o.ids[k] = o.first + int64(k)*o.step
+			}
+		}
+		o.ids = append(o.ids, id)
+	}
+}
+
+func (o *origin) id(i int) int64 {
+	if o.ids != nil {
+		return o.ids[i]
+	}
+	return o.first + int64(i)*o.step
+}
+
+func (o *origin) Row(i int) string { return fmt.Sprintf("table %s, event %d", o.table, o.id(i)) }
 
 // nextLane is the lane with the smallest next id, or nil when every lane is done.
 func (r *Reader) nextLane() *lane {
