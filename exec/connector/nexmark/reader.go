@@ -249,13 +249,14 @@ type column struct {
 	children []column
 	typ      arrow.DataType
 
-	ints   []int64 // BIGINT and TIMESTAMP fields
-	int32s []int32 // an INT event_type
-	offs   []int32 // STRING fields: value i is bytes[offs[i]:offs[i+1]]
-	bytes  []byte
-	valid  []byte // a ROW's validity bitmap, which its fields share
-	nulls  int
-	hint   int // the string bytes of the last batch, for the next one's capacity
+	ints    []int64 // BIGINT and TIMESTAMP fields
+	int32s  []int32 // an INT event_type
+	offs    []int32 // STRING fields: value i is bytes[offs[i]:offs[i+1]]
+	bytes   []byte
+	valid   []byte // a ROW's validity bitmap, which its fields share
+	nulls   int
+	pending int // a ROW's null rows not yet written into its fields (see fill)
+	hint    int // the string bytes of the last batch, for the next one's capacity
 }
 
 func newColumn(t *planner.Table, shape int, c planner.Column) (column, error) {
@@ -333,7 +334,7 @@ func (c *column) reset(n int) {
 		c.offs = append(make([]int32, 0, n+1), 0)
 		c.bytes = make([]byte, 0, c.hint+c.hint/8)
 	case arrow.STRUCT:
-		c.valid, c.nulls = make([]byte, (n+7)/8), 0
+		c.valid, c.nulls, c.pending = make([]byte, (n+7)/8), 0, 0
 		for i := range c.children {
 			c.children[i].reset(n)
 		}
@@ -354,11 +355,10 @@ func (c *column) append(e *event, i int) {
 	case fPersonRow, fAuctionRow, fBidRow:
 		if e.kind != c.kind {
 			c.nulls++
-			for k := range c.children {
-				c.children[k].appendZero()
-			}
+			c.pending++
 			return
 		}
+		c.fill()
 		c.valid[i/8] |= 1 << (i % 8)
 		for k := range c.children {
 			c.children[k].append(e, i)
@@ -377,12 +377,28 @@ func (c *column) append(e *event, i int) {
 	}
 }
 
-// appendZero writes the placeholder of a ROW field whose row is null.
-func (c *column) appendZero() {
+// fill writes the placeholders of the ROW's pending null rows into its fields: the
+// rows of the other event types are written as a run when the next row of the ROW's
+// type comes (or the batch ends), not a field at a time for every row.
+func (c *column) fill() {
+	if c.pending == 0 {
+		return
+	}
+	for k := range c.children {
+		c.children[k].appendZeros(c.pending)
+	}
+	c.pending = 0
+}
+
+// appendZeros writes n placeholders of a ROW field whose rows are null.
+func (c *column) appendZeros(n int) {
 	if c.offs != nil {
-		c.offs = append(c.offs, int32(len(c.bytes)))
+		end := int32(len(c.bytes))
+		for range n {
+			c.offs = append(c.offs, end)
+		}
 	} else {
-		c.ints = append(c.ints, 0)
+		c.ints = append(c.ints, make([]int64, n)...)
 	}
 }
 
@@ -398,6 +414,7 @@ func (c *column) dataWith(n int, valid *memory.Buffer, nulls int) arrow.ArrayDat
 		c.hint = len(c.bytes)
 		return array.NewData(c.typ, n, []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offs)), memory.NewBufferBytes(c.bytes)}, nil, nulls, 0)
 	case arrow.STRUCT:
+		c.fill()
 		own := memory.NewBufferBytes(c.valid)
 		children := make([]arrow.ArrayData, len(c.children))
 		for i := range c.children {
