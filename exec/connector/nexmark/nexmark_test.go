@@ -569,3 +569,23 @@ func TestOriginNamesEachEvent(t *testing.T) {
 	check(openTask(t, mem, table(personRow, map[string]string{"table": "person", "events.num": "2500"}), 0, 1, 50),
 		func(i int) int64 { return persons[i] })
 }
+
+// BenchmarkBatch measures one batch of 1024 events of the events table a op, so that
+// allocs/op are the allocations of a batch: its Arrow buffers, arrays and record, a
+// few dozen, and none per event.
+func BenchmarkBatch(b *testing.B) {
+	r, err := Open(connector.SourceSpec{Table: table(eventsSchema, nil), BatchSize: 1024})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		batch, err := r.Next(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch.Rec.Release()
+	}
+	b.ReportMetric(float64(b.N)*1024/b.Elapsed().Seconds(), "events/s")
+}
