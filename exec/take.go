@@ -11,7 +11,7 @@ import (
 
 // Take returns a new array holding arr's values at sel, in order (owned by the caller).
 // A run of consecutive indices is a zero-copy slice; fixed-width values are gathered with a
-// typed loop, strings as offsets plus one copy of their bytes, structs, lists and maps by
+// typed loop, strings as offsets plus one copy of the bytes of each run, structs, lists and maps by
 // taking their children. Indices must be in range. It supports the Null, Boolean,
 // fixed-width, String, Binary, Struct, List and Map layouts (every type exec.ArrowType
 // produces) and panics on others.
@@ -148,12 +148,24 @@ func takeBinary(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array 
 	dataBuf := memory.NewResizableBuffer(mem)
 	dataBuf.Resize(total)
 	dst := dataBuf.Bytes()
+	// A run of consecutive indices (a filter keeps runs: the bids between persons and
+	// auctions) is one copy of its bytes and a shift of its offsets.
 	pos := int32(0)
 	offs[0] = 0
-	for i, j := range sel {
-		a, b := src[j], src[j+1]
-		pos += int32(copy(dst[pos:], bytes[a:b]))
-		offs[i+1] = pos
+	for i := 0; i < n; {
+		k := i + 1
+		for k < n && sel[k] == sel[k-1]+1 {
+			k++
+		}
+		j := sel[i]
+		a, b := src[j], src[j+int32(k-i)]
+		copy(dst[pos:], bytes[a:b])
+		shift := pos - a
+		for m, jm := range sel[i:k] {
+			offs[i+m+1] = src[jm+1] + shift
+		}
+		pos += b - a
+		i = k
 	}
 	out := array.NewData(arr.DataType(), n, []*memory.Buffer{vbuf, offBuf, dataBuf}, nil, array.UnknownNullCount, 0)
 	if vbuf == nil {

@@ -26,7 +26,8 @@ func TestTake(t *testing.T) {
 		{tTS, []string{`"2024-01-01 00:00:00.001"`, "2", "null", "4", "5", "6", "null", "8", "9", "10"}},
 		{planner.TypeNull, []string{"null", "null", "null", "null", "null", "null", "null", "null", "null", "null"}},
 	}
-	sels := [][]int32{{}, {0}, {3, 4, 5, 6}, {9, 0, 2, 2, 7}, {1, 3, 5, 7, 9, 0, 2, 4, 6, 8}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}
+	sels := [][]int32{{}, {0}, {3, 4, 5, 6}, {9, 0, 2, 2, 7}, {1, 3, 5, 7, 9, 0, 2, 4, 6, 8}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+		{0, 1, 2, 5, 6, 9}, {2, 3, 4, 0, 1}, {7, 8, 9, 0}, {4, 5, 5, 6, 1, 2, 3}}
 	for _, ty := range types {
 		for _, offset := range []int{0, 3} {
 			for _, sel := range sels {

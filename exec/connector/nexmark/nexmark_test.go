@@ -512,3 +512,80 @@ func BenchmarkReader(b *testing.B) {
 		})
 	}
 }
+
+// pow10 is math.Pow(10, y) bit for bit over the exponents price draws, and the edges.
+func TestPow10IsMathPow(t *testing.T) {
+	n := uint64(3_000_000)
+	if testing.Short() {
+		n = 300_000
+	}
+	check := func(y float64) {
+		if got, want := pow10(y), math.Pow(10, y); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("pow10(%v) = %v, math.Pow gives %v", y, got, want)
+		}
+	}
+	for _, y := range []float64{0, 0.5, 1, 1.5, 2, 2.5, 3, 5.5, 5.999999999, math.Nextafter(6, 0), 6,
+		math.Nextafter(0.5, 1), math.Nextafter(0.5, 0), math.Nextafter(1, 0), 4.9e-324} {
+		check(y)
+	}
+	for i := uint64(0); i < n; i++ {
+		r := newRNG(i)
+		check(r.float() * 6)
+	}
+}
+
+// Each row's origin names its event: evenly spaced ids (one lane) and skipped ones (a
+// plain table of one type).
+func TestOriginNamesEachEvent(t *testing.T) {
+	mem := checkedMem(t)
+	check := func(r *Reader, want func(i int) int64) {
+		t.Helper()
+		defer r.Close()
+		b, err := r.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Rec.Release()
+		for i := 0; i < int(b.Rec.NumRows()); i++ {
+			if got, w := b.Origin.Row(i), fmt.Sprintf("table datagen, event %d", want(i)); got != w {
+				t.Fatalf("row %d: %q, want %q", i, got, w)
+			}
+		}
+	}
+	check(openTask(t, mem, table(eventsSchema, map[string]string{"events.num": "5000"}), 1, 2, 500),
+		func(i int) int64 { return int64(1 + 2*i) })
+	var bids []int64
+	for id := int64(0); len(bids) < 500; id++ {
+		if id%50 >= 4 {
+			bids = append(bids, id)
+		}
+	}
+	check(openTask(t, mem, table(bidRow, map[string]string{"table": "bid", "events.num": "5000"}), 0, 1, 500),
+		func(i int) int64 { return bids[i] })
+	var persons []int64
+	for id := int64(0); len(persons) < 50; id += 50 {
+		persons = append(persons, id)
+	}
+	check(openTask(t, mem, table(personRow, map[string]string{"table": "person", "events.num": "2500"}), 0, 1, 50),
+		func(i int) int64 { return persons[i] })
+}
+
+// BenchmarkBatch measures one batch of 1024 events of the events table a op, so that
+// allocs/op are the allocations of a batch: its Arrow buffers, arrays and record, a
+// few dozen, and none per event.
+func BenchmarkBatch(b *testing.B) {
+	r, err := Open(connector.SourceSpec{Table: table(eventsSchema, nil), BatchSize: 1024})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		batch, err := r.Next(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch.Rec.Release()
+	}
+	b.ReportMetric(float64(b.N)*1024/b.Elapsed().Seconds(), "events/s")
+}

@@ -90,7 +90,7 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		r.cols[i].reset(r.batch)
 	}
 	rows, scanned := 0, 0
-	var ids []int64 // the batch's origin
+	o := &origin{table: r.table} // the batch's origin
 	for rows < r.batch && scanned < maxScan*r.batch {
 		l := r.nextLane()
 		if l == nil {
@@ -106,10 +106,7 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		for i := range r.cols {
 			r.cols[i].append(&r.ev, rows)
 		}
-		if ids == nil {
-			ids = make([]int64, 0, r.batch)
-		}
-		ids = append(ids, id)
+		o.add(rows, id, r.batch)
 		rows++
 	}
 	if rows == 0 {
@@ -128,16 +125,45 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 	for _, a := range arrays {
 		a.Release()
 	}
-	return exec.Batch{Rec: rec, Origin: origin{table: r.table, ids: ids}}, nil
+	return exec.Batch{Rec: rec, Origin: o}, nil
 }
 
-// origin names each row of a batch by the sequence number of its event.
+// origin names each row of a batch by the sequence number of its event: row i is
+// event first+i·step while the ids run evenly (one lane, no events skipped, so the
+// batch needs no list), else ids[i].
 type origin struct {
-	table string
-	ids   []int64
+	table       string
+	first, step int64
+	ids         []int64
 }
 
-func (o origin) Row(i int) string { return fmt.Sprintf("table %s, event %d", o.table, o.ids[i]) }
+// add records id as the batch's row i.
+func (o *origin) add(i int, id int64, capacity int) {
+	switch {
+	case i == 0:
+		o.first = id
+	case i == 1:
+		o.step = id - o.first
+	case o.ids == nil && id == o.first+int64(i)*o.step:
+	default:
+		if o.ids == nil {
+			o.ids = make([]int64, i, max(capacity, i+1))
+			for k := range o.ids {
+				o.ids[k] = o.first + int64(k)*o.step
+			}
+		}
+		o.ids = append(o.ids, id)
+	}
+}
+
+func (o *origin) id(i int) int64 {
+	if o.ids != nil {
+		return o.ids[i]
+	}
+	return o.first + int64(i)*o.step
+}
+
+func (o *origin) Row(i int) string { return fmt.Sprintf("table %s, event %d", o.table, o.id(i)) }
 
 // nextLane is the lane with the smallest next id, or nil when every lane is done.
 func (r *Reader) nextLane() *lane {
@@ -223,13 +249,14 @@ type column struct {
 	children []column
 	typ      arrow.DataType
 
-	ints   []int64 // BIGINT and TIMESTAMP fields
-	int32s []int32 // an INT event_type
-	offs   []int32 // STRING fields: value i is bytes[offs[i]:offs[i+1]]
-	bytes  []byte
-	valid  []byte // a ROW's validity bitmap, which its fields share
-	nulls  int
-	hint   int // the string bytes of the last batch, for the next one's capacity
+	ints    []int64 // BIGINT and TIMESTAMP fields
+	int32s  []int32 // an INT event_type
+	offs    []int32 // STRING fields: value i is bytes[offs[i]:offs[i+1]]
+	bytes   []byte
+	valid   []byte // a ROW's validity bitmap, which its fields share
+	nulls   int
+	pending int // a ROW's null rows not yet written into its fields (see fill)
+	hint    int // the string bytes of the last batch, for the next one's capacity
 }
 
 func newColumn(t *planner.Table, shape int, c planner.Column) (column, error) {
@@ -307,7 +334,7 @@ func (c *column) reset(n int) {
 		c.offs = append(make([]int32, 0, n+1), 0)
 		c.bytes = make([]byte, 0, c.hint+c.hint/8)
 	case arrow.STRUCT:
-		c.valid, c.nulls = make([]byte, (n+7)/8), 0
+		c.valid, c.nulls, c.pending = make([]byte, (n+7)/8), 0, 0
 		for i := range c.children {
 			c.children[i].reset(n)
 		}
@@ -328,11 +355,10 @@ func (c *column) append(e *event, i int) {
 	case fPersonRow, fAuctionRow, fBidRow:
 		if e.kind != c.kind {
 			c.nulls++
-			for k := range c.children {
-				c.children[k].appendZero()
-			}
+			c.pending++
 			return
 		}
+		c.fill()
 		c.valid[i/8] |= 1 << (i % 8)
 		for k := range c.children {
 			c.children[k].append(e, i)
@@ -351,12 +377,28 @@ func (c *column) append(e *event, i int) {
 	}
 }
 
-// appendZero writes the placeholder of a ROW field whose row is null.
-func (c *column) appendZero() {
+// fill writes the placeholders of the ROW's pending null rows into its fields: the
+// rows of the other event types are written as a run when the next row of the ROW's
+// type comes (or the batch ends), not a field at a time for every row.
+func (c *column) fill() {
+	if c.pending == 0 {
+		return
+	}
+	for k := range c.children {
+		c.children[k].appendZeros(c.pending)
+	}
+	c.pending = 0
+}
+
+// appendZeros writes n placeholders of a ROW field whose rows are null.
+func (c *column) appendZeros(n int) {
 	if c.offs != nil {
-		c.offs = append(c.offs, int32(len(c.bytes)))
+		end := int32(len(c.bytes))
+		for range n {
+			c.offs = append(c.offs, end)
+		}
 	} else {
-		c.ints = append(c.ints, 0)
+		c.ints = append(c.ints, make([]int64, n)...)
 	}
 }
 
@@ -372,6 +414,7 @@ func (c *column) dataWith(n int, valid *memory.Buffer, nulls int) arrow.ArrayDat
 		c.hint = len(c.bytes)
 		return array.NewData(c.typ, n, []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offs)), memory.NewBufferBytes(c.bytes)}, nil, nulls, 0)
 	case arrow.STRUCT:
+		c.fill()
 		own := memory.NewBufferBytes(c.valid)
 		children := make([]arrow.ArrayData, len(c.children))
 		for i := range c.children {
