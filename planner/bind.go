@@ -13,6 +13,8 @@ type Planner struct {
 	Emit    EmitControl // the session's emit options for window aggregates
 	// Notice, when set, is told what the planner accepts but ignores (join hints).
 	Notice func(msg string)
+	// CanLookup, when set, says whether a table's connector serves lookup joins.
+	CanLookup func(*Table) bool
 
 	ctes []*cte // the common table expressions in scope, innermost last
 }

@@ -14,6 +14,9 @@ func (p *Planner) join(t *parser.JoinTable, depth int) (Node, *scope, error) {
 	if u, ok := t.Right.(*parser.UnnestTable); ok {
 		return p.unnest(t, u, depth)
 	}
+	if r, ok := t.Right.(*parser.TableName); ok && r.AsOf != nil {
+		return p.systemTimeJoin(t, r, depth)
+	}
 	left, lsc, err := p.from(t.Left, depth)
 	if err != nil {
 		return nil, nil, err

@@ -323,6 +323,10 @@ func (b *builder) node(n planner.Node) (int, error) {
 		return stage, nil
 	case *planner.Join:
 		return b.join(n)
+	case *planner.LookupJoin:
+		if err := b.lookupJoin(in, n); err != nil {
+			return 0, err
+		}
 	case *planner.Union:
 		return b.union(n)
 	case *planner.Rank:
