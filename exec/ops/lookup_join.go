@@ -49,7 +49,7 @@ type lookupJoin struct {
 	width       int // the table's columns
 	residual    expr.Predicate
 	residualSQL string
-	cache       *lookupCache        // nil without a cache
+	cache       *lookupCache         // nil without a cache
 	table       map[string][][]value // a whole table's rows by key
 	loaded      time.Time
 	stats       LookupStats
