@@ -292,7 +292,7 @@ func (j *lookupJoin) lookup(ctx context.Context, missing []string, keys map[stri
 			return nil, ctx.Err()
 		}
 		if attempt >= j.opts.MaxRetries {
-			return nil, fmt.Errorf("lookup join: looking up table %s failed %d times: %w", j.n.Table.Name, attempt+1, err)
+			return nil, fmt.Errorf("lookup join: looking up table %s failed, attempts: %d: %w", j.n.Table.Name, attempt+1, err)
 		}
 		j.stats.Retries.Add(1)
 		t := time.NewTimer(j.opts.Backoff(attempt + 1))

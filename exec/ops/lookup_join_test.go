@@ -212,7 +212,7 @@ func TestLookupJoinRetries(t *testing.T) {
 	h.expect("+I[1, 1, 1, a]")
 	src.fail = 3
 	err := h.feed(`[{"id":2,"cid":1}]`)
-	if err == nil || !strings.Contains(err.Error(), "failed 3 times: server down") {
+	if err == nil || !strings.Contains(err.Error(), "failed, attempts: 3: server down") {
 		t.Fatalf("got %v, want the third failure", err)
 	}
 }
