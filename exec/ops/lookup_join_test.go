@@ -165,8 +165,8 @@ func TestLookupJoinPartialCache(t *testing.T) {
 		}
 	}
 	step(`[{"id":1,"cid":1},{"id":2,"cid":2}]`, "+I[1, 1, 1, a] +I[2, 2, 2, b]", "[[1 2]]")
-	step(`[{"id":3,"cid":2},{"id":4,"cid":1}]`, "+I[3, 2, 2, b] +I[4, 1, 1, a]", "[[1 2]]")       // both cached
-	step(`[{"id":5,"cid":3}]`, "+I[5, 3, 3, c]", "[[1 2] [3]]")                                  // 3 evicts 2, the least recently used
+	step(`[{"id":3,"cid":2},{"id":4,"cid":1}]`, "+I[3, 2, 2, b] +I[4, 1, 1, a]", "[[1 2]]")         // both cached
+	step(`[{"id":5,"cid":3}]`, "+I[5, 3, 3, c]", "[[1 2] [3]]")                                     // 3 evicts 2, the least recently used
 	step(`[{"id":6,"cid":1},{"id":7,"cid":2}]`, "+I[6, 1, 1, a] +I[7, 2, 2, b]", "[[1 2] [3] [2]]") // 1 stayed
 	step(`[{"id":8,"cid":9}]`, "", "[[1 2] [3] [2] [9]]")
 	step(`[{"id":9,"cid":9}]`, "", "[[1 2] [3] [2] [9] [9]]") // a missing key is not cached
