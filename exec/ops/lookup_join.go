@@ -124,18 +124,21 @@ func (j *lookupJoin) Process(ctx context.Context, _ int, b exec.Batch) error {
 	if n == 0 {
 		return nil
 	}
-	encs, keyVals, err := j.keysOf(b.Rec)
+	keys, err := j.keysOf(b.Rec)
 	if err != nil {
 		return err
 	}
-	found, err := j.find(ctx, encs, keyVals)
+	found, err := j.find(ctx, keys)
 	if err != nil {
 		return err
 	}
 	var left []int32
 	var right [][]value
-	for i, enc := range encs {
-		for _, r := range found[enc] {
+	for i, k := range keys.row {
+		if k < 0 {
+			continue
+		}
+		for _, r := range found[k] {
 			left, right = append(left, int32(i)), append(right, r)
 		}
 	}
@@ -162,9 +165,17 @@ func (j *lookupJoin) Process(ctx context.Context, _ int, b exec.Batch) error {
 	return j.out.Emit(ctx, out)
 }
 
-// keysOf evaluates the batch's keys: each row's encoding ("" for a key with a NULL,
-// which matches nothing), and the values of each distinct key.
-func (j *lookupJoin) keysOf(rec arrow.Record) ([]string, map[string][]value, error) {
+// batchKeys are the lookup keys of a batch: each row's distinct key (-1 for a key with
+// a NULL, which matches nothing), and each distinct key's encoding and values (valid
+// while the batch is).
+type batchKeys struct {
+	row  []int32
+	enc  []string
+	vals [][]value
+}
+
+// keysOf evaluates the batch's keys.
+func (j *lookupJoin) keysOf(rec arrow.Record) (batchKeys, error) {
 	cols := make([]arrow.Array, len(j.keys))
 	defer func() {
 		for _, c := range cols {
@@ -177,7 +188,7 @@ func (j *lookupJoin) keysOf(rec arrow.Record) ([]string, map[string][]value, err
 	for i, ev := range j.keys {
 		c, err := ev.Eval(rec)
 		if err != nil {
-			return nil, nil, evalError(j.mem, "LookupJoin", planner.ExprSQL(j.n.LeftKeys[i], j.n.Input.Schema()), exec.Batch{Rec: rec}, err, func(r arrow.Record) error {
+			return batchKeys{}, evalError(j.mem, "LookupJoin", planner.ExprSQL(j.n.LeftKeys[i], j.n.Input.Schema()), exec.Batch{Rec: rec}, err, func(r arrow.Record) error {
 				c, err := ev.Eval(r)
 				if c != nil {
 					c.Release()
@@ -187,64 +198,67 @@ func (j *lookupJoin) keysOf(rec arrow.Record) ([]string, map[string][]value, err
 		}
 		cols[i] = c
 		if read[i], err = reader(c); err != nil {
-			return nil, nil, err
+			return batchKeys{}, err
 		}
 	}
 	n := int(rec.NumRows())
-	encs := make([]string, n)
-	vals := map[string][]value{}
-	key := make([]value, len(j.keys))
+	k := batchKeys{row: make([]int32, n)}
+	index := map[string]int32{}
+	width := len(j.keys)
+	flat := make([]value, n*width)
 	var buf []byte
 	for r := 0; r < n; r++ {
+		key := flat[r*width : (r+1)*width : (r+1)*width]
 		null := false
 		for i, rd := range read {
 			key[i] = rd(r)
 			null = null || key[i].null
 		}
 		if null {
+			k.row[r] = -1
 			continue
 		}
 		buf = encodeKey(buf[:0], key)
-		if _, ok := vals[string(buf)]; !ok {
-			vals[string(buf)] = ownedRow(key)
+		at, ok := index[string(buf)]
+		if !ok {
+			at = int32(len(k.enc))
+			enc := string(buf)
+			index[enc] = at
+			k.enc, k.vals = append(k.enc, enc), append(k.vals, key)
 		}
-		encs[r] = string(buf)
+		k.row[r] = at
 	}
-	return encs, vals, nil
+	return k, nil
 }
 
 // find returns the rows of each distinct key: from the whole table, the cache, or one
 // lookup of the keys missing.
-func (j *lookupJoin) find(ctx context.Context, encs []string, keys map[string][]value) (map[string][][]value, error) {
+func (j *lookupJoin) find(ctx context.Context, keys batchKeys) ([][][]value, error) {
 	now := j.opts.Now()
+	found := make([][][]value, len(keys.enc))
 	if j.whole != nil {
 		if j.table == nil || now.Sub(j.loaded) >= j.whole.Reload() {
-			rows, err := j.lookup(ctx, nil, nil)
+			rows, err := j.lookup(ctx, nil, keys)
 			if err != nil {
 				return nil, err
 			}
 			j.table, j.loaded = rows, now
 		}
-		return j.table, nil
+		for i, enc := range keys.enc {
+			found[i] = j.table[enc]
+		}
+		return found, nil
 	}
-	found := make(map[string][][]value, len(keys))
-	var missing []string
-	for _, enc := range encs {
-		if enc == "" {
-			continue
-		}
-		if _, done := found[enc]; done {
-			continue
-		}
+	var missing []int32
+	for i, enc := range keys.enc {
 		if j.cache != nil {
 			if rows, ok := j.cache.get(enc, now.UnixMilli()); ok {
 				j.stats.Hits.Add(1)
-				found[enc] = rows
+				found[i] = rows
 				continue
 			}
 		}
-		found[enc] = nil
-		missing = append(missing, enc)
+		missing = append(missing, int32(i))
 	}
 	if len(missing) == 0 {
 		return found, nil
@@ -253,8 +267,9 @@ func (j *lookupJoin) find(ctx context.Context, encs []string, keys map[string][]
 	if err != nil {
 		return nil, err
 	}
-	for _, enc := range missing {
-		found[enc] = rows[enc]
+	for _, i := range missing {
+		enc := keys.enc[i]
+		found[i] = rows[enc]
 		if j.cache != nil {
 			j.cache.put(enc, rows[enc], now.UnixMilli())
 		}
@@ -262,9 +277,9 @@ func (j *lookupJoin) find(ctx context.Context, encs []string, keys map[string][]
 	return found, nil
 }
 
-// lookup asks the table for keys (all of it when keys is nil), trying again after a
-// backoff when it fails, and returns its rows by key.
-func (j *lookupJoin) lookup(ctx context.Context, missing []string, keys map[string][]value) (map[string][][]value, error) {
+// lookup asks the table for the distinct keys missing (all of it when missing is nil),
+// trying again after a backoff when it fails, and returns its rows by key.
+func (j *lookupJoin) lookup(ctx context.Context, missing []int32, keys batchKeys) (map[string][][]value, error) {
 	var keyRec arrow.Record
 	if missing != nil {
 		kb := array.NewRecordBuilder(j.mem, j.keySchema)
@@ -273,8 +288,8 @@ func (j *lookupJoin) lookup(ctx context.Context, missing []string, keys map[stri
 		for i, f := range kb.Fields() {
 			appends[i] = appender(f)
 		}
-		for _, enc := range missing {
-			for i, v := range keys[enc] {
+		for _, k := range missing {
+			for i, v := range keys.vals[k] {
 				appends[i](v)
 			}
 		}
@@ -312,9 +327,9 @@ func (j *lookupJoin) lookup(ctx context.Context, missing []string, keys map[stri
 	if err != nil {
 		return nil, fmt.Errorf("lookup join: table %s: %w", j.n.Table.Name, err)
 	}
-	want := map[string]bool{}
-	for _, enc := range missing {
-		want[enc] = true
+	want := make(map[string]bool, len(missing))
+	for _, k := range missing {
+		want[keys.enc[k]] = true
 	}
 	byKey := map[string][][]value{}
 	var buf []byte
