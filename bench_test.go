@@ -30,6 +30,10 @@ type benchQuery struct {
 	sql  string
 }
 
+// setups are statements run once before a query's timed runs, by its name; $DIR in them
+// and in the query is a directory of the benchmark's own.
+var setups = map[string]string{}
+
 // BenchmarkQuery runs whole queries over generated rows into a blackhole sink through
 // a session, the way `streamsql -f` runs them. The parallel variant and the checkpointed
 // ones are "group by 100k keys" with two tasks per operator, or with exactly-once checkpoints (every 200 ms over 1M rows, every second over
@@ -115,7 +119,20 @@ CREATE TABLE rates (rid BIGINT, k BIGINT, rate BIGINT, rts AS TO_TIMESTAMP_LTZ(r
   'fields.rid.kind' = 'sequence', 'fields.rid.start' = '1', 'fields.rid.end' = '100000',
   'fields.k.min' = '1', 'fields.k.max' = '10000', 'fields.rate.min' = '0', 'fields.rate.max' = '1000');
 CREATE TABLE out (id BIGINT, v BIGINT) WITH ('connector' = 'blackhole');
-INSERT INTO out SELECT ev.id, ev.v * r.rate FROM ev JOIN rates FOR SYSTEM_TIME AS OF ev.ts AS r ON ev.k = r.k;`})
+INSERT INTO out SELECT ev.id, ev.v * r.rate FROM ev JOIN rates FOR SYSTEM_TIME AS OF ev.ts AS r ON ev.k = r.k;`},
+		// A lookup join of the same events, by a PROCTIME() column, with an embedded table
+		// of the 10k keys behind a PARTIAL cache that holds them all: after the first
+		// batches every key is in the cache (compare with "tumble 10 s by 10k keys").
+		benchQuery{"lookup join with a warm cache, 10k keys", 1_000_000, "SET 'execution.checkpointing.interval' = '10 s';" + strings.Replace(events("ev", 1_000_000, 1), "ts AS", "p AS PROCTIME(), ts AS", 1) + `
+CREATE TABLE dim (k BIGINT, name STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '$DIR/dim.db',
+  'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '20000');
+CREATE TABLE out (id BIGINT, k BIGINT, name STRING) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT ev.id, ev.k, d.name FROM ev JOIN dim FOR SYSTEM_TIME AS OF ev.p AS d ON ev.k = d.k;`})
+	setups["lookup join with a warm cache, 10k keys"] = `
+CREATE TABLE dim (k BIGINT, name STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '$DIR/dim.db');
+CREATE TABLE keys (k BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10000',
+  'fields.k.kind' = 'sequence', 'fields.k.start' = '1', 'fields.k.end' = '10000');
+INSERT INTO dim SELECT k, CONCAT('name-', CAST(k AS STRING)) FROM keys;`
 	// With 10k keys most windows of a key hold one or two events, so a hopping window
 	// emits size/slide times the rows of a tumbling one; with 100 keys output is small
 	// and the cost of the input shows.
@@ -125,6 +142,23 @@ INSERT INTO out SELECT ev.id, ev.v * r.rate FROM ev JOIN rates FOR SYSTEM_TIME A
 		benchQuery{"hop 10 s every 2 s by 100 keys", 1_000_000, windowed("HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND)", "10 s", 1_000_000)})
 	for _, q := range queries {
 		b.Run(q.name, func(b *testing.B) {
+			sql := q.sql
+			if setup := setups[q.name]; setup != "" {
+				dir := b.TempDir()
+				s, err := NewSession(Config{Out: io.Discard, Format: "csv", StateDir: b.TempDir()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Exec(context.Background(), strings.ReplaceAll(setup, "$DIR", dir)); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
+				sql = strings.ReplaceAll(sql, "$DIR", dir)
+				b.ResetTimer()
+			}
 			b.ReportAllocs()
 			var stateBytes int64
 			for i := 0; i < b.N; i++ {
@@ -133,7 +167,7 @@ INSERT INTO out SELECT ev.id, ev.v * r.rate FROM ev JOIN rates FOR SYSTEM_TIME A
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := s.Exec(context.Background(), q.sql); err != nil {
+				if err := s.Exec(context.Background(), sql); err != nil {
 					b.Fatal(err)
 				}
 				if err := s.Wait(); err != nil {

@@ -16,6 +16,11 @@ var connectors = &connector.Registry{
 		"upsert-kafka": kafka.UpsertSource,
 		"nexmark":      nexmark.Source,
 	},
+	Lookups: map[string]connector.LookupConnector{
+		"embedded": embedded.Lookup,
+		"postgres": postgres.Lookup,
+		"jdbc":     postgres.Lookup,
+	},
 	Sinks: map[string]connector.SinkConnector{
 		"embedded":     embedded.Sink,
 		"kafka":        kafka.Sink,

@@ -231,7 +231,7 @@ func (s *Session) execStmt(ctx context.Context, stmt parser.Stmt) error {
 	if err != nil {
 		return err
 	}
-	p := &planner.Planner{Catalog: s.catalog, Emit: settings.Emit, Notice: s.warn, Bounded: s.connectors.Bounded}
+	p := &planner.Planner{Catalog: s.catalog, Emit: settings.Emit, Notice: s.warn, Bounded: s.connectors.Bounded, CanLookup: connectors.CanLookup}
 	if s.pendingSet != nil {
 		if stmt, err = s.inStatementSet(p, stmt); stmt == nil || err != nil {
 			return err
@@ -581,6 +581,8 @@ func portability(plan planner.Node) string {
 		case *planner.Scan:
 			note(n.Table)
 		case *planner.Sink:
+			note(n.Table)
+		case *planner.LookupJoin:
 			note(n.Table)
 		}
 	})

@@ -16,6 +16,8 @@ type Planner struct {
 	// Bounded, when set, tells whether a table's source ends (a file read once, datagen
 	// with a row count): ORDER BY without LIMIT sorts any bounded input.
 	Bounded func(t *Table) bool
+	// CanLookup, when set, says whether a table's connector serves lookup joins.
+	CanLookup func(*Table) bool
 
 	ctes []*cte // the common table expressions in scope, innermost last
 }

@@ -15,7 +15,7 @@ func (p *Planner) join(t *parser.JoinTable, depth int) (Node, *scope, error) {
 		return p.unnest(t, u, depth)
 	}
 	if r, ok := t.Right.(*parser.TableName); ok && r.AsOf != nil {
-		return p.temporalJoin(t, r, depth)
+		return p.systemTimeJoin(t, r, depth)
 	}
 	left, lsc, err := p.from(t.Left, depth)
 	if err != nil {

@@ -52,6 +52,10 @@ func rewrite(n Node) Node {
 		c := *x
 		c.Input = rewrite(x.Input)
 		n = &c
+	case *LookupJoin:
+		c := *x
+		c.Input = rewrite(x.Input)
+		n = &c
 	case *Unnest:
 		c := *x
 		c.Input = rewrite(x.Input)

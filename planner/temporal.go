@@ -51,25 +51,9 @@ func (n *TemporalJoin) Describe() string {
 }
 
 // temporalJoin plans `left [LEFT] JOIN versioned FOR SYSTEM_TIME AS OF left.time ON ...`
-// when the AS OF names the left side's event-time attribute. AS OF a processing-time
-// attribute is a lookup join, which is refused for now.
-func (p *Planner) temporalJoin(t *parser.JoinTable, right *parser.TableName, depth int) (Node, *scope, error) {
-	left, lsc, err := p.from(t.Left, depth)
-	if err != nil {
-		return nil, nil, err
-	}
-	lb := &exprBinder{sc: lsc}
-	asOf, err := lb.bind(right.AsOf)
-	if err != nil {
-		return nil, nil, err
-	}
-	ref, isCol := asOf.(*ColumnRef)
-	if isCol && proctime(left, ref.Index) {
-		return nil, nil, errorf(right.AsOf, "lookup joins (FOR SYSTEM_TIME AS OF a processing-time attribute) are not supported yet")
-	}
-	if !isCol || !rowtime(left, ref.Index) {
-		return nil, nil, errorf(right.AsOf, "FOR SYSTEM_TIME AS OF must name the left side's time attribute (a column with a WATERMARK), not %s", right.AsOf)
-	}
+// when the AS OF names the left side's event-time attribute, column ref of left (see
+// systemTimeJoin).
+func (p *Planner) temporalJoin(t *parser.JoinTable, right *parser.TableName, depth int, left Node, lsc *scope, ref *ColumnRef) (Node, *scope, error) {
 	if t.Kind != "INNER" && t.Kind != "LEFT" {
 		return nil, nil, errorf(t, "a temporal join is an INNER or a LEFT join, not a %s JOIN", t.Kind)
 	}
@@ -233,23 +217,6 @@ func isIn(i int, set []int) bool {
 		if x == i {
 			return true
 		}
-	}
-	return false
-}
-
-// proctime says whether column i of n is a processing-time attribute (a PROCTIME()
-// column), passed through projections and filters.
-func proctime(n Node, i int) bool {
-	switch n := n.(type) {
-	case *WatermarkAssigner:
-		return i == n.TimeCol && n.Proctime
-	case *Project:
-		c, ok := n.Exprs[i].(*ColumnRef)
-		return ok && proctime(n.Input, c.Index)
-	case *Filter:
-		return proctime(n.Input, i)
-	case *TemporalJoin:
-		return i < len(n.Left.Schema()) && proctime(n.Left, i)
 	}
 	return false
 }

@@ -77,11 +77,12 @@ func (n *WindowTVF) Describe() string {
 
 func duration(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }
 
-// IsProctime reports whether column name is the table's processing-time attribute: a
-// `name AS PROCTIME()` column of a table without a WATERMARK.
+// IsProctime reports whether column name is a processing-time attribute of the table:
+// a `name AS PROCTIME()` column. In a table without a WATERMARK it is the table's time
+// attribute; in one with a WATERMARK, windows over it follow the clock instead.
 func (t *Table) IsProctime(name string) bool {
 	for _, c := range t.Columns {
-		if call, ok := c.Computed.(*Call); ok && call.Fn == FnProctime && t.Watermark == nil {
+		if call, ok := c.Computed.(*Call); ok && call.Fn == FnProctime {
 			return strings.EqualFold(c.Name, name)
 		}
 	}
@@ -117,6 +118,9 @@ func (p *Planner) windowTable(w *parser.WindowTable, depth int) (Node, *scope, e
 	}
 	if input.Updating() {
 		return nil, nil, errorf(w, "window %s reads an updating input: window functions read insert-only rows", w.Fn)
+	}
+	if !rowtime(input, timeCol) && proctime(input, timeCol) {
+		input = proctimeWatermarked(input, timeCol)
 	}
 	if !rowtime(input, timeCol) {
 		return nil, nil, errorf(w, "window %s needs an event-time column: %s is not a time attribute (a column with a WATERMARK, passed through unchanged by views and subqueries)",

@@ -35,6 +35,26 @@ func TestProctimeWindows(t *testing.T) {
 CREATE TABLE g (id BIGINT, proc AS PROCTIME()) WITH ('connector' = 'datagen', 'rows-per-second' = '200');
 SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(proc), INTERVAL '1' SECOND))
 GROUP BY window_start, window_end;`)
+	checkClockWindows(t, out)
+}
+
+// TestProctimeWindowsOverEventTime: in a table with a WATERMARK (here far in the
+// future) and a PROCTIME() column, a window over the PROCTIME() column closes on the
+// clock, not on the table's event time.
+func TestProctimeWindowsOverEventTime(t *testing.T) {
+	out := selectInBackground(t, `
+CREATE TABLE g (id BIGINT, ts AS TO_TIMESTAMP('2099-01-01 00:00:00'), proc AS PROCTIME(), WATERMARK FOR ts AS ts)
+WITH ('connector' = 'datagen', 'rows-per-second' = '200');
+SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(proc), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end;`)
+	checkClockWindows(t, out)
+}
+
+// checkClockWindows reads the windows of one second a query prints as they close: one
+// after the other, each with the rows of about a second at 200 rows a second, none
+// ending after it was read.
+func checkClockWindows(t *testing.T, out *lockedBuffer) {
+	t.Helper()
 	var lines []string
 	for deadline := time.Now().Add(10 * time.Second); len(lines) < 4 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		lines = strings.Split(strings.TrimSpace(out.String()), "\n")

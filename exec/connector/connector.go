@@ -74,6 +74,7 @@ const (
 type Registry struct {
 	Sources map[string]SourceConnector
 	Sinks   map[string]SinkConnector
+	Lookups map[string]LookupConnector // tables that lookup joins read
 }
 
 // names lists every connector, sorted.
@@ -330,7 +331,7 @@ func NewOptions(t *planner.Table, keys []string, withFormat bool, extra func(key
 	}
 	sort.Strings(o.allowed)
 	for _, k := range t.OptionKeys() {
-		if contains(o.allowed, k) || (extra != nil && extra(k)) || k == planner.LateDataSink {
+		if contains(o.allowed, k) || (extra != nil && extra(k)) || k == planner.LateDataSink || planner.IsLookupOption(k) {
 			continue // the engine's own options are not the connector's
 		}
 		return nil, TableError(t, ErrInvalidOption, "unsupported option '%s' for connector '%s'%s (supported: %s)",

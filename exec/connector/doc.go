@@ -12,4 +12,9 @@
 // encoding). They are also Parallelizable: several tasks, each given its
 // SourceSpec.Task, read disjoint shares of the rows (split.go). The socket source is
 // neither.
+//
+// A lookup join reads a table through an exec.Lookuper that OpenLookup opens: the
+// filesystem connector's reads the table whole (lookup.go); the registry's Lookups add
+// the embedded table's and PostgreSQL's. ReadLookupConfig reads Flink's lookup.*
+// options, which any table accepts.
 package connector

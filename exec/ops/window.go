@@ -53,6 +53,9 @@ func NewWatermarkAssigner(mem memory.Allocator, env *expr.Env, n *planner.Waterm
 // proctimeAssigner is the watermark assigner of a processing-time attribute: its
 // watermark also follows the clock when no rows come (Flush), so that windows close on
 // time. It stays a millisecond behind, as rows stamped in the same millisecond may come.
+// Over an event-time stream (a table with a WATERMARK and a PROCTIME() column) it
+// replaces the stream's watermark by the clock: of the watermarks it receives it
+// passes on only the end of input.
 type proctimeAssigner struct{ *watermarkAssigner }
 
 var _ exec.Clocked = proctimeAssigner{}
@@ -60,7 +63,15 @@ var _ exec.Clocked = proctimeAssigner{}
 func (proctimeAssigner) Clocked() {}
 
 func (p proctimeAssigner) Flush(ctx context.Context) error {
-	return p.ProcessWatermark(ctx, p.clock().UnixMilli()-p.lag)
+	return p.watermarkAssigner.ProcessWatermark(ctx, p.clock().UnixMilli()-p.lag)
+}
+
+// ProcessWatermark passes on the end of input only: event time is not this stream's.
+func (p proctimeAssigner) ProcessWatermark(ctx context.Context, wm int64) error {
+	if wm != exec.MaxWatermark {
+		return nil
+	}
+	return p.watermarkAssigner.ProcessWatermark(ctx, wm)
 }
 
 func (w *watermarkAssigner) Process(ctx context.Context, _ int, b exec.Batch) error {

@@ -369,6 +369,10 @@ func (b *builder) node(n planner.Node) (int, error) {
 		return b.join(n)
 	case *planner.TemporalJoin:
 		return b.temporalJoin(n)
+	case *planner.LookupJoin:
+		if err := b.lookupJoin(in, n); err != nil {
+			return 0, err
+		}
 	case *planner.Union:
 		return b.union(n)
 	case *planner.Rank:
