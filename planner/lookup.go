@@ -134,8 +134,10 @@ func (p *Planner) lookupJoin(t *parser.JoinTable, right *parser.TableName, left 
 	if err != nil {
 		return nil, nil, err
 	}
-	if p.CanLookup != nil && !p.CanLookup(tbl) {
-		if len(tbl.PrimaryKey) > 0 && tbl.Watermark != nil {
+	// A changelog table (a debezium-json file) is looked up by nothing: its records are
+	// changes, not rows, and Flink refuses it so.
+	if (p.CanLookup != nil && !p.CanLookup(tbl)) || tbl.Changelog() {
+		if (len(tbl.PrimaryKey) > 0 && tbl.Watermark != nil) || tbl.Changelog() {
 			return nil, nil, errorf(right, "Processing-time temporal join is not supported yet.")
 		}
 		return nil, nil, errorf(right, "table %s cannot be looked up: its connector '%s' is no lookup source "+
