@@ -240,6 +240,8 @@ func rowtime(n Node, i int) bool {
 		return i < len(n.Input.Schema()) && rowtime(n.Input, i)
 	case *OverAggregate:
 		return i < len(n.Input.Schema()) && rowtime(n.Input, i)
+	case *MatchRecognize:
+		return i == n.RowtimeOut
 	case *WindowTVF:
 		if in := len(n.Input.Schema()); i < in {
 			return rowtime(n.Input, i)

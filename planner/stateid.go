@@ -13,7 +13,7 @@ import (
 // the node (a filter, a projection, a renamed or reordered column, another sink) keeps
 // the node's meaning, and a savepoint of the original restores into it.
 type StateMeaning struct {
-	Kind  string   // "aggregate", "join", "rank", "over" or "watermark"
+	Kind  string   // "aggregate", "join", "rank", "over", "match" or "watermark"
 	Lines []string // what decides the state, then the input lineage
 }
 
@@ -30,6 +30,8 @@ func MeaningOf(n Node) (m StateMeaning, ok bool) {
 		m.Kind, head = "rank", rankMeaning(n)
 	case *OverAggregate:
 		m.Kind, head = "over", overMeaning(n)
+	case *MatchRecognize:
+		m.Kind, head = "match", matchMeaning(n)
 	case *WatermarkAssigner:
 		m.Kind, head = "watermark", n.Describe()
 	default:
@@ -41,6 +43,8 @@ func MeaningOf(n Node) (m StateMeaning, ok bool) {
 	case *Aggregate:
 		pre = n.Input
 	case *OverAggregate:
+		pre = n.Input
+	case *MatchRecognize:
 		pre = n.Input
 	}
 	if p, ok := pre.(*Project); ok {
