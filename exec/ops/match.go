@@ -65,7 +65,8 @@ type match struct {
 }
 
 // matchPart is one partition: its rows waiting for the watermark, the rows its threads
-// still read (rows[0] is row number base) and its threads, oldest start first.
+// still read (rows[0] is row number base), its threads, oldest start first, and its
+// completed matches that wait for older partial matches.
 type matchPart struct {
 	enc     string
 	kg      uint16
@@ -75,6 +76,7 @@ type matchPart struct {
 	base    int64 // the number of rows[0]
 	taken   int64 // the number the next row taken gets
 	threads []*mthread
+	done    []*mthread // matches waiting for partial matches that started before them
 	dirty   bool
 }
 
@@ -324,10 +326,36 @@ func (m *match) take(p *matchPart, x *overRow) error {
 		m.follow(th, th.pc, ok)
 	}
 	clear(p.threads)
-	p.threads = append(p.threads[:0], m.next...)
-	for len(m.done) > 0 {
-		d := m.done[0]
-		m.done = m.done[1:]
+	p.threads = p.threads[:0]
+	for _, th := range m.next {
+		if m.prog[th.pc].Op != planner.OpMatch {
+			p.threads = append(p.threads, th)
+		}
+	}
+	for _, d := range m.done {
+		at := sort.Search(len(p.done), func(i int) bool { return p.done[i].start > d.start })
+		p.done = slices.Insert(p.done, at, d)
+	}
+	if err := m.emitReady(p); err != nil {
+		return err
+	}
+	m.trim(p)
+	return nil
+}
+
+// emitReady builds the output rows of p's completed matches, earliest start first, as
+// long as no partial match started before them (it might still complete, and come
+// first), each match dropping the threads and matches its AFTER MATCH strategy skips.
+func (m *match) emitReady(p *matchPart) error {
+	for len(p.done) > 0 {
+		d := p.done[0]
+		for _, th := range p.threads {
+			if th.start < d.start {
+				return nil
+			}
+		}
+		p.done[0] = nil
+		p.done = p.done[1:]
 		if err := m.matched(p, d); err != nil {
 			return err
 		}
@@ -335,11 +363,11 @@ func (m *match) take(p *matchPart, x *overRow) error {
 		if err != nil {
 			return err
 		}
-		keep := func(th *mthread) bool { return th.start >= from }
-		p.threads = slices.DeleteFunc(p.threads, func(th *mthread) bool { return !keep(th) })
-		m.done = slices.DeleteFunc(m.done, func(th *mthread) bool { return !keep(th) })
+		skipped := func(th *mthread) bool { return th.start < from }
+		p.threads = slices.DeleteFunc(p.threads, skipped)
+		p.done = slices.DeleteFunc(p.done, skipped)
 	}
-	m.trim(p)
+	p.done = nil
 	return nil
 }
 
@@ -483,6 +511,9 @@ func (m *match) skipTo(p *matchPart, d *mthread) (int64, error) {
 func (m *match) trim(p *matchPart) {
 	from := p.taken
 	for _, th := range p.threads {
+		from = min(from, th.start)
+	}
+	for _, th := range p.done {
 		from = min(from, th.start)
 	}
 	if k := int(from - p.base); k > 0 {

@@ -33,7 +33,8 @@ func (m *match) Snapshot(ctx context.Context, id int64) ([]byte, error) {
 
 // SnapshotAsync encodes each changed partition under its key group and encoded key:
 // the time of the last row it took, its row numbers, the rows its threads read, its
-// pending rows and its threads (their start, instruction and variables). It returns
+// pending rows, its threads and its waiting matches (their start, instruction and
+// variables). It returns
 // the write of that delta, which the task runs in the background.
 func (m *match) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error), error) {
 	if m.state == nil {
@@ -69,14 +70,16 @@ func (m *match) appendPart(buf []byte, p *matchPart) []byte {
 			}
 		}
 	}
-	buf = binary.AppendUvarint(buf, uint64(len(p.threads)))
-	for _, th := range p.threads {
-		buf = binary.AppendVarint(buf, th.start)
-		buf = binary.AppendVarint(buf, int64(th.pc))
-		vars := th.path.vars()
-		buf = binary.AppendUvarint(buf, uint64(len(vars)))
-		for _, v := range vars {
-			buf = binary.AppendVarint(buf, int64(v))
+	for _, threads := range [][]*mthread{p.threads, p.done} {
+		buf = binary.AppendUvarint(buf, uint64(len(threads)))
+		for _, th := range threads {
+			buf = binary.AppendVarint(buf, th.start)
+			buf = binary.AppendVarint(buf, int64(th.pc))
+			vars := th.path.vars()
+			buf = binary.AppendUvarint(buf, uint64(len(vars)))
+			for _, v := range vars {
+				buf = binary.AppendVarint(buf, int64(v))
+			}
 		}
 	}
 	return buf
@@ -140,24 +143,30 @@ func (m *match) loadPart(p *matchPart, d *decoder) error {
 			m.addPending(p, x)
 		}
 	}
-	n, ok := count()
-	if !ok {
-		return corrupt
-	}
-	for range n {
-		th := &mthread{start: d.varint(), pc: int(d.varint())}
-		k, ok := count()
-		if !ok || th.pc < 0 || th.pc >= len(m.prog) || th.start < p.base || th.start+int64(k) > p.base+int64(len(p.rows)) {
+	for i := range 2 {
+		n, ok := count()
+		if !ok {
 			return corrupt
 		}
-		for i := range k {
-			v := int(d.varint())
-			if v < 0 || v >= len(m.n.Vars) {
+		for range n {
+			th := &mthread{start: d.varint(), pc: int(d.varint())}
+			k, ok := count()
+			if !ok || th.pc < 0 || th.pc >= len(m.prog) || th.start < p.base || th.start+int64(k) > p.base+int64(len(p.rows)) {
 				return corrupt
 			}
-			th.path = &mstep{v: v, n: i + 1, prev: th.path}
+			for j := range k {
+				v := int(d.varint())
+				if v < 0 || v >= len(m.n.Vars) {
+					return corrupt
+				}
+				th.path = &mstep{v: v, n: j + 1, prev: th.path}
+			}
+			if i == 0 {
+				p.threads = append(p.threads, th)
+			} else {
+				p.done = append(p.done, th)
+			}
 		}
-		p.threads = append(p.threads, th)
 	}
 	if d.err != nil || len(d.buf) != 0 {
 		return corrupt
