@@ -366,7 +366,7 @@ func (n *MatchRecognize) pattern(t *parser.MatchRecognize) error {
 				n.Skip = SkipToFirst
 			}
 			if n.SkipVar = n.varIndex(s.Var); n.SkipVar < 0 {
-				return errorf(s, "AFTER MATCH %s names no variable of the PATTERN", s.Kind+" "+s.Var)
+				return errorf(s, "AFTER MATCH SKIP %s names no variable of the PATTERN", s.Kind+" "+s.Var)
 			}
 			if first := t.Pattern.Alts[0][0]; n.Skip == SkipToFirst && len(t.Pattern.Alts) == 1 && strings.EqualFold(first.Var, s.Var) && first.Min > 0 {
 				return errorf(s, "AFTER MATCH SKIP TO FIRST %s would start the next match where the last one started, an infinite loop: skip to the next row or a later variable", s.Var)

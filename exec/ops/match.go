@@ -527,6 +527,7 @@ func (m *match) emit(ctx context.Context) error {
 	if m.matches == 0 {
 		return nil
 	}
+	rows := int64(m.matches)
 	m.matches = 0
 	parts := m.part.builder.NewRecord()
 	m.part.kinds = m.part.kinds[:0]
@@ -549,7 +550,7 @@ func (m *match) emit(ctx context.Context) error {
 		made = append(made, a)
 		cols = append(cols, a)
 	}
-	rec := array.NewRecord(m.outT, cols, parts.NumRows())
+	rec := array.NewRecord(m.outT, cols, rows)
 	defer rec.Release()
 	return m.out.Emit(ctx, exec.Batch{Rec: rec})
 }
