@@ -104,7 +104,15 @@ INSERT INTO out SELECT a.id, a.v FROM a WHERE (a.k, a.v) IN (SELECT b.k, b.v FRO
 		// of its key's last 11 rows (compare with "tumble 10 s by 10k keys", one row per
 		// window and key).
 		benchQuery{"over rows 10 preceding by 10k keys", 1_000_000, over("ROWS BETWEEN 10 PRECEDING AND CURRENT ROW")},
-		benchQuery{"over range 10 s preceding by 10k keys", 1_000_000, over("RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW")})
+		benchQuery{"over range 10 s preceding by 10k keys", 1_000_000, over("RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW")},
+		// MATCH_RECOGNIZE over the same events: a low value, then one or more middle ones,
+		// then a high one, per key (compare with "tumble 10 s by 10k keys").
+		benchQuery{"match A B+ C by 10k keys", 1_000_000, "SET 'execution.checkpointing.interval' = '10 s';" + events("ev", 1_000_000, 1) + `
+CREATE TABLE out (k BIGINT, f BIGINT, l BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT * FROM ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES FIRST(A.id) AS f, LAST(C.id) AS l, COUNT(B.v) AS n
+  AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+ C)
+  DEFINE A AS A.v < 300, B AS B.v >= 300 AND B.v < 700, C AS C.v >= 700);`})
 	// With 10k keys most windows of a key hold one or two events, so a hopping window
 	// emits size/slide times the rows of a tumbling one; with 100 keys output is small
 	// and the cost of the input shows.
