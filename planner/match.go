@@ -229,7 +229,7 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 			return nil, nil, errorf(d, "pattern variable %s is defined twice", d.Var)
 		}
 		nb.navs, nb.navAt = nil, nil
-		x, navs, err := nb.bind(d.Cond, v)
+		x, navs, err := nb.bind(d.Cond)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -248,7 +248,7 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 			return nil, nil, errorf(m, "MATCH_RECOGNIZE's output already has a column %s", m.Alias)
 		}
 		seen[strings.ToLower(m.Alias)] = true
-		x, _, err := nb.bind(m.Expr, -1)
+		x, _, err := nb.bind(m.Expr)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -348,11 +348,11 @@ func (n *MatchRecognize) pattern(t *parser.MatchRecognize) error {
 		return errorf(t.Pattern, "the pattern is too large: its quantifiers repeat it into more than %d steps", maxProgram)
 	}
 	n.Program = c.prog
-	if reachesMatch(n.Program, 0, false) {
+	if reachesMatch(n.Program, 0) {
 		return errorf(t.Pattern, "Patterns that can produce empty matches are not supported. There must be at least one non-optional state.")
 	}
 	for _, in := range n.Program {
-		if in.Op == OpSplit && in.Greedy && reachesMatch(n.Program, in.Y, false) {
+		if in.Op == OpSplit && in.Greedy && reachesMatch(n.Program, in.Y) {
 			return errorf(t.Pattern, "Greedy quantifiers are not allowed as the last element of a Pattern yet. Finish your pattern with either a simple variable or reluctant quantifier.")
 		}
 	}
@@ -377,7 +377,7 @@ func (n *MatchRecognize) pattern(t *parser.MatchRecognize) error {
 }
 
 // reachesMatch reports whether OpMatch is reachable from pc without mapping a row.
-func reachesMatch(prog []MatchInstr, pc int, _ bool) bool {
+func reachesMatch(prog []MatchInstr, pc int) bool {
 	seen := make([]bool, len(prog))
 	var walk func(pc int) bool
 	walk = func(pc int) bool {
@@ -504,7 +504,7 @@ type navBinder struct {
 // navName is the name of navigation value i in the schema conditions are bound over.
 func navName(i int) string { return "$nav" + strconv.Itoa(i) }
 
-func (nb *navBinder) bind(e parser.Expr, _ int) (Expr, []MatchNav, error) {
+func (nb *navBinder) bind(e parser.Expr) (Expr, []MatchNav, error) {
 	if nb.navAt == nil {
 		nb.navAt = map[MatchNav]int{}
 	}
