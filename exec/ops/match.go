@@ -620,7 +620,14 @@ func newNavEval(mem memory.Allocator, in planner.Schema, navs []planner.MatchNav
 // number start and mapped path, and then (when cur is not nil) the current row as
 // variable v.
 func (e *navEval) row(p *matchPart, start int64, path *mstep, cur *overRow, v int) {
-	e.vars = append(e.vars[:0], path.vars()...)
+	n := 0
+	if path != nil {
+		n = path.n
+	}
+	e.vars = slices.Grow(e.vars[:0], n+1)[:n]
+	for s := path; s != nil; s = s.prev {
+		e.vars[s.n-1] = s.v
+	}
 	e.rows = e.rows[:0]
 	for i := range e.vars {
 		e.rows = append(e.rows, p.rows[start-p.base+int64(i)])
