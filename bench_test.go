@@ -127,7 +127,15 @@ INSERT INTO out SELECT ev.id, ev.v * r.rate FROM ev JOIN rates FOR SYSTEM_TIME A
 CREATE TABLE dim (k BIGINT, name STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '$DIR/dim.db',
   'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '20000');
 CREATE TABLE out (id BIGINT, k BIGINT, name STRING) WITH ('connector' = 'blackhole');
-INSERT INTO out SELECT ev.id, ev.k, d.name FROM ev JOIN dim FOR SYSTEM_TIME AS OF ev.p AS d ON ev.k = d.k;`})
+INSERT INTO out SELECT ev.id, ev.k, d.name FROM ev JOIN dim FOR SYSTEM_TIME AS OF ev.p AS d ON ev.k = d.k;`},
+		// MATCH_RECOGNIZE over the same events: a low value, then one or more middle ones,
+		// then a high one, per key (compare with "tumble 10 s by 10k keys").
+		benchQuery{"match A B+ C by 10k keys", 1_000_000, "SET 'execution.checkpointing.interval' = '10 s';" + events("ev", 1_000_000, 1) + `
+CREATE TABLE out (k BIGINT, f BIGINT, l BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT * FROM ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES FIRST(A.id) AS f, LAST(C.id) AS l, COUNT(B.v) AS n
+  AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+ C)
+  DEFINE A AS A.v < 300, B AS B.v >= 300 AND B.v < 700, C AS C.v >= 700);`})
 	setups["lookup join with a warm cache, 10k keys"] = `
 CREATE TABLE dim (k BIGINT, name STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '$DIR/dim.db');
 CREATE TABLE keys (k BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10000',

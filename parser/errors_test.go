@@ -17,6 +17,16 @@ var errorTests = []struct{ in, want string }{
 	{"CREAT TABLE t (a INT)", `1:1: unexpected "CREAT", expected CREATE`},
 	{"SELECT INTERVAL '1' SECS", `1:21: unexpected "SECS", expected YEAR, MONTH, DAY, HOUR, MINUTE or SECOND`},
 
+	// MATCH_RECOGNIZE
+	{"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts DEFINE A AS TRUE)", `1:46: unexpected "DEFINE", expected PATTERN`},
+	{"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A B) )", `1:60: unexpected ")", expected DEFINE`},
+	{"SELECT * FROM t MATCH_RECOGNIZE (\n  ORDER BY ts\n  PATTERN (A {2,1}) DEFINE A AS TRUE)", `3:14: quantifier {2,1} matches no rows`},
+	{"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN () DEFINE A AS TRUE)", `1:55: unexpected ")", expected pattern variable or '('`},
+	{"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A B) DEFINE A AS TRUE B AS TRUE)", `1:77: unexpected "B", expected ',' or ')'`},
+	{"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP TO PATTERN (A) DEFINE A AS TRUE)", `1:74: unexpected "(", expected PATTERN`},
+	{"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES A.x PATTERN (A) DEFINE A AS TRUE)", `1:59: unexpected "PATTERN", expected AS`},
+	{"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) SUBSET U = (A) DEFINE A AS TRUE)", `1:58: SUBSET is not supported in MATCH_RECOGNIZE`},
+
 	// CREATE TABLE
 	{"CREATE TABLE t (a INT, b STRING", `1:32: unexpected end of input, expected ')' or ',' after column definition`},
 	{"CREATE TABLE t (\n  a INT\n  b INT\n)", `3:3: unexpected "b", expected ')' or ',' after column definition`},

@@ -37,6 +37,7 @@ var productionWords = map[string][]string{
 	"TableRefG":       {"table name", "'('"},
 	"windowTableG":    {"TABLE"},
 	"unnestG":         {"UNNEST"},
+	"matchRecognizeG": {"MATCH_RECOGNIZE"},
 	"windowClauseG":   {"WINDOW"},
 	"tableAliasG":     {"identifier"},
 	"QueryStmtG":      {"SELECT", "VALUES", "'('"},

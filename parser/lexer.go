@@ -26,7 +26,7 @@ var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "UnterminatedQuotedIdent", Pattern: "`[\\s\\S]*"},
 	{Name: "Number", Pattern: `(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`},
 	{Name: "Ident", Pattern: identPattern},
-	{Name: "Punct", Pattern: `<>|!=|<=|>=|\|\||[-+*/%=<>(),.;\[\]]`},
+	{Name: "Punct", Pattern: `<>|!=|<=|>=|\|\||[-+*/%=<>(),.;\[\]?{}|]`},
 	{Name: "Invalid", Pattern: `[\s\S]`},
 })
 
@@ -237,7 +237,7 @@ func scan(src string) (lexer.TokenType, int) {
 			return tokPunct, 2
 		}
 	}
-	if strings.IndexByte("-+*/%=<>(),.;[]", c) >= 0 {
+	if strings.IndexByte("-+*/%=<>(),.;[]?{}|", c) >= 0 {
 		return tokPunct, 1
 	}
 	_, n := utf8.DecodeRuneInString(src)

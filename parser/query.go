@@ -315,15 +315,16 @@ func (g *fromG) toAST() (TableExpr, error) {
 // query, with an optional alias.
 type tableRefG struct {
 	Pos    Pos
-	Unnest *unnestG      `parser:"( @@"`
-	Window *windowTableG `parser:"| @@"`
-	Sub    *queryExprG   `parser:"| '(' @@ ')'"`
-	Name   *identG       `parser:"| @@ )"`
-	Hints  *hintsG       `parser:"@@?"`
-	AsOf   Expr          `parser:"( 'FOR' 'SYSTEM_TIME' 'AS' 'OF' @@ )?"`
-	Alias  *tableAliasG  `parser:"( 'AS'? @@"`
-	Cols   []identG      `parser:"  ( '(' @@ ( ',' @@ )*"`
-	End    *listEnd      `parser:"    @@ )? )?"`
+	Unnest *unnestG         `parser:"( @@"`
+	Window *windowTableG    `parser:"| @@"`
+	Sub    *queryExprG      `parser:"| '(' @@ ')'"`
+	Name   *identG          `parser:"| @@ )"`
+	Hints  *hintsG          `parser:"@@?"`
+	AsOf   Expr             `parser:"( 'FOR' 'SYSTEM_TIME' 'AS' 'OF' @@ )?"`
+	Match  *matchRecognizeG `parser:"@@?"`
+	Alias  *tableAliasG     `parser:"( 'AS'? @@"`
+	Cols   []identG         `parser:"  ( '(' @@ ( ',' @@ )*"`
+	End    *listEnd         `parser:"    @@ )? )?"`
 }
 
 // tableAliasG is a table's alias: an identifier, but not the WINDOW that starts a
@@ -601,6 +602,9 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 	if g.Alias != nil {
 		alias = g.Alias.Name
 	}
+	if g.Match != nil {
+		return g.matchRecognize(alias)
+	}
 	if u := g.Unnest; u != nil {
 		return &UnnestTable{Pos: u.Pos, Expr: u.Expr, Ordinality: u.Ordinality, Alias: alias, Columns: names(g.Cols)}, nil
 	}
@@ -630,4 +634,24 @@ func (g *tableRefG) toAST() (TableExpr, error) {
 		return nil, err
 	}
 	return &TableName{Pos: g.Pos, Name: g.Name.Name, Alias: alias, Hints: hints, AsOf: g.AsOf}, nil
+}
+
+// matchRecognize makes the table before MATCH_RECOGNIZE its input; the alias names the
+// match's rows.
+func (g *tableRefG) matchRecognize(alias string) (TableExpr, error) {
+	m := g.Match.M
+	if g.Unnest != nil || g.Window != nil || g.AsOf != nil {
+		return nil, errorAt(m.Pos, "MATCH_RECOGNIZE follows a table's name or a parenthesised query")
+	}
+	if g.Cols != nil {
+		return nil, errorAt(g.Alias.Pos, "a column list after an alias renames the columns of a subquery or VALUES only")
+	}
+	inner := *g
+	inner.Match, inner.Alias, inner.Cols, inner.End = nil, nil, nil, nil
+	in, err := inner.toAST()
+	if err != nil {
+		return nil, err
+	}
+	m.Input, m.Alias = in, alias
+	return m, nil
 }

@@ -364,6 +364,8 @@ func (p *Planner) from(t parser.TableExpr, depth int) (Node, *scope, error) {
 		return nil, nil, errorf(t, "unknown table `%s`%s", t.Name, suggest(t.Name, p.Catalog.Names()))
 	case *parser.WindowTable:
 		return p.windowTable(t, depth)
+	case *parser.MatchRecognize:
+		return p.matchRecognize(t, depth)
 	case *parser.JoinTable:
 		return p.join(t, depth)
 	case *parser.UnnestTable:

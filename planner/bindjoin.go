@@ -247,6 +247,8 @@ func rowtime(n Node, i int) bool {
 		return i < len(n.Left.Schema()) && rowtime(n.Left, i)
 	case *Sort:
 		return n.ByTime && rowtime(n.Input, i) // a bounded sort emits its rows after every watermark
+	case *MatchRecognize:
+		return i == n.RowtimeOut
 	case *WindowTVF:
 		if in := len(n.Input.Schema()); i < in {
 			return rowtime(n.Input, i)

@@ -56,6 +56,10 @@ func rewrite(n Node) Node {
 		c := *x
 		c.Input = rewrite(x.Input)
 		n = &c
+	case *MatchRecognize:
+		c := *x
+		c.Input = rewrite(x.Input)
+		n = &c
 	case *Unnest:
 		c := *x
 		c.Input = rewrite(x.Input)

@@ -13,7 +13,7 @@ import (
 // the node (a filter, a projection, a renamed or reordered column, another sink) keeps
 // the node's meaning, and a savepoint of the original restores into it.
 type StateMeaning struct {
-	Kind  string   // "aggregate", "join", "temporal", "rank", "over", "sort" or "watermark"
+	Kind  string   // "aggregate", "join", "temporal", "rank", "over", "sort", "match" or "watermark"
 	Lines []string // what decides the state, then the input lineage
 }
 
@@ -34,6 +34,8 @@ func MeaningOf(n Node) (m StateMeaning, ok bool) {
 		m.Kind, head = "over", overMeaning(n)
 	case *Sort:
 		m.Kind, head = "sort", sortMeaning(n)
+	case *MatchRecognize:
+		m.Kind, head = "match", matchMeaning(n)
 	case *WatermarkAssigner:
 		m.Kind, head = "watermark", n.Describe()
 	default:
@@ -45,6 +47,8 @@ func MeaningOf(n Node) (m StateMeaning, ok bool) {
 	case *Aggregate:
 		pre = n.Input
 	case *OverAggregate:
+		pre = n.Input
+	case *MatchRecognize:
 		pre = n.Input
 	}
 	if p, ok := pre.(*Project); ok {

@@ -194,7 +194,7 @@ func (b *builder) windows(n planner.Node, agg *planner.Aggregate) error {
 	switch n := n.(type) {
 	case *planner.Aggregate:
 		agg = n
-	case *planner.Join, *planner.TemporalJoin, *planner.Rank, *planner.OverAggregate, *planner.Sort:
+	case *planner.Join, *planner.TemporalJoin, *planner.Rank, *planner.OverAggregate, *planner.Sort, *planner.MatchRecognize:
 		agg = nil
 	case *planner.WindowTVF:
 		if n.Kind == "SESSION" && (agg == nil || agg.Window == nil) {
@@ -406,6 +406,24 @@ func (b *builder) node(n planner.Node) (int, error) {
 		})
 		b.name(stage, n.Describe())
 		return stage, nil
+	case *planner.MatchRecognize:
+		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionBy}
+		if len(input.HashKeys) == 0 {
+			input.Partition = exec.Gather
+		}
+		stage := b.startStage(exec.Stage{Name: "Match", Parallelism: TasksOf(j.env.Connectors, n, j.settings.Parallelism), Inputs: []exec.Input{input}})
+		slot := b.meaningSlot(n)
+		keyed := b.keyedState(slot.UID, stage)
+		b.addStateful(stage, slot, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
+			op, err := ops.NewMatch(mem, env, n, out, keyed(task))
+			if err != nil {
+				return nil, err
+			}
+			j.addLate(op.(exec.LateCounter), "")
+			return op, nil
+		})
+		b.name(stage, n.Describe())
+		return stage, nil
 	case *planner.OverAggregate:
 		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionBy}
 		if len(input.HashKeys) == 0 {
@@ -575,6 +593,11 @@ func TasksOf(connectors *connector.Registry, n planner.Node, parallelism int) in
 		}
 		return parallelism
 	case *planner.OverAggregate:
+		if len(n.PartitionBy) == 0 {
+			return 1
+		}
+		return parallelism
+	case *planner.MatchRecognize:
 		if len(n.PartitionBy) == 0 {
 			return 1
 		}

@@ -27,7 +27,7 @@ import (
 // operator that keeps no state.
 type Slot struct {
 	UID     string
-	Kind    string   // source, sink, aggregate, join, temporal, rank, over, sort, watermark, values, result
+	Kind    string   // source, sink, aggregate, join, temporal, rank, over, sort, match, watermark, values, result
 	Meaning []string // what decides its state (see planner.MeaningOf)
 	table   *planner.Table
 }
@@ -35,7 +35,7 @@ type Slot struct {
 // keyed reports whether the slot's operator keeps keyed state in the store, in the
 // namespace of its UID.
 func (s Slot) keyed() bool {
-	return s.Kind == "aggregate" || s.Kind == "join" || s.Kind == "temporal" || s.Kind == "rank" || s.Kind == "over" || s.Kind == "sort"
+	return s.Kind == "aggregate" || s.Kind == "join" || s.Kind == "temporal" || s.Kind == "rank" || s.Kind == "over" || s.Kind == "sort" || s.Kind == "match"
 }
 
 // Savepoint takes a savepoint of the running job under target (the settings'
