@@ -81,9 +81,11 @@ type CreateTableStmt struct {
 	Columns     []*ColumnDef
 	Watermark   *WatermarkDef // nil when absent
 	PrimaryKey  []string      // nil when absent; always NOT ENFORCED
-	Options     []*Option
-	Like        *LikeClause // LIKE other (...), or nil
-	Query       *Query      // AS query (CTAS), or nil
+	// PartitionedBy lists the columns of PARTITIONED BY (...), nil when absent.
+	PartitionedBy []string
+	Options       []*Option
+	Like          *LikeClause // LIKE other (...), or nil
+	Query         *Query      // AS query (CTAS), or nil
 }
 
 // LikeClause is CREATE TABLE's LIKE table [(option ...)].

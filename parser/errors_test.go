@@ -21,6 +21,8 @@ var errorTests = []struct{ in, want string }{
 	{"CREATE TABLE t (a INT, b STRING", `1:32: unexpected end of input, expected ')' or ',' after column definition`},
 	{"CREATE TABLE t (\n  a INT\n  b INT\n)", `3:3: unexpected "b", expected ')' or ',' after column definition`},
 	{"CREATE TABLE t (a INT, )", `1:24: unexpected ")", expected column definition, WATERMARK or PRIMARY KEY`},
+	{"CREATE TABLE t (a INT) PARTITIONED BY (a, A)", `1:43: PARTITIONED BY names column ` + "`A`" + ` twice`},
+	{"CREATE TABLE t (a INT) PARTITIONED BY a", `1:39: unexpected "a", expected '('`},
 	{"CREATE TABLE t ()", `1:17: unexpected ")", expected column definition, WATERMARK or PRIMARY KEY`},
 	{"CREATE TABLE t (a STRNG)", `1:19: unknown type "STRNG", expected BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, STRING, VARCHAR, CHAR, BYTES, BINARY, VARBINARY, TIMESTAMP, TIMESTAMP_LTZ, DATE, ROW, ARRAY or MAP`},
 	{"CREATE TABLE t (a)", `1:18: unexpected ")", expected AS or type`},

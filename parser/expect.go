@@ -27,6 +27,8 @@ var productionWords = map[string][]string{
 	"watermarkFor":    {"WATERMARK"},
 	"PrimaryKeyG":     {"PRIMARY KEY"},
 	"primaryKey":      {"PRIMARY KEY"},
+	"PartitionedByG":  {"PARTITIONED BY"},
+	"partitionedBy":   {"PARTITIONED BY"},
 	"SelectItemG":     {"expression", "'*'"},
 	"groupItemG":      {"expression", "GROUPING SETS", "ROLLUP", "CUBE"},
 	"qualifiedStar":   {"'*'"},

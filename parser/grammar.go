@@ -198,10 +198,28 @@ type createTableG struct {
 	Elements    []*tableElementG `parser:"( '(' @@ ( ',' @@ )*"`
 	End         *elementsEnd     `parser:"  @@ )?"`
 	Comment     string           `parser:"( 'COMMENT' @String )?"`
+	Partitioned *partitionedByG  `parser:"@@?"`
 	Options     []*optionG       `parser:"( 'WITH' '(' @@ ( ',' @@ )*"`
 	OptionsEnd  *listEnd         `parser:"  @@ )?"`
 	Like        *likeG           `parser:"( 'LIKE' @@ )?"`
 	Query       *queryExprG      `parser:"( 'AS' @@ )?"`
+}
+
+// partitionedByG is CREATE TABLE's PARTITIONED BY (column, ...). PARTITIONED is not a
+// keyword of the lexer, so the clause is matched by its words (see matchWords).
+type partitionedByG struct {
+	Pos     Pos
+	Start   partitionedBy `parser:"@@"`
+	Columns []identG      `parser:"'(' @@ ( ',' @@ )*"`
+	End     listEnd       `parser:"@@"`
+}
+
+// partitionedBy matches the words PARTITIONED BY.
+type partitionedBy struct{}
+
+// Parse implements participle.Parseable.
+func (*partitionedBy) Parse(lex *lexer.PeekingLexer) error {
+	return matchWords(lex, "PARTITIONED", "BY")
 }
 
 // likeG is the LIKE clause of CREATE TABLE: the table to start from and how to merge
@@ -286,6 +304,16 @@ func (g *createG) toAST() (Stmt, error) {
 		return nil, errorAt(g.Pos, "CREATE OR REPLACE TABLE needs AS SELECT: a table is replaced by a query's result")
 	case g.OrReplace && t.IfNotExists:
 		return nil, errorAt(g.Pos, "CREATE OR REPLACE TABLE cannot have IF NOT EXISTS")
+	}
+	if pb := t.Partitioned; pb != nil {
+		s.PartitionedBy = names(pb.Columns)
+		for i, c := range pb.Columns {
+			for _, d := range pb.Columns[:i] {
+				if strings.EqualFold(c.Name, d.Name) {
+					return nil, errorAt(c.Pos, "PARTITIONED BY names column `"+c.Name+"` twice")
+				}
+			}
+		}
 	}
 	if t.Like != nil {
 		s.Like = &LikeClause{Pos: t.Like.Pos, Table: t.Like.Table.Name}

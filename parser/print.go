@@ -52,6 +52,9 @@ func (n *CreateTableStmt) String() string {
 	if len(elems) > 0 {
 		b.WriteString(" (\n  " + strings.Join(elems, ",\n  ") + "\n)")
 	}
+	if len(n.PartitionedBy) > 0 {
+		b.WriteString(" PARTITIONED BY (" + identList(n.PartitionedBy) + ")")
+	}
 	if len(n.Options) > 0 {
 		opts := make([]string, len(n.Options))
 		for i, o := range n.Options {
