@@ -114,7 +114,11 @@ func createTableSQL(t *planner.Table, mask bool) string {
 	if len(t.PrimaryKey) > 0 {
 		lines = append(lines, fmt.Sprintf("  PRIMARY KEY (`%s`) NOT ENFORCED", strings.Join(t.PrimaryKey, "`, `")))
 	}
-	b.WriteString(strings.Join(lines, ",\n") + "\n) WITH (\n")
+	b.WriteString(strings.Join(lines, ",\n") + "\n)")
+	if len(t.PartitionKeys) > 0 {
+		fmt.Fprintf(&b, " PARTITIONED BY (`%s`)", strings.Join(t.PartitionKeys, "`, `"))
+	}
+	b.WriteString(" WITH (\n")
 	keys := make([]string, 0, len(t.Options))
 	for k := range t.Options {
 		keys = append(keys, k)

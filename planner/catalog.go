@@ -12,7 +12,10 @@ type Table struct {
 	Columns    []TableColumn
 	Watermark  *Watermark // nil when the table declares none
 	PrimaryKey []string
-	Options    map[string]string // WITH options, keys as written
+	// PartitionKeys are the columns of PARTITIONED BY, as the table names them; nil
+	// when the table is not partitioned.
+	PartitionKeys []string
+	Options       map[string]string // WITH options, keys as written
 	Temporary  bool
 	// Hinted lists the options a reference's OPTIONS hint set (see tableHints), sorted;
 	// nil for the catalog's own table.

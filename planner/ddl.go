@@ -174,6 +174,23 @@ func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 		t.Columns[i].Type.NotNull = true
 		t.PrimaryKey = append(t.PrimaryKey, t.Columns[i].Name)
 	}
+	for _, k := range s.PartitionedBy {
+		i := t.Schema().Index(k)
+		if i < 0 {
+			return nil, errorf(s, "PARTITIONED BY names unknown column `%s`%s", k, suggest(k, schemaNames(t.Schema())))
+		}
+		c := t.Columns[i]
+		if c.Computed != nil {
+			return nil, errorf(s, "PARTITIONED BY column `%s` must be a physical column", k)
+		}
+		if !partitionable(c.Type) {
+			return nil, errorf(s, "PARTITIONED BY column `%s` is a %s; a partition column must be a string, number, boolean, date or timestamp", k, c.Type)
+		}
+		t.PartitionKeys = append(t.PartitionKeys, c.Name)
+	}
+	if len(t.PartitionKeys) > 0 && len(t.PartitionKeys) == len(t.PhysicalSchema()) {
+		return nil, errorf(s, "table %s is partitioned by all its physical columns; its files would hold no column", s.Name)
+	}
 	for _, o := range s.Options {
 		if _, dup := t.Options[o.Key]; dup {
 			return nil, errorf(o, "option '%s' is given twice", o.Key)
@@ -184,6 +201,16 @@ func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 		return nil, errorf(s, "table %s needs a 'connector' option in its WITH clause", s.Name)
 	}
 	return t, nil
+}
+
+// partitionable reports whether a column of type t can be a partition column, whose
+// value is written as text in a directory name.
+func partitionable(t Type) bool {
+	switch t.Kind {
+	case Row, Array, Map, Binary, IntervalDayTime, IntervalYearMonth:
+		return false
+	}
+	return true
 }
 
 // BindView plans a view's query once to check it and learn its schema.

@@ -70,6 +70,13 @@ func MergeLike(base, st *parser.CreateTableStmt) (*parser.CreateTableStmt, error
 	default:
 		return nil, errorf(st, "%s already has a PRIMARY KEY: use EXCLUDING CONSTRAINTS to declare another", st.Like.Table)
 	}
+	switch {
+	case base.PartitionedBy == nil || mode["PARTITIONS"] == "EXCLUDING":
+	case st.PartitionedBy == nil:
+		out.PartitionedBy = base.PartitionedBy
+	default:
+		return nil, errorf(st, "%s is already PARTITIONED BY: use EXCLUDING PARTITIONS to declare other partition columns", st.Like.Table)
+	}
 	mine := map[string]*parser.Option{}
 	for _, o := range st.Options {
 		mine[strings.ToLower(o.Key)] = o

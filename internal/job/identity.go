@@ -70,6 +70,9 @@ func describe(plan planner.Node, s Settings) []string {
 		}
 		seen[t] = true
 		lines = append(lines, fmt.Sprintf("table %s %s", t.Name, t.Schema()))
+		if len(t.PartitionKeys) > 0 {
+			lines = append(lines, fmt.Sprintf("table %s partitioned by %s", t.Name, strings.Join(t.PartitionKeys, ", ")))
+		}
 		for _, k := range t.OptionKeys() {
 			lines = append(lines, fmt.Sprintf("table %s '%s' = '%s'", t.Name, k, maskSecret(k, t.Options[k])))
 		}
