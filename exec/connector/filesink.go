@@ -278,6 +278,9 @@ func (s *FileSink) writePartitioned(b exec.Batch, now time.Time) error {
 		if err := s.write(f, s.buf, now); err != nil {
 			return err
 		}
+		if s.open[f.dir] != f { // it rolled
+			f = nil
+		}
 	}
 	return nil
 }

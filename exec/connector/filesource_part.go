@@ -94,6 +94,10 @@ func (pr *partReader) list(root string) ([]string, error) {
 	return found, err
 }
 
+// nullValue stands for NULL in the CSV line values decodes: it is unquoted, and every
+// value is quoted.
+const nullValue = `\N`
+
 // values returns a one-row record of the partition values of the file at path, a
 // relative name under root.
 func (pr *partReader) values(table, rel string) (arrow.Record, error) {
@@ -110,13 +114,15 @@ func (pr *partReader) values(table, rel string) (arrow.Record, error) {
 		if i > 0 {
 			line = append(line, ',')
 		}
-		if !null[i] {
+		if null[i] {
+			line = append(line, nullValue...)
+		} else {
 			line = append(line, '"')
 			line = append(line, strings.ReplaceAll(v, `"`, `""`)...)
 			line = append(line, '"')
 		}
 	}
-	dec, err := format.NewDecoder("csv", pr.schema, pr.mem, map[string]string{}, pr.loc)
+	dec, err := format.NewDecoder("csv", pr.schema, pr.mem, map[string]string{"csv.null-literal": nullValue}, pr.loc)
 	if err != nil {
 		return nil, wrapTable(table, err)
 	}
