@@ -16,7 +16,7 @@ type Table struct {
 	// when the table is not partitioned.
 	PartitionKeys []string
 	Options       map[string]string // WITH options, keys as written
-	Temporary  bool
+	Temporary     bool
 	// Hinted lists the options a reference's OPTIONS hint set (see tableHints), sorted;
 	// nil for the catalog's own table.
 	Hinted []string

@@ -131,10 +131,6 @@ func openFileSink(spec SinkSpec) (*FileSink, error) {
 		return nil, err
 	}
 	dir = strings.TrimPrefix(dir, "file://")
-	part, err := newPartitioning(o, t, spec.Schema, spec.Location)
-	if err != nil {
-		return nil, err
-	}
 	roll, err := newRollingPolicy(o)
 	if err != nil {
 		return nil, err
@@ -151,6 +147,10 @@ func openFileSink(spec SinkSpec) (*FileSink, error) {
 		for i, c := range phys {
 			names[i] = c.Name // the table's column names, as Flink writes them
 		}
+	}
+	part, err := newPartitioning(o, t, names, spec.Location)
+	if err != nil {
+		return nil, err
 	}
 	var data []int
 	var dataNames []string

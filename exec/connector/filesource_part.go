@@ -30,7 +30,11 @@ type partReader struct {
 
 func newPartReader(o *Options, t *planner.Table, mem memory.Allocator, loc *time.Location) (*partReader, planner.Schema, error) {
 	phys := t.PhysicalSchema()
-	part, err := newPartitioning(o, t, phys, loc)
+	names := make([]string, len(phys))
+	for i, c := range phys {
+		names[i] = c.Name
+	}
+	part, err := newPartitioning(o, t, names, loc)
 	if err != nil || part == nil {
 		return nil, phys, err
 	}

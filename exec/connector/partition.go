@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,7 +39,9 @@ type partitioning struct {
 	loc         *time.Location
 }
 
-func newPartitioning(o *Options, t *planner.Table, schema planner.Schema, loc *time.Location) (*partitioning, error) {
+// newPartitioning returns the partitioning of t for rows with the given column names
+// (the table's, in the rows' order), or nil when t is not partitioned.
+func newPartitioning(o *Options, t *planner.Table, names []string, loc *time.Location) (*partitioning, error) {
 	if len(t.PartitionKeys) == 0 {
 		return nil, nil
 	}
@@ -50,7 +53,7 @@ func newPartitioning(o *Options, t *planner.Table, schema planner.Schema, loc *t
 		p.defaultName = v
 	}
 	for _, k := range t.PartitionKeys {
-		i := schema.Index(k)
+		i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, k) })
 		if i < 0 {
 			return nil, o.Err("partition column %s is not among the columns written", k)
 		}
