@@ -121,7 +121,7 @@ func partitionRows(root, prefix string) []string {
 		}
 		rel, _ := filepath.Rel(root, filepath.Dir(p))
 		d := filepath.ToSlash(filepath.Join(prefix, rel))
-		for _, line := range strings.Fields(string(data)) {
+		for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 			rows = append(rows, d+" "+line)
 		}
 		return nil
