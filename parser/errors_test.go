@@ -22,6 +22,8 @@ var errorTests = []struct{ in, want string }{
 	{"CREATE TABLE t (\n  a INT\n  b INT\n)", `3:3: unexpected "b", expected ')' or ',' after column definition`},
 	{"CREATE TABLE t (a INT, )", `1:24: unexpected ")", expected column definition, WATERMARK or PRIMARY KEY`},
 	{"CREATE TABLE t (a INT) PARTITIONED BY (a, A)", `1:43: PARTITIONED BY names column ` + "`A`" + ` twice`},
+	{"CREATE TABLE t (a AS 1 METADATA)", `1:24: a computed column cannot be a METADATA column`},
+	{"CREATE TABLE t (a INT METADATA FROM x)", `1:37: unexpected "x", expected string literal`},
 	{"CREATE TABLE t (a INT) PARTITIONED BY a", `1:39: unexpected "a", expected '('`},
 	{"CREATE TABLE t ()", `1:17: unexpected ")", expected column definition, WATERMARK or PRIMARY KEY`},
 	{"CREATE TABLE t (a STRNG)", `1:19: unknown type "STRNG", expected BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, STRING, VARCHAR, CHAR, BYTES, BINARY, VARBINARY, TIMESTAMP, TIMESTAMP_LTZ, DATE, ROW, ARRAY or MAP`},

@@ -28,6 +28,7 @@ var productionWords = map[string][]string{
 	"PrimaryKeyG":     {"PRIMARY KEY"},
 	"primaryKey":      {"PRIMARY KEY"},
 	"PartitionedByG":  {"PARTITIONED BY"},
+	"MetadataG":       {"METADATA"},
 	"partitionedBy":   {"PARTITIONED BY"},
 	"SelectItemG":     {"expression", "'*'"},
 	"groupItemG":      {"expression", "GROUPING SETS", "ROLLUP", "CUBE"},

@@ -248,11 +248,20 @@ type tableElementG struct {
 // `name AS expr [COMMENT '...']`. Comments are dropped.
 type columnG struct {
 	Pos        Pos
-	Name       identG `parser:"@@"`
-	Computed   Expr   `parser:"( 'AS' @@"`
-	Type       *typeG `parser:"| @@ )"`
-	PrimaryKey bool   `parser:"( @('PRIMARY' 'KEY') 'NOT' 'ENFORCED' )?"`
-	Comment    string `parser:"( 'COMMENT' @String )?"`
+	Name       identG     `parser:"@@"`
+	Computed   Expr       `parser:"( 'AS' @@"`
+	Type       *typeG     `parser:"| @@ )"`
+	Metadata   *metadataG `parser:"@@?"`
+	PrimaryKey bool       `parser:"( @('PRIMARY' 'KEY') 'NOT' 'ENFORCED' )?"`
+	Comment    string     `parser:"( 'COMMENT' @String )?"`
+}
+
+// metadataG is a metadata column's METADATA [FROM 'key'] [VIRTUAL].
+type metadataG struct {
+	Pos     Pos
+	Start   bool    `parser:"@'METADATA'"`
+	From    *string `parser:"( 'FROM' @String )?"`
+	Virtual bool    `parser:"@'VIRTUAL'?"`
 }
 
 type watermarkG struct {
@@ -346,6 +355,15 @@ func (g *createG) toAST() (Stmt, error) {
 			def := &ColumnDef{Pos: c.Pos, Name: c.Name.Name, Computed: c.Computed}
 			if c.Type != nil {
 				def.Type = c.Type.T
+			}
+			if m := c.Metadata; m != nil {
+				if c.Type == nil {
+					return nil, errorAt(m.Pos, "a computed column cannot be a METADATA column")
+				}
+				def.Metadata, def.Virtual = true, m.Virtual
+				if m.From != nil {
+					def.MetadataKey = unquoteString(*m.From)
+				}
 			}
 			s.Columns = append(s.Columns, def)
 			if c.PrimaryKey {

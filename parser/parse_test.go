@@ -26,6 +26,8 @@ var parseTests = []struct{ in, want string }{
 		"CREATE TABLE t (\n  a INT,\n  b AS a + 1\n) WITH (\n  'k' = 'v'\n)"},
 	{`CREATE TABLE t (a INT, dt STRING, hm STRING) COMMENT 'c' partitioned by (dt, ` + "`hm`" + `) WITH ('k' = 'v')`,
 		"CREATE TABLE t (\n  a INT,\n  dt STRING,\n  hm STRING\n) PARTITIONED BY (dt, hm) WITH (\n  'k' = 'v'\n)"},
+	{"CREATE TABLE t (ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', `partition` BIGINT metadata virtual, headers MAP<STRING, BYTES> METADATA, metadata INT, o BIGINT METADATA FROM 'offset' VIRTUAL COMMENT 'x')",
+		"CREATE TABLE t (\n  ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',\n  partition BIGINT METADATA VIRTUAL,\n  headers MAP<STRING, BYTES> METADATA,\n  metadata INT,\n  o BIGINT METADATA FROM 'offset' VIRTUAL\n)"},
 	{`CREATE TABLE t (partitioned INT, a INT) PARTITIONED BY (partitioned)`,
 		"CREATE TABLE t (\n  partitioned INT,\n  a INT\n) PARTITIONED BY (partitioned)"},
 	{`CREATE TABLE t (id BIGINT PRIMARY KEY NOT ENFORCED)`,

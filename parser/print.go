@@ -82,7 +82,17 @@ func (n *ColumnDef) String() string {
 	if n.Computed != nil {
 		return quoteIdent(n.Name) + " AS " + n.Computed.String()
 	}
-	return quoteIdent(n.Name) + " " + n.Type.String()
+	s := quoteIdent(n.Name) + " " + n.Type.String()
+	if n.Metadata {
+		s += " METADATA"
+		if n.MetadataKey != "" {
+			s += " FROM " + quoteString(n.MetadataKey)
+		}
+		if n.Virtual {
+			s += " VIRTUAL"
+		}
+	}
+	return s
 }
 
 func (n *TypeName) String() string {

@@ -32,6 +32,16 @@ CREATE TEMPORARY TABLE IF NOT EXISTS `my events` (
   data STRING
 );
 
+CREATE TABLE kafka_meta (
+  id BIGINT,
+  ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',
+  `partition` BIGINT METADATA VIRTUAL,
+  headers MAP<STRING, BYTES> METADATA,
+  `offset` BIGINT METADATA VIRTUAL
+) WITH (
+  'connector' = 'kafka'
+);
+
 CREATE TABLE fs_sink (
   auction BIGINT,
   dt STRING,
