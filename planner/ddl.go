@@ -111,6 +111,11 @@ func BindType(t *parser.TypeName) (Type, error) {
 // and the primary key.
 func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 	t := &Table{Name: s.Name, Options: map[string]string{}, Temporary: s.Temporary}
+	for _, o := range s.Options {
+		if o.Key == "connector" {
+			t.Options["connector"] = o.Value // the metadata columns' keys are the connector's
+		}
+	}
 	seen := map[string]bool{}
 	var phys Schema
 	for _, c := range s.Columns {
@@ -123,8 +128,21 @@ func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 			if err != nil {
 				return nil, err
 			}
+			col := TableColumn{Name: c.Name, Type: typ}
+			if c.Metadata {
+				col.Metadata, col.Virtual = c.MetadataKey, c.Virtual
+				if col.Metadata == "" {
+					col.Metadata = c.Name
+				}
+				if err := bindMetadata(t, c, col); err != nil {
+					return nil, err
+				}
+				if k, ok := t.MetadataOf(col); ok {
+					typ = k.Type // as the source produces it
+				}
+			}
 			phys = append(phys, Column{Name: c.Name, Type: typ})
-			t.Columns = append(t.Columns, TableColumn{Name: c.Name, Type: typ})
+			t.Columns = append(t.Columns, col)
 		}
 	}
 	// Computed columns see the physical columns.
@@ -191,6 +209,7 @@ func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 	if len(t.PartitionKeys) > 0 && len(t.PartitionKeys) == len(t.PhysicalSchema()) {
 		return nil, errorf(s, "table %s is partitioned by all its physical columns; its files would hold no column", s.Name)
 	}
+	delete(t.Options, "connector")
 	for _, o := range s.Options {
 		if _, dup := t.Options[o.Key]; dup {
 			return nil, errorf(o, "option '%s' is given twice", o.Key)
