@@ -91,6 +91,9 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (_ Node, err error) {
 		}
 		for j, c := range s.Columns {
 			i := target.Index(c)
+			if k := t.Schema().Index(c); i < 0 && k >= 0 && t.Columns[k].Virtual {
+				return nil, errorf(s, "column `%s` of %s is METADATA VIRTUAL: it is only read, and an INSERT cannot write it", t.Columns[k].Name, t.Name)
+			}
 			if i < 0 {
 				return nil, errorf(s, "table %s has no column `%s`%s", t.Name, c, suggest(c, schemaNames(target)))
 			}

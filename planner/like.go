@@ -43,6 +43,12 @@ func MergeLike(base, st *parser.CreateTableStmt) (*parser.CreateTableStmt, error
 	for _, c := range base.Columns {
 		mine, both := declared[strings.ToLower(c.Name)]
 		switch {
+		case c.Metadata && mode["METADATA"] == "EXCLUDING":
+		case c.Metadata && both && mode["METADATA"] == "INCLUDING":
+			return nil, errorf(mine, "column `%s` is a metadata column of %s too: use OVERWRITING METADATA or EXCLUDING METADATA", c.Name, st.Like.Table)
+		case c.Metadata && both: // OVERWRITING: the declared one takes its place
+		case c.Metadata:
+			out.Columns = append(out.Columns, c)
 		case c.Computed == nil && both:
 			return nil, errorf(mine, "column `%s` is already a physical column of %s, which LIKE includes", c.Name, st.Like.Table)
 		case c.Computed == nil:
