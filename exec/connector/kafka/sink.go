@@ -433,7 +433,7 @@ func recordHeaders(m *array.Map, i int) []kgo.RecordHeader {
 		}
 		h := kgo.RecordHeader{Key: keys.Value(j)}
 		if items.IsValid(j) {
-			h.Value = append([]byte(nil), items.Value(j)...)
+			h.Value = append([]byte{}, items.Value(j)...) // empty, not null
 		}
 		hs = append(hs, h)
 	}
