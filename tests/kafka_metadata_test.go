@@ -21,9 +21,8 @@ func TestKafkaMetadataColumns(t *testing.T) {
   part BIGINT METADATA FROM 'partition' VIRTUAL,
   kind STRING METADATA FROM 'timestamp-type' VIRTUAL,
   topic STRING METADATA VIRTUAL
-) WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = '%s', 'format' = 'json',
-  'sink.partitioner' = 'fixed'`, addr)
-	write := ddl + `);
+) WITH ('connector' = 'kafka', 'topic' = 'events', 'properties.bootstrap.servers' = '%s', 'format' = 'json'`, addr)
+	write := ddl + `, 'sink.partitioner' = 'fixed');
 SET 'table.local-time-zone' = 'UTC';
 INSERT INTO events VALUES
   (1, 'a', TO_TIMESTAMP_LTZ(1714979289123, 3), MAP['trace', CAST('t-1' AS BYTES), 'n', CAST('' AS BYTES)]),
