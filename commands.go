@@ -36,6 +36,9 @@ func (s *Session) describe(st *parser.DescribeStmt) error {
 			if c.Computed != nil {
 				extras = "AS " + c.ComputedSQL
 			}
+			if c.IsMetadata() {
+				extras = metadataSQL(c)
+			}
 			if t.Watermark != nil && strings.EqualFold(t.Watermark.Column, c.Name) {
 				wm = t.Watermark.SQL
 			}

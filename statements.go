@@ -104,6 +104,8 @@ func createTableSQL(t *planner.Table, mask bool) string {
 	for _, c := range t.Columns {
 		if c.Computed != nil {
 			lines = append(lines, fmt.Sprintf("  `%s` AS %s", c.Name, c.ComputedSQL))
+		} else if c.IsMetadata() {
+			lines = append(lines, fmt.Sprintf("  `%s` %s %s", c.Name, c.Type, metadataSQL(c)))
 		} else {
 			lines = append(lines, fmt.Sprintf("  `%s` %s", c.Name, c.Type))
 		}
@@ -114,7 +116,11 @@ func createTableSQL(t *planner.Table, mask bool) string {
 	if len(t.PrimaryKey) > 0 {
 		lines = append(lines, fmt.Sprintf("  PRIMARY KEY (`%s`) NOT ENFORCED", strings.Join(t.PrimaryKey, "`, `")))
 	}
-	b.WriteString(strings.Join(lines, ",\n") + "\n) WITH (\n")
+	b.WriteString(strings.Join(lines, ",\n") + "\n)")
+	if len(t.PartitionKeys) > 0 {
+		fmt.Fprintf(&b, " PARTITIONED BY (`%s`)", strings.Join(t.PartitionKeys, "`, `"))
+	}
+	b.WriteString(" WITH (\n")
 	keys := make([]string, 0, len(t.Options))
 	for k := range t.Options {
 		keys = append(keys, k)
@@ -133,6 +139,19 @@ func createTableSQL(t *planner.Table, mask bool) string {
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// metadataSQL is a metadata column's METADATA [FROM 'key'] [VIRTUAL] clause; the key
+// is left out when it is the column's name.
+func metadataSQL(c planner.TableColumn) string {
+	s := "METADATA"
+	if c.Metadata != c.Name {
+		s += " FROM '" + strings.ReplaceAll(c.Metadata, "'", "''") + "'"
+	}
+	if c.Virtual {
+		s += " VIRTUAL"
+	}
+	return s
 }
 
 func secretOption(key string) bool {

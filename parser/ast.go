@@ -81,9 +81,11 @@ type CreateTableStmt struct {
 	Columns     []*ColumnDef
 	Watermark   *WatermarkDef // nil when absent
 	PrimaryKey  []string      // nil when absent; always NOT ENFORCED
-	Options     []*Option
-	Like        *LikeClause // LIKE other (...), or nil
-	Query       *Query      // AS query (CTAS), or nil
+	// PartitionedBy lists the columns of PARTITIONED BY (...), nil when absent.
+	PartitionedBy []string
+	Options       []*Option
+	Like          *LikeClause // LIKE other (...), or nil
+	Query         *Query      // AS query (CTAS), or nil
 }
 
 // LikeClause is CREATE TABLE's LIKE table [(option ...)].
@@ -101,12 +103,18 @@ type LikeOption struct {
 	Feature string
 }
 
-// ColumnDef is a physical column `name TYPE [NOT NULL]` or a computed column `name AS expr`.
+// ColumnDef is a physical column `name TYPE [NOT NULL]`, a metadata column `name TYPE
+// METADATA [FROM 'key'] [VIRTUAL]` or a computed column `name AS expr`.
 type ColumnDef struct {
 	Pos      Pos
 	Name     string
 	Type     *TypeName // nil for a computed column
 	Computed Expr      // nil for a physical column
+	// Metadata marks a metadata column; MetadataKey is its FROM key ("" when the key is
+	// the column's name), Virtual says it is read only.
+	Metadata    bool
+	MetadataKey string
+	Virtual     bool
 }
 
 // TypeName is a SQL type as written: Name is upper case (INT, BIGINT, DECIMAL, VARCHAR, STRING,

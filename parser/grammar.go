@@ -198,10 +198,28 @@ type createTableG struct {
 	Elements    []*tableElementG `parser:"( '(' @@ ( ',' @@ )*"`
 	End         *elementsEnd     `parser:"  @@ )?"`
 	Comment     string           `parser:"( 'COMMENT' @String )?"`
+	Partitioned *partitionedByG  `parser:"@@?"`
 	Options     []*optionG       `parser:"( 'WITH' '(' @@ ( ',' @@ )*"`
 	OptionsEnd  *listEnd         `parser:"  @@ )?"`
 	Like        *likeG           `parser:"( 'LIKE' @@ )?"`
 	Query       *queryExprG      `parser:"( 'AS' @@ )?"`
+}
+
+// partitionedByG is CREATE TABLE's PARTITIONED BY (column, ...). PARTITIONED is not a
+// keyword of the lexer, so the clause is matched by its words (see matchWords).
+type partitionedByG struct {
+	Pos     Pos
+	Start   partitionedBy `parser:"@@"`
+	Columns []identG      `parser:"'(' @@ ( ',' @@ )*"`
+	End     listEnd       `parser:"@@"`
+}
+
+// partitionedBy matches the words PARTITIONED BY.
+type partitionedBy struct{}
+
+// Parse implements participle.Parseable.
+func (*partitionedBy) Parse(lex *lexer.PeekingLexer) error {
+	return matchWords(lex, "PARTITIONED", "BY")
 }
 
 // likeG is the LIKE clause of CREATE TABLE: the table to start from and how to merge
@@ -230,11 +248,20 @@ type tableElementG struct {
 // `name AS expr [COMMENT '...']`. Comments are dropped.
 type columnG struct {
 	Pos        Pos
-	Name       identG `parser:"@@"`
-	Computed   Expr   `parser:"( 'AS' @@"`
-	Type       *typeG `parser:"| @@ )"`
-	PrimaryKey bool   `parser:"( @('PRIMARY' 'KEY') 'NOT' 'ENFORCED' )?"`
-	Comment    string `parser:"( 'COMMENT' @String )?"`
+	Name       identG     `parser:"@@"`
+	Computed   Expr       `parser:"( 'AS' @@"`
+	Type       *typeG     `parser:"| @@ )"`
+	Metadata   *metadataG `parser:"@@?"`
+	PrimaryKey bool       `parser:"( @('PRIMARY' 'KEY') 'NOT' 'ENFORCED' )?"`
+	Comment    string     `parser:"( 'COMMENT' @String )?"`
+}
+
+// metadataG is a metadata column's METADATA [FROM 'key'] [VIRTUAL].
+type metadataG struct {
+	Pos     Pos
+	Start   bool    `parser:"@'METADATA'"`
+	From    *string `parser:"( 'FROM' @String )?"`
+	Virtual bool    `parser:"@'VIRTUAL'?"`
 }
 
 type watermarkG struct {
@@ -287,6 +314,16 @@ func (g *createG) toAST() (Stmt, error) {
 	case g.OrReplace && t.IfNotExists:
 		return nil, errorAt(g.Pos, "CREATE OR REPLACE TABLE cannot have IF NOT EXISTS")
 	}
+	if pb := t.Partitioned; pb != nil {
+		s.PartitionedBy = names(pb.Columns)
+		for i, c := range pb.Columns {
+			for _, d := range pb.Columns[:i] {
+				if strings.EqualFold(c.Name, d.Name) {
+					return nil, errorAt(c.Pos, "PARTITIONED BY names column `"+c.Name+"` twice")
+				}
+			}
+		}
+	}
 	if t.Like != nil {
 		s.Like = &LikeClause{Pos: t.Like.Pos, Table: t.Like.Table.Name}
 		for _, o := range t.Like.Options {
@@ -318,6 +355,15 @@ func (g *createG) toAST() (Stmt, error) {
 			def := &ColumnDef{Pos: c.Pos, Name: c.Name.Name, Computed: c.Computed}
 			if c.Type != nil {
 				def.Type = c.Type.T
+			}
+			if m := c.Metadata; m != nil {
+				if c.Type == nil {
+					return nil, errorAt(m.Pos, "a computed column cannot be a METADATA column")
+				}
+				def.Metadata, def.Virtual = true, m.Virtual
+				if m.From != nil {
+					def.MetadataKey = unquoteString(*m.From)
+				}
 			}
 			s.Columns = append(s.Columns, def)
 			if c.PrimaryKey {

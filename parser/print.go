@@ -52,6 +52,9 @@ func (n *CreateTableStmt) String() string {
 	if len(elems) > 0 {
 		b.WriteString(" (\n  " + strings.Join(elems, ",\n  ") + "\n)")
 	}
+	if len(n.PartitionedBy) > 0 {
+		b.WriteString(" PARTITIONED BY (" + identList(n.PartitionedBy) + ")")
+	}
 	if len(n.Options) > 0 {
 		opts := make([]string, len(n.Options))
 		for i, o := range n.Options {
@@ -79,7 +82,17 @@ func (n *ColumnDef) String() string {
 	if n.Computed != nil {
 		return quoteIdent(n.Name) + " AS " + n.Computed.String()
 	}
-	return quoteIdent(n.Name) + " " + n.Type.String()
+	s := quoteIdent(n.Name) + " " + n.Type.String()
+	if n.Metadata {
+		s += " METADATA"
+		if n.MetadataKey != "" {
+			s += " FROM " + quoteString(n.MetadataKey)
+		}
+		if n.Virtual {
+			s += " VIRTUAL"
+		}
+	}
+	return s
 }
 
 func (n *TypeName) String() string {

@@ -78,7 +78,13 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (_ Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	target := t.PhysicalSchema()
+	target := t.PersistedSchema()
+	for _, c := range t.Columns {
+		if k, ok := t.MetadataOf(c); ok && !c.Virtual && !k.Writable {
+			return nil, errorf(s, "table %s: metadata key '%s' of column `%s` cannot be written (the %s sink writes %s): declare the column METADATA VIRTUAL to leave it out of INSERT",
+				t.Name, k.Key, c.Name, t.Connector(), writableKeys(t.Connector()))
+		}
+	}
 	// With a column list, the query fills those columns and the rest are NULL.
 	source := make([]int, len(target))
 	for i := range source {
@@ -90,6 +96,9 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (_ Node, err error) {
 		}
 		for j, c := range s.Columns {
 			i := target.Index(c)
+			if k := t.Schema().Index(c); i < 0 && k >= 0 && t.Columns[k].Virtual {
+				return nil, errorf(s, "column `%s` of %s is METADATA VIRTUAL: it is only read, and an INSERT cannot write it", t.Columns[k].Name, t.Name)
+			}
 			if i < 0 {
 				return nil, errorf(s, "table %s has no column `%s`%s", t.Name, c, suggest(c, schemaNames(target)))
 			}
@@ -111,6 +120,9 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (_ Node, err error) {
 				return nil, errorf(s.Query, "column %s of %s is %s but the query produces %s", col.Name, t.Name, col.Type, from)
 			}
 			e = castTo(&ColumnRef{Index: j, Name: in[j].Name, T: from}, col.Type)
+		}
+		if k, ok := t.MetadataOf(t.Columns[t.Schema().Index(col.Name)]); ok {
+			e = castTo(e, k.Type.Nullable()) // the sink writes the key's type
 		}
 		proj.Exprs = append(proj.Exprs, e)
 		proj.Names = append(proj.Names, col.Name)
@@ -397,20 +409,21 @@ func (p *Planner) withScope(ctes []*cte, plan func() (Node, error)) (Node, error
 // scanWithComputed reads a table and adds its computed columns, then its watermark.
 func scanWithComputed(t *Table) Node {
 	scan := &Scan{Table: t}
+	phys := scan.Schema()
 	computed := false
 	for _, c := range t.Columns {
-		computed = computed || c.Computed != nil
+		// A metadata column of another type than its key's is cast.
+		computed = computed || c.Computed != nil || (c.IsMetadata() && phys[phys.Index(c.Name)].Type != c.Type)
 	}
 	if !computed {
 		return watermarked(t, scan)
 	}
-	phys := scan.Schema()
 	proj := &Project{Input: scan}
 	for _, c := range t.Columns {
 		e := c.Computed
 		if e == nil {
 			i := phys.Index(c.Name)
-			e = &ColumnRef{Index: i, Name: c.Name, T: c.Type}
+			e = castTo(&ColumnRef{Index: i, Name: c.Name, T: phys[i].Type}, c.Type)
 		}
 		proj.Exprs = append(proj.Exprs, e)
 		proj.Names = append(proj.Names, c.Name)

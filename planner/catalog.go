@@ -12,20 +12,31 @@ type Table struct {
 	Columns    []TableColumn
 	Watermark  *Watermark // nil when the table declares none
 	PrimaryKey []string
-	Options    map[string]string // WITH options, keys as written
-	Temporary  bool
+	// PartitionKeys are the columns of PARTITIONED BY, as the table names them; nil
+	// when the table is not partitioned.
+	PartitionKeys []string
+	Options       map[string]string // WITH options, keys as written
+	Temporary     bool
 	// Hinted lists the options a reference's OPTIONS hint set (see tableHints), sorted;
 	// nil for the catalog's own table.
 	Hinted []string
 }
 
-// TableColumn is a physical column, or a computed one when Computed is set.
+// TableColumn is a physical column, a computed one when Computed is set, or a metadata
+// column when Metadata is set.
 type TableColumn struct {
 	Name        string
 	Type        Type
-	Computed    Expr   // over the physical columns, in PhysicalSchema order
+	Computed    Expr   // over the columns a source produces, in SourceSchema order
 	ComputedSQL string // as written, for DESCRIBE
+	// Metadata is the key a metadata column reads (its FROM key, or its name); Virtual
+	// says the sink does not write it.
+	Metadata string
+	Virtual  bool
 }
+
+// IsMetadata reports whether c is a metadata column.
+func (c TableColumn) IsMetadata() bool { return c.Metadata != "" }
 
 // Watermark is a table's WATERMARK FOR Column AS Expr.
 type Watermark struct {
@@ -43,15 +54,58 @@ func (t *Table) Schema() Schema {
 	return s
 }
 
-// PhysicalSchema returns the columns a source reads and a sink writes.
+// PhysicalSchema returns the physical columns: those a format reads and writes.
 func (t *Table) PhysicalSchema() Schema {
 	var s Schema
 	for _, c := range t.Columns {
-		if c.Computed == nil {
+		if c.Computed == nil && !c.IsMetadata() {
 			s = append(s, Column{Name: c.Name, Type: c.Type})
 		}
 	}
 	return s
+}
+
+// SourceSchema returns the columns a source produces: the physical and metadata
+// columns, in the table's order. A metadata column has its key's type (see
+// MetadataOf); the scan casts it to the declared one.
+func (t *Table) SourceSchema() Schema {
+	var s Schema
+	for _, c := range t.Columns {
+		switch {
+		case c.Computed != nil:
+		case c.IsMetadata():
+			typ := c.Type
+			if k, ok := t.MetadataOf(c); ok {
+				typ = k.Type
+			}
+			s = append(s, Column{Name: c.Name, Type: typ})
+		default:
+			s = append(s, Column{Name: c.Name, Type: c.Type})
+		}
+	}
+	return s
+}
+
+// PersistedSchema returns the columns an INSERT writes: the physical and the
+// non-virtual metadata columns, in the table's order, all with their declared types.
+func (t *Table) PersistedSchema() Schema {
+	var s Schema
+	for _, c := range t.Columns {
+		if c.Computed == nil && !c.Virtual {
+			s = append(s, Column{Name: c.Name, Type: c.Type})
+		}
+	}
+	return s
+}
+
+// HasMetadata reports whether the table declares metadata columns.
+func (t *Table) HasMetadata() bool {
+	for _, c := range t.Columns {
+		if c.IsMetadata() {
+			return true
+		}
+	}
+	return false
 }
 
 // Option returns the WITH option key (case-sensitive, as Flink's are).

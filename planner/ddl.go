@@ -117,6 +117,11 @@ func BindType(t *parser.TypeName) (Type, error) {
 // and the primary key.
 func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 	t := &Table{Name: s.Name, Options: map[string]string{}, Temporary: s.Temporary}
+	for _, o := range s.Options {
+		if o.Key == "connector" {
+			t.Options["connector"] = o.Value // the metadata columns' keys are the connector's
+		}
+	}
 	seen := map[string]bool{}
 	var phys Schema
 	for _, c := range s.Columns {
@@ -129,8 +134,21 @@ func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 			if err != nil {
 				return nil, err
 			}
+			col := TableColumn{Name: c.Name, Type: typ}
+			if c.Metadata {
+				col.Metadata, col.Virtual = c.MetadataKey, c.Virtual
+				if col.Metadata == "" {
+					col.Metadata = c.Name
+				}
+				if err := bindMetadata(t, c, col); err != nil {
+					return nil, err
+				}
+				if k, ok := t.MetadataOf(col); ok {
+					typ = k.Type // as the source produces it
+				}
+			}
 			phys = append(phys, Column{Name: c.Name, Type: typ})
-			t.Columns = append(t.Columns, TableColumn{Name: c.Name, Type: typ})
+			t.Columns = append(t.Columns, col)
 		}
 	}
 	// Computed columns see the physical columns.
@@ -180,6 +198,24 @@ func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 		t.Columns[i].Type.NotNull = true
 		t.PrimaryKey = append(t.PrimaryKey, t.Columns[i].Name)
 	}
+	for _, k := range s.PartitionedBy {
+		i := t.Schema().Index(k)
+		if i < 0 {
+			return nil, errorf(s, "PARTITIONED BY names unknown column `%s`%s", k, suggest(k, schemaNames(t.Schema())))
+		}
+		c := t.Columns[i]
+		if c.Computed != nil {
+			return nil, errorf(s, "PARTITIONED BY column `%s` must be a physical column", k)
+		}
+		if !partitionable(c.Type) {
+			return nil, errorf(s, "PARTITIONED BY column `%s` is a %s; a partition column must be a string, number, boolean, date or timestamp", k, c.Type)
+		}
+		t.PartitionKeys = append(t.PartitionKeys, c.Name)
+	}
+	if len(t.PartitionKeys) > 0 && len(t.PartitionKeys) == len(t.PhysicalSchema()) {
+		return nil, errorf(s, "table %s is partitioned by all its physical columns; its files would hold no column", s.Name)
+	}
+	delete(t.Options, "connector")
 	for _, o := range s.Options {
 		if _, dup := t.Options[o.Key]; dup {
 			return nil, errorf(o, "option '%s' is given twice", o.Key)
@@ -190,6 +226,16 @@ func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 		return nil, errorf(s, "table %s needs a 'connector' option in its WITH clause", s.Name)
 	}
 	return t, nil
+}
+
+// partitionable reports whether a column of type t can be a partition column, whose
+// value is written as text in a directory name.
+func partitionable(t Type) bool {
+	switch t.Kind {
+	case Row, Array, Map, Binary, IntervalDayTime, IntervalYearMonth:
+		return false
+	}
+	return true
 }
 
 // BindView plans a view's query once to check it and learn its schema.

@@ -43,6 +43,12 @@ func MergeLike(base, st *parser.CreateTableStmt) (*parser.CreateTableStmt, error
 	for _, c := range base.Columns {
 		mine, both := declared[strings.ToLower(c.Name)]
 		switch {
+		case c.Metadata && mode["METADATA"] == "EXCLUDING":
+		case c.Metadata && both && mode["METADATA"] == "INCLUDING":
+			return nil, errorf(mine, "column `%s` is a metadata column of %s too: use OVERWRITING METADATA or EXCLUDING METADATA", c.Name, st.Like.Table)
+		case c.Metadata && both: // OVERWRITING: the declared one takes its place
+		case c.Metadata:
+			out.Columns = append(out.Columns, c)
 		case c.Computed == nil && both:
 			return nil, errorf(mine, "column `%s` is already a physical column of %s, which LIKE includes", c.Name, st.Like.Table)
 		case c.Computed == nil:
@@ -69,6 +75,13 @@ func MergeLike(base, st *parser.CreateTableStmt) (*parser.CreateTableStmt, error
 		out.PrimaryKey = base.PrimaryKey
 	default:
 		return nil, errorf(st, "%s already has a PRIMARY KEY: use EXCLUDING CONSTRAINTS to declare another", st.Like.Table)
+	}
+	switch {
+	case base.PartitionedBy == nil || mode["PARTITIONS"] == "EXCLUDING":
+	case st.PartitionedBy == nil:
+		out.PartitionedBy = base.PartitionedBy
+	default:
+		return nil, errorf(st, "%s is already PARTITIONED BY: use EXCLUDING PARTITIONS to declare other partition columns", st.Like.Table)
 	}
 	mine := map[string]*parser.Option{}
 	for _, o := range st.Options {

@@ -177,7 +177,7 @@ type Sink struct {
 	Table *Table
 }
 
-func (n *Scan) Schema() Schema { return n.Table.PhysicalSchema() }
+func (n *Scan) Schema() Schema { return n.Table.SourceSchema() }
 func (n *Values) Schema() Schema {
 	if n.Tuples == nil {
 		return nil

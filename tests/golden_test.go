@@ -19,6 +19,9 @@ import (
 // Commands:
 //
 //	file NAME            writes the input to $DIR/NAME (an input table's data)
+//	tree dir=NAME        lists the files a reader sees under $DIR/NAME (hidden ones
+//	                     left out) with their lines; part files are shown as "part"
+//	                     (their names hold random or job-derived ids), sorted
 //	sql [format=F] [sort=true]
 //	                     runs the statements (F: csv (default), table, json, changelog);
 //	                     the output is what they print, then "error: ..." if one failed;
@@ -49,7 +52,7 @@ func runGoldenFile(t *testing.T, path string) {
 	defer mem.AssertSize(t, 0)
 	var out bytes.Buffer
 	session, err := streamsql.NewSession(streamsql.Config{
-		Out: &out, Err: &out, Format: "csv", Mem: mem, Location: time.UTC,
+		Out: &out, Err: &out, Format: "csv", Mem: mem, Location: time.UTC, StateDir: t.TempDir(),
 		Now: func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC) },
 	})
 	if err != nil {
@@ -63,6 +66,8 @@ func runGoldenFile(t *testing.T, path string) {
 			if err := os.WriteFile(filepath.Join(dir, c.args["name"]), []byte(c.input+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+		case "tree":
+			out.WriteString(listTree(t, filepath.Join(dir, c.args["dir"])))
 		case "sql":
 			sql := strings.ReplaceAll(c.input, "$DIR", dir)
 			checkRoundTrip(t, c, sql)
@@ -111,6 +116,41 @@ func checkRoundTrip(t *testing.T, c testCase, sql string) {
 	if again.String() != printed {
 		t.Errorf("%s: round trip changed the SQL:\n%s\n---\n%s", c.pos, printed, again.String())
 	}
+}
+
+// listTree lists the visible files under root, each as its path, a colon and its
+// lines joined by '|'; part-* files are named "part". The list is sorted.
+func listTree(t *testing.T, root string) string {
+	var lines []string
+	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(e.Name(), ".") && p != root {
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if e.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		if strings.HasPrefix(e.Name(), "part-") {
+			rel = filepath.Join(filepath.Dir(rel), "part")
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, filepath.ToSlash(rel)+": "+strings.ReplaceAll(strings.TrimSuffix(string(data), "\n"), "\n", "|"))
+		return nil
+	})
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // sortBody sorts the lines of out after its first.

@@ -163,6 +163,8 @@ type SinkSpec struct {
 	// write-ahead spool, an embedded table's default file); "" when the job keeps no
 	// state, and then the sink keeps none either.
 	StateDir string
+	// Now is the clock of time-based rolling and partition commit; nil means time.Now.
+	Now func() time.Time
 }
 
 // Sink is what OpenSink returns: an operator that is also a Finisher (called at the end
@@ -209,6 +211,9 @@ func (r *Registry) OpenSource(ctx context.Context, spec SourceSpec) (exec.Reader
 		spec.Now = time.Now
 	}
 	t := spec.Table
+	if err := checkPartitioned(t); err != nil {
+		return nil, err
+	}
 	switch c := t.Connector(); c {
 	case "datagen":
 		return openDatagen(spec)
@@ -247,7 +252,13 @@ func (r *Registry) OpenSink(ctx context.Context, spec SinkSpec) (Sink, error) {
 	if len(spec.Schema) == 0 {
 		spec.Schema = spec.Table.PhysicalSchema()
 	}
+	if spec.Now == nil {
+		spec.Now = time.Now
+	}
 	t := spec.Table
+	if err := checkPartitioned(t); err != nil {
+		return nil, err
+	}
 	switch c := t.Connector(); c {
 	case "print":
 		return openPrint(spec)
@@ -264,6 +275,15 @@ func (r *Registry) OpenSink(ctx context.Context, spec SinkSpec) (Sink, error) {
 		}
 		return nil, r.unknownConnector(t)
 	}
+}
+
+// checkPartitioned refuses PARTITIONED BY on a connector other than filesystem, the
+// only one with partition directories.
+func checkPartitioned(t *planner.Table) error {
+	if len(t.PartitionKeys) > 0 && t.Connector() != "filesystem" {
+		return TableError(t, ErrInvalidOption, "connector '%s' does not support PARTITIONED BY; only the filesystem connector writes partitions", t.Connector())
+	}
+	return nil
 }
 
 func (r *Registry) unknownConnector(t *planner.Table) error {

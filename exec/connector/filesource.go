@@ -47,6 +47,7 @@ type FileReader struct {
 	format  string
 	ranges  bool // files are split by byte ranges
 	dec     format.Decoder
+	part    *partReader // nil: the table is not partitioned
 	batch   int
 	now     func() time.Time
 
@@ -70,6 +71,9 @@ type FileReader struct {
 	last  string // the file of the latest
 	lines []int64
 	files []exec.FileRun
+	// rowsFrom is the file of the rows decoded since the last batch, of a partitioned
+	// table (whose batches hold the rows of one file).
+	rowsFrom string
 }
 
 // FilePosition is where a FileReader is: the file it reads, the byte offset of the
@@ -98,7 +102,7 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := NewOptions(t, []string{"path", "source.monitor-interval"}, true, nil)
+	o, err := NewOptions(t, fileOptionKeys, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +110,7 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	path = strings.TrimPrefix(path, "file://")
 	monitor, err := o.Duration("source.monitor-interval", 0)
 	if err != nil {
 		return nil, err
@@ -114,7 +119,14 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 	if err != nil {
 		return nil, WrapError(t, err)
 	}
-	dec, err := format.NewDecoder(o.Format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	part, data, err := newPartReader(o, t, spec.Mem, spec.Location)
+	if err != nil {
+		return nil, err
+	}
+	if part != nil && !st.IsDir() {
+		return nil, o.Err("the path of a partitioned table must be a directory; %s is a file", path)
+	}
+	dec, err := format.NewDecoder(o.Format(), data, spec.Mem, t.Options, spec.Location)
 	if err != nil {
 		return nil, formatErr(o, err)
 	}
@@ -127,6 +139,7 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 		format:  o.Format(),
 		ranges:  splitsByRanges(o.Format(), monitor, sp.tasks),
 		dec:     dec,
+		part:    part,
 		batch:   spec.BatchSize,
 		now:     spec.Now,
 		seen:    map[string]bool{},
@@ -144,9 +157,15 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 func (r *FileReader) list() error {
 	r.lastList = r.now()
 	var found []string
-	if !r.dir {
+	switch {
+	case !r.dir:
 		found = []string{r.path}
-	} else {
+	case r.part != nil:
+		var err error
+		if found, err = r.part.list(r.path); err != nil {
+			return r.err(err)
+		}
+	default:
 		entries, err := os.ReadDir(r.path)
 		if err != nil {
 			return r.err(err)
@@ -256,10 +275,20 @@ func (r *FileReader) Next(ctx context.Context) (exec.Batch, error) {
 		if err := r.decode(); err != nil {
 			return exec.Batch{}, err
 		}
+		if r.part != nil && r.f == nil && r.dec.Rows() > 0 {
+			break // a batch of a partitioned table holds the rows of one file
+		}
 	}
 	origin := &exec.LineOrigin{Table: r.table, Where: r.where, Lines: r.lines, Files: r.files}
 	r.lines, r.files = nil, nil // the batch keeps them
 	rec := r.dec.Flush()
+	if r.part != nil {
+		rel, _ := filepath.Rel(r.path, r.rowsFrom)
+		var err error
+		if rec, err = r.part.fill(r.table, rel, rec); err != nil {
+			return exec.Batch{}, err
+		}
+	}
 	return exec.Batch{Rec: rec, Kinds: r.dec.Kinds(), Origin: origin}, nil
 }
 
@@ -415,6 +444,7 @@ func (r *FileReader) record(rec []byte, consumed int) error {
 	}
 	if after := r.dec.Rows(); after > before { // not skipped
 		r.origin(before, after)
+		r.rowsFrom = r.pos.Path
 	}
 	r.pos.Line += 1 + int64(bytes.Count(rec, newline))
 	r.pos.Offset += int64(consumed)
@@ -493,5 +523,8 @@ func (r *FileReader) Close() error {
 		rec.Release()
 	}
 	r.dec.Release()
+	if r.part != nil {
+		r.part.release()
+	}
 	return err
 }

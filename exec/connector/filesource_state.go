@@ -227,20 +227,31 @@ func (r *FileReader) Snapshot(context.Context, int64) ([]byte, error) {
 	if r.closed {
 		return nil, errClosed
 	}
-	s := fileState{stateHeader: r.header(), Path: r.path, Done: names(r.done), Pending: names(r.pending)}
+	s := fileState{stateHeader: r.header(), Path: r.path, Done: r.names(r.done), Pending: r.names(r.pending)}
 	for _, at := range r.resume {
-		s.Resume = append(s.Resume, fileAt{filepath.Base(at.Path), at.Offset, at.Line, at.End, at.Align})
+		s.Resume = append(s.Resume, fileAt{r.name(at.Path), at.Offset, at.Line, at.End, at.Align})
 	}
 	if r.f != nil {
-		s.File, s.Offset, s.Line = filepath.Base(r.pos.Path), r.pos.Offset, r.pos.Line
+		s.File, s.Offset, s.Line = r.name(r.pos.Path), r.pos.Offset, r.pos.Line
 	}
 	return json.Marshal(s)
 }
 
-func names(paths []string) []string {
+// name is how a snapshot names the file at path p: by its name, or for a partitioned
+// table by its path under the table's directory (dt=2024-05-06/part-0.csv).
+func (r *FileReader) name(p string) string {
+	if r.part != nil {
+		if rel, err := filepath.Rel(r.path, p); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(p)
+}
+
+func (r *FileReader) names(paths []string) []string {
 	n := make([]string, len(paths))
 	for i, p := range paths {
-		n[i] = filepath.Base(p)
+		n[i] = r.name(p)
 	}
 	return n
 }
@@ -326,6 +337,8 @@ func (r *FileReader) paths(h stateHeader, names []string) ([]string, error) {
 	paths := make([]string, len(names))
 	for i, n := range names {
 		switch {
+		case r.part != nil && filepath.IsLocal(filepath.FromSlash(n)):
+			paths[i] = filepath.Join(r.path, filepath.FromSlash(n))
 		case n == "" || n == "." || n == ".." || filepath.Base(n) != n:
 			return nil, h.Err("corrupt state: %q is not a file name", n)
 		case r.dir:

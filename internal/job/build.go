@@ -443,6 +443,12 @@ func (b *builder) node(n planner.Node) (int, error) {
 		b.name(stage, n.Describe())
 		return stage, nil
 	case *planner.Sink:
+		if keys := partitionColumns(n); len(keys) > 0 && b.stages[in].Parallelism > 1 {
+			// Each partition is written by one task, which alone can tell when the
+			// partition is complete and commit it (Flink's sink.shuffle-by-partition).
+			in = b.startStage(exec.Stage{Name: "PartitionShuffle", Parallelism: b.stages[in].Parallelism,
+				Inputs: []exec.Input{{Stage: in, Partition: exec.Hash, HashKeys: keys}}})
+		}
 		b.addOp(in, j.countOut)
 		b.addStateful(in, b.slot("sink", strings.ToLower(n.Table.Name), nil), b.sink(n.Table, n.Schema(), b.stages[in].Parallelism))
 		b.name(in, n.Describe())
@@ -453,6 +459,22 @@ func (b *builder) node(n planner.Node) (int, error) {
 }
 
 // sink makes the sink operators that write a stage's rows, of schema, into table.
+// partitionColumns returns the indexes, in the rows a sink receives, of its table's
+// partition columns.
+func partitionColumns(n *planner.Sink) []int {
+	var keys []int
+	schema := n.Schema()
+	if phys := n.Table.PhysicalSchema(); len(phys) == len(schema) {
+		schema = phys // the rows are the table's columns, in order
+	}
+	for _, k := range n.Table.PartitionKeys {
+		if i := schema.Index(k); i >= 0 {
+			keys = append(keys, i)
+		}
+	}
+	return keys
+}
+
 func (b *builder) sink(table *planner.Table, schema planner.Schema, tasks int) OpFactory {
 	j := b.j
 	checkpointed := j.settings.Checkpointed()

@@ -70,6 +70,14 @@ func describe(plan planner.Node, s Settings) []string {
 		}
 		seen[t] = true
 		lines = append(lines, fmt.Sprintf("table %s %s", t.Name, t.Schema()))
+		for _, c := range t.Columns {
+			if c.IsMetadata() {
+				lines = append(lines, fmt.Sprintf("table %s column %s metadata '%s' virtual %v", t.Name, c.Name, c.Metadata, c.Virtual))
+			}
+		}
+		if len(t.PartitionKeys) > 0 {
+			lines = append(lines, fmt.Sprintf("table %s partitioned by %s", t.Name, strings.Join(t.PartitionKeys, ", ")))
+		}
 		for _, k := range t.OptionKeys() {
 			lines = append(lines, fmt.Sprintf("table %s '%s' = '%s'", t.Name, k, maskSecret(k, t.Options[k])))
 		}

@@ -32,6 +32,27 @@ CREATE TEMPORARY TABLE IF NOT EXISTS `my events` (
   data STRING
 );
 
+CREATE TABLE kafka_meta (
+  id BIGINT,
+  ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',
+  `partition` BIGINT METADATA VIRTUAL,
+  headers MAP<STRING, BYTES> METADATA,
+  `offset` BIGINT METADATA VIRTUAL
+) WITH (
+  'connector' = 'kafka'
+);
+
+CREATE TABLE fs_sink (
+  auction BIGINT,
+  dt STRING,
+  hm STRING
+) PARTITIONED BY (dt, hm) WITH (
+  'connector' = 'filesystem',
+  'path' = '/tmp/bid',
+  'format' = 'csv',
+  'sink.partition-commit.policy.kind' = 'success-file'
+);
+
 create table t (a integer, b float, c double precision, d dec(5), e numeric(12, 4), f boolean,
   g timestamp_ltz(6), h timestamp without time zone, i varchar, j int null);
 

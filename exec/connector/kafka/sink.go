@@ -45,6 +45,8 @@ type KafkaSink struct {
 	keyEnc     format.Encoder // nil: records have no key
 	keyCols    []int
 	valCols    []int // nil: every column ('value.fields-include' = 'ALL')
+	tsCol      int   // the column of the 'timestamp' metadata, -1 for none
+	headersCol int   // the column of the 'headers' metadata, -1 for none
 	guarantee  string
 	cl         *kgo.Client
 	txn        *spool // exactly-once
@@ -80,7 +82,7 @@ var prefixPattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, error) {
 	t := spec.Table
 	if len(spec.Schema) == 0 {
-		spec.Schema = t.PhysicalSchema()
+		spec.Schema = t.PersistedSchema()
 	}
 	keyFormat := strings.ToLower(strings.TrimSpace(t.Options["key.format"]))
 	isExtra := func(k string) bool {
@@ -117,10 +119,31 @@ func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, err
 	if err != nil {
 		return nil, err
 	}
-	names := columnNames(spec)
-	s := &KafkaSink{table: t.Name, topic: ts[0], guarantee: guarantee, changelog: format.IsChangelog(o.Format())}
+	names, meta := columnNames(spec)
+	s := &KafkaSink{table: t.Name, topic: ts[0], guarantee: guarantee, changelog: format.IsChangelog(o.Format()), tsCol: -1, headersCol: -1}
 	s.promise = s.onProduced
-	if s.enc, err = format.NewEncoder(o.Format(), names, t.Options, spec.Location); err != nil {
+	var physical []int // the columns a format writes: all but the metadata ones
+	for i := range names {
+		switch meta[i] {
+		case "timestamp":
+			s.tsCol = i
+		case "headers":
+			s.headersCol = i
+		case "":
+			physical = append(physical, i)
+		}
+	}
+	if len(physical) < len(names) {
+		if guarantee == guaranteeExactlyOnce && spec.Checkpointed {
+			return nil, o.Err("an exactly-once kafka sink does not write METADATA columns yet; declare them METADATA VIRTUAL or use 'sink.delivery-guarantee' = 'at-least-once'")
+		}
+		s.valCols = physical
+	}
+	valNames := make([]string, 0, len(names))
+	for _, i := range physical {
+		valNames = append(valNames, names[i])
+	}
+	if s.enc, err = format.NewEncoder(o.Format(), valNames, t.Options, spec.Location); err != nil {
 		return nil, o.Err("%v", err)
 	}
 	fields, hasFields := t.Option("key.fields")
@@ -132,6 +155,9 @@ func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, err
 	case keyFormat != "":
 		for _, f := range strings.Split(fields, ";") {
 			i := indexOf(names, strings.TrimSpace(f))
+			if i >= 0 && meta[i] != "" {
+				i = -1 // a metadata column is no key field
+			}
 			if i < 0 {
 				return nil, o.Err("option 'key.fields': no column %q (columns: %s)", strings.TrimSpace(f), strings.Join(names, ", "))
 			}
@@ -146,7 +172,8 @@ func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, err
 		}
 		if include == "except_key" {
 			var valNames []string
-			for i := range names {
+			s.valCols = nil
+			for _, i := range physical {
 				if indexOfInt(s.keyCols, i) < 0 {
 					s.valCols = append(s.valCols, i)
 					valNames = append(valNames, names[i])
@@ -221,18 +248,24 @@ func (s *KafkaSink) connect(ctx context.Context, o *connector.Options, opts []kg
 }
 
 // columnNames are the names rows are written with: the table's columns, as Flink
-// writes them, when the query's row has as many.
-func columnNames(spec connector.SinkSpec) []string {
+// writes them, when the query's row has as many; and by column, the metadata key it
+// writes ("" for a physical column).
+func columnNames(spec connector.SinkSpec) ([]string, []string) {
 	names := make([]string, len(spec.Schema))
+	meta := make([]string, len(spec.Schema))
 	for i, c := range spec.Schema {
 		names[i] = c.Name
 	}
-	if phys := spec.Table.PhysicalSchema(); len(phys) == len(names) {
-		for i, c := range phys {
+	if persisted := spec.Table.PersistedSchema(); len(persisted) == len(names) {
+		for i, c := range persisted {
 			names[i] = c.Name
+			col := spec.Table.Columns[spec.Table.Schema().Index(c.Name)]
+			if k, ok := spec.Table.MetadataOf(col); ok {
+				meta[i] = k.Key
+			}
 		}
 	}
-	return names
+	return names, meta
 }
 
 // keyOptions are the key format's options: 'key.<format>.x' as '<format>.x'.
@@ -357,9 +390,23 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 		ends[2*i+1] = len(arena)
 	}
 	start := 0
+	var stamps *array.Timestamp
+	var headers *array.Map
+	if s.tsCol >= 0 {
+		stamps, _ = b.Rec.Column(s.tsCol).(*array.Timestamp)
+	}
+	if s.headersCol >= 0 {
+		headers, _ = b.Rec.Column(s.headersCol).(*array.Map)
+	}
 	for i := range recs {
 		r := &recs[i]
 		r.Topic = s.topic
+		if stamps != nil && stamps.IsValid(i) {
+			r.Timestamp = time.UnixMilli(int64(stamps.Value(i)))
+		}
+		if headers != nil && headers.IsValid(i) {
+			r.Headers = recordHeaders(headers, i)
+		}
 		if s.keyEnc != nil {
 			r.Key = arena[start:ends[2*i]:ends[2*i]]
 		}
@@ -368,6 +415,29 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 		s.cl.Produce(ctx, r, s.promise)
 	}
 	return nil
+}
+
+// recordHeaders returns row i of a MAP<STRING, BYTES> column as record headers; a NULL
+// key is left out.
+func recordHeaders(m *array.Map, i int) []kgo.RecordHeader {
+	keys, _ := m.Keys().(*array.String)
+	items, _ := m.Items().(*array.Binary)
+	if keys == nil || items == nil {
+		return nil
+	}
+	start, end := m.ValueOffsets(i)
+	hs := make([]kgo.RecordHeader, 0, end-start)
+	for j := int(start); j < int(end); j++ {
+		if keys.IsNull(j) {
+			continue
+		}
+		h := kgo.RecordHeader{Key: keys.Value(j)}
+		if items.IsValid(j) {
+			h.Value = append([]byte{}, items.Value(j)...) // empty, not null
+		}
+		hs = append(hs, h)
+	}
+	return hs
 }
 
 // line drops the line break an encoder ends a row with.

@@ -51,8 +51,9 @@ type Reader struct {
 	lagMu sync.Mutex
 	lag   []exec.PartitionLag // by partition of parts, as of the last Next
 
-	raw bool     // the value format is raw: a trailing line break is data
-	up  *upserts // upsert-kafka: the key and value decoders and the rows' kinds; nil for kafka
+	raw  bool        // the value format is raw: a trailing line break is data
+	up   *upserts    // upsert-kafka: the key and value decoders and the rows' kinds; nil for kafka
+	meta *metaReader // the metadata columns; nil when the table has none
 }
 
 // recordAt is the record a row was decoded from.
@@ -227,6 +228,12 @@ func newReader(ctx context.Context, spec connector.SourceSpec, cfg readerConfig,
 		table: t.Name, task: spec.Task, tasks: tasks, group: group, dec: dec, batch: spec.BatchSize,
 		admin: admin, byTP: map[topicPartition]*partition{}, bounded: bounded != "unbounded", raw: cfg.raw, up: up,
 	}
+	if up == nil {
+		if r.meta, err = newMetaReader(t, spec.Mem); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
 	if r.batch <= 0 {
 		r.batch = connector.DefaultBatchSize
 	}
@@ -396,6 +403,9 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		return exec.Batch{Rec: rec, Kinds: kinds, Origin: o}, nil
 	}
 	rec := r.dec.Flush()
+	if r.meta != nil {
+		rec = r.meta.merge(rec)
+	}
 	return exec.Batch{Rec: rec, Kinds: r.dec.Kinds(), Origin: o}, nil
 }
 
@@ -502,6 +512,9 @@ func (r *Reader) record(rec *kgo.Record) error {
 		for range r.dec.Rows() - before {
 			r.origin = append(r.origin, recordAt{p.topicPartition, rec.Offset})
 		}
+		if r.meta != nil {
+			r.meta.add(rec, r.dec.Rows()-before)
+		}
 	}
 	p.offset = rec.Offset + 1
 	if p.done() {
@@ -572,6 +585,7 @@ func (r *Reader) Close() error {
 		}
 		r.dec.Release()
 	}
+	r.meta.release()
 	r.recs = nil
 	return nil
 }

@@ -341,7 +341,7 @@ func openUpsertSink(ctx context.Context, spec connector.SinkSpec) (connector.Sin
 	if len(spec.Schema) == 0 {
 		spec.Schema = t.PhysicalSchema()
 	}
-	names := columnNames(spec)
+	names, _ := columnNames(spec)
 	schema := make(planner.Schema, len(names))
 	for i, c := range spec.Schema {
 		schema[i] = planner.Column{Name: names[i], Type: c.Type}

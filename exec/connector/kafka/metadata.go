@@ -1,0 +1,131 @@
+package kafka
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// metaReader adds a Kafka table's metadata columns (topic, partition, headers,
+// leader-epoch, offset, timestamp, timestamp-type) to the rows decoded from each
+// record's value: the source's rows are the table's SourceSchema, physical and
+// metadata columns in the table's order.
+type metaReader struct {
+	schema   *arrow.Schema // of the rows returned
+	physical []int         // the positions of the physical columns
+	cols     []metaColumn
+}
+
+// metaColumn is one metadata column: its position in the rows and its builder.
+type metaColumn struct {
+	at  int
+	key string
+	b   array.Builder
+}
+
+// newMetaReader returns the metadata reader of t, or nil when t has no metadata
+// columns.
+func newMetaReader(t *planner.Table, mem memory.Allocator) (*metaReader, error) {
+	if !t.HasMetadata() {
+		return nil, nil
+	}
+	src := t.SourceSchema()
+	m := &metaReader{schema: exec.ArrowSchema(src)}
+	at := 0
+	for _, c := range t.Columns {
+		if c.Computed != nil {
+			continue
+		}
+		if !c.IsMetadata() {
+			m.physical = append(m.physical, at)
+			at++
+			continue
+		}
+		k, ok := t.MetadataOf(c)
+		if !ok {
+			m.release()
+			return nil, fmt.Errorf("table %s: the kafka connector has no metadata key '%s'", t.Name, c.Metadata)
+		}
+		m.cols = append(m.cols, metaColumn{at: at, key: k.Key, b: array.NewBuilder(mem, exec.ArrowType(k.Type))})
+		at++
+	}
+	return m, nil
+}
+
+// timestampTypes are the names Flink gives Kafka's timestamp types.
+var timestampTypes = map[int8]string{0: "CreateTime", 1: "LogAppendTime"}
+
+// add appends the metadata of rec, n times (for the rows decoded from it).
+func (m *metaReader) add(rec *kgo.Record, n int) {
+	for range n {
+		for _, c := range m.cols {
+			switch c.key {
+			case "topic":
+				c.b.(*array.StringBuilder).Append(rec.Topic)
+			case "partition":
+				c.b.(*array.Int32Builder).Append(rec.Partition)
+			case "headers":
+				mb := c.b.(*array.MapBuilder)
+				mb.Append(true)
+				keys, items := mb.KeyBuilder().(*array.StringBuilder), mb.ItemBuilder().(*array.BinaryBuilder)
+				for _, h := range rec.Headers {
+					keys.Append(h.Key)
+					if h.Value == nil {
+						items.AppendNull()
+					} else {
+						items.Append(h.Value)
+					}
+				}
+			case "leader-epoch":
+				if rec.LeaderEpoch < 0 {
+					c.b.AppendNull()
+				} else {
+					c.b.(*array.Int32Builder).Append(rec.LeaderEpoch)
+				}
+			case "offset":
+				c.b.(*array.Int64Builder).Append(rec.Offset)
+			case "timestamp":
+				c.b.(*array.TimestampBuilder).Append(arrow.Timestamp(rec.Timestamp.UnixMilli()))
+			case "timestamp-type":
+				name, ok := timestampTypes[rec.Attrs.TimestampType()]
+				if !ok {
+					name = "NoTimestampType"
+				}
+				c.b.(*array.StringBuilder).Append(name)
+			}
+		}
+	}
+}
+
+// merge returns the rows of phys (the decoded physical columns) with the metadata
+// columns added since the last merge. It takes phys's reference.
+func (m *metaReader) merge(phys arrow.Record) arrow.Record {
+	defer phys.Release()
+	cols := make([]arrow.Array, len(m.schema.Fields()))
+	for i, at := range m.physical {
+		cols[at] = phys.Column(i)
+		cols[at].Retain()
+	}
+	for _, c := range m.cols {
+		cols[c.at] = c.b.NewArray()
+	}
+	out := array.NewRecord(m.schema, cols, phys.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+func (m *metaReader) release() {
+	if m == nil {
+		return
+	}
+	for _, c := range m.cols {
+		c.b.Release()
+	}
+}
