@@ -43,7 +43,7 @@ type match struct {
 
 	out       exec.Output
 	parts     map[string]*matchPart
-	pending   matchHeap
+	pending   timeHeap[*matchPart]
 	seq       int64
 	watermark int64
 	late      int64
@@ -248,7 +248,7 @@ func (m *match) addPending(p *matchPart, x *overRow) {
 		at := sort.Search(k, func(i int) bool { return p.pending[i].t > x.t })
 		p.pending = slices.Insert(p.pending, at, x)
 	}
-	m.pending.push(matchPending{t: x.t, seq: x.seq, p: p})
+	m.pending.push(timed[*matchPart]{t: x.t, seq: x.seq, p: p})
 }
 
 // ProcessWatermark feeds the rows the watermark passed to their partitions' threads in
@@ -746,55 +746,4 @@ func equalValue(a, b value, kind byte) bool {
 		return a.s == b.s
 	}
 	return a.i == b.i
-}
-
-// matchPending is a row waiting for the watermark, in the heap of all of them.
-type matchPending struct {
-	t, seq int64
-	p      *matchPart
-}
-
-// matchHeap is a min-heap of pending rows by time, then arrival.
-type matchHeap []matchPending
-
-func (h matchHeap) less(i, j int) bool {
-	return h[i].t < h[j].t || h[i].t == h[j].t && h[i].seq < h[j].seq
-}
-
-func (h *matchHeap) push(e matchPending) {
-	*h = append(*h, e)
-	q := *h
-	for i := len(q) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !q.less(i, parent) {
-			break
-		}
-		q[i], q[parent] = q[parent], q[i]
-		i = parent
-	}
-}
-
-func (h *matchHeap) pop() matchPending {
-	q := *h
-	top := q[0]
-	last := len(q) - 1
-	q[0] = q[last]
-	q[last] = matchPending{}
-	q = q[:last]
-	for i := 0; ; {
-		small, l, r := i, 2*i+1, 2*i+2
-		if l < len(q) && q.less(l, small) {
-			small = l
-		}
-		if r < len(q) && q.less(r, small) {
-			small = r
-		}
-		if small == i {
-			break
-		}
-		q[i], q[small] = q[small], q[i]
-		i = small
-	}
-	*h = q
-	return top
 }

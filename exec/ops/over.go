@@ -40,7 +40,7 @@ type over struct {
 	changes *changes
 
 	parts     map[string]*overPart // by encoded partition key
-	pending   overHeap             // every partition's pending rows, earliest first
+	pending   timeHeap[*overPart]  // every partition's pending rows, earliest first
 	seq       int64                // arrival number of the next row
 	watermark int64
 	late      int64
@@ -176,7 +176,7 @@ func (o *over) addPending(p *overPart, x *overRow) {
 		at := sort.Search(k, func(i int) bool { return p.pending[i].t > x.t })
 		p.pending = slices.Insert(p.pending, at, x)
 	}
-	o.pending.push(pendingRow{t: x.t, seq: x.seq, p: p})
+	o.pending.push(timed[*overPart]{t: x.t, seq: x.seq, p: p})
 }
 
 // newPart makes a partition with a fresh accumulator group.
@@ -309,54 +309,3 @@ func (o *over) Close() error {
 }
 
 func (o *over) String() string { return fmt.Sprintf("over(%s)", o.n.Describe()) }
-
-// pendingRow is a row waiting for the watermark, in the heap of all of them.
-type pendingRow struct {
-	t, seq int64
-	p      *overPart
-}
-
-// overHeap is a min-heap of pending rows by time, then arrival.
-type overHeap []pendingRow
-
-func (h overHeap) less(i, j int) bool {
-	return h[i].t < h[j].t || h[i].t == h[j].t && h[i].seq < h[j].seq
-}
-
-func (h *overHeap) push(e pendingRow) {
-	*h = append(*h, e)
-	q := *h
-	for i := len(q) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !q.less(i, parent) {
-			break
-		}
-		q[i], q[parent] = q[parent], q[i]
-		i = parent
-	}
-}
-
-func (h *overHeap) pop() pendingRow {
-	q := *h
-	top := q[0]
-	last := len(q) - 1
-	q[0] = q[last]
-	q[last] = pendingRow{}
-	q = q[:last]
-	for i := 0; ; {
-		small, l, r := i, 2*i+1, 2*i+2
-		if l < len(q) && q.less(l, small) {
-			small = l
-		}
-		if r < len(q) && q.less(r, small) {
-			small = r
-		}
-		if small == i {
-			break
-		}
-		q[i], q[small] = q[small], q[i]
-		i = small
-	}
-	*h = q
-	return top
-}

@@ -43,8 +43,8 @@ type temporalJoin struct {
 	changes     *changes
 
 	keys      map[string]*tjKey
-	pending   tjHeap // every key's waiting left rows, earliest first
-	seq       int64  // arrival number of the next row
+	pending   timeHeap[*tjKey] // every key's waiting left rows, earliest first
+	seq       int64            // arrival number of the next row
 	watermark int64
 
 	state     *KeyedState
@@ -177,7 +177,7 @@ func (j *temporalJoin) Process(ctx context.Context, in int, b exec.Batch) error 
 			x := &tjRow{t: row[timeCol].i, seq: j.seq, vals: ownedRow(row)}
 			j.seq++
 			k.addLeft(x)
-			j.pending.push(tjPending{t: x.t, seq: x.seq, k: k})
+			j.pending.push(timed[*tjKey]{t: x.t, seq: x.seq, p: k})
 			j.markDirty(k)
 		}
 	}
@@ -264,7 +264,7 @@ func (j *temporalJoin) ProcessWatermark(ctx context.Context, wm int64) error {
 	for len(j.pending) > 0 && j.pending[0].t <= j.watermark {
 		j.fired = j.fired[:0]
 		for len(j.pending) > 0 && j.pending[0].t <= j.watermark && len(j.fired) < temporalBatchRows {
-			k := j.pending.pop().k
+			k := j.pending.pop().p
 			x := k.left[0]
 			k.left[0] = nil
 			k.left = k.left[1:]
@@ -395,54 +395,3 @@ func (j *temporalJoin) Close() error {
 }
 
 func (j *temporalJoin) String() string { return fmt.Sprintf("temporal join(%s)", j.n.Kind) }
-
-// tjPending is a waiting left row in the heap of all of them.
-type tjPending struct {
-	t, seq int64
-	k      *tjKey
-}
-
-// tjHeap is a min-heap of waiting left rows by time, then arrival.
-type tjHeap []tjPending
-
-func (h tjHeap) less(a, b int) bool {
-	return h[a].t < h[b].t || h[a].t == h[b].t && h[a].seq < h[b].seq
-}
-
-func (h *tjHeap) push(e tjPending) {
-	*h = append(*h, e)
-	q := *h
-	for i := len(q) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !q.less(i, parent) {
-			break
-		}
-		q[i], q[parent] = q[parent], q[i]
-		i = parent
-	}
-}
-
-func (h *tjHeap) pop() tjPending {
-	q := *h
-	top := q[0]
-	last := len(q) - 1
-	q[0] = q[last]
-	q[last] = tjPending{}
-	q = q[:last]
-	for i := 0; ; {
-		small, l, r := i, 2*i+1, 2*i+2
-		if l < len(q) && q.less(l, small) {
-			small = l
-		}
-		if r < len(q) && q.less(r, small) {
-			small = r
-		}
-		if small == i {
-			break
-		}
-		q[i], q[small] = q[small], q[i]
-		i = small
-	}
-	*h = q
-	return top
-}

@@ -114,7 +114,7 @@ func (j *temporalJoin) Restore(handle []byte) error {
 				if side == 0 {
 					x.t = x.vals[j.ltime].i
 					k.left = append(k.left, x)
-					j.pending.push(tjPending{t: x.t, seq: x.seq, k: k})
+					j.pending.push(timed[*tjKey]{t: x.t, seq: x.seq, p: k})
 				} else {
 					x.t = x.vals[j.rtime].i
 					k.versions = append(k.versions, x)
