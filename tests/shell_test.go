@@ -104,12 +104,14 @@ func TestShellCompletionAndHistory(t *testing.T) {
 	p.waitFor(m, "WHERE readings.id")
 	p.send(" IS NOT NULL;\r")
 	p.waitFor(m, "| hottest |")
+	p.waitFor(m, "the query ended.") // keys typed while a table view runs scroll it
 	// Functions, and SET keys inside the quotes.
 	m = p.mark()
 	p.send("SELECT char_len\t")
 	p.waitFor(m, "char_length(")
 	p.send("'abc') AS n;\r")
 	p.waitFor(m, "| n |")
+	p.waitFor(m, "the query ended.")
 	m = p.mark()
 	p.send("SET 'sql-client.execution.res\t")
 	p.waitFor(m, "sql-client.execution.result-mode' = '")
