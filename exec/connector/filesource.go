@@ -344,7 +344,7 @@ func (r *FileReader) openAt(pos FilePosition) error {
 		r.limit = hi
 	}
 	if pos.Align {
-		if pos, err = alignToRecord(f, pos.Offset); err != nil {
+		if pos, err = alignToRecord(f, pos.Offset, r.buf); err != nil {
 			f.Close()
 			return r.err(err)
 		}
@@ -364,14 +364,14 @@ func (r *FileReader) openAt(pos FilePosition) error {
 }
 
 // alignToRecord returns the position of the first record that starts at or after
-// offset lo of f, whose records are lines, with the number of lines before it.
-func alignToRecord(f *os.File, lo int64) (FilePosition, error) {
+// offset lo of f, whose records are lines, with the number of lines before it. It
+// reads through buf, the reader's buffer, which holds nothing yet for this file.
+func alignToRecord(f *os.File, lo int64, buf []byte) (FilePosition, error) {
 	if lo == 0 {
 		return FilePosition{}, nil
 	}
 	// Count the line breaks before lo-1; the record starts after the first one at or
 	// after it.
-	buf := make([]byte, readSize)
 	var at, lines int64
 	for at < lo-1 {
 		n, err := f.ReadAt(buf[:min(int64(len(buf)), lo-1-at)], at)
