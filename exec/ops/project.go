@@ -64,5 +64,5 @@ func (p *project) Process(ctx context.Context, _ int, b exec.Batch) error {
 	}
 	rec := array.NewRecord(p.schema, p.cols, b.Rec.NumRows())
 	defer rec.Release()
-	return p.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: b.Kinds, Origin: b.Origin})
+	return p.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: b.Kinds, Origin: b.Origin, Splits: b.Splits})
 }

@@ -76,6 +76,7 @@ func (o origin) Row(i int) string {
 // partition is a partition the reader owns and where it is.
 type partition struct {
 	topicPartition
+	index  int32 // in the reader's parts
 	offset int64 // of the next record to decode
 	end    int64 // bounded: where it ends; -1 when unbounded
 	hwm    int64 // the high watermark the last fetch reported; -1 before one
@@ -269,7 +270,7 @@ func newReader(ctx context.Context, spec connector.SourceSpec, cfg readerConfig,
 		}
 	}
 	for _, tp := range mine {
-		p := &partition{topicPartition: tp, offset: start[tp], end: -1, hwm: -1}
+		p := &partition{topicPartition: tp, index: int32(len(r.parts)), offset: start[tp], end: -1, hwm: -1}
 		if up != nil {
 			p.last = map[string][]byte{}
 		}
@@ -397,16 +398,34 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		return exec.Batch{}, nil
 	}
 	o := origin{table: r.table, rows: r.origin}
+	splits := r.splits()
 	r.origin = nil // the batch keeps it
 	if r.up != nil {
 		rec, kinds := r.up.flush()
-		return exec.Batch{Rec: rec, Kinds: kinds, Origin: o}, nil
+		return exec.Batch{Rec: rec, Kinds: kinds, Origin: o, Splits: splits}, nil
 	}
 	rec := r.dec.Flush()
 	if r.meta != nil {
 		rec = r.meta.merge(rec)
 	}
-	return exec.Batch{Rec: rec, Kinds: r.dec.Kinds(), Origin: o}, nil
+	return exec.Batch{Rec: rec, Kinds: r.dec.Kinds(), Origin: o, Splits: splits}, nil
+}
+
+// splits says which partition each row of the batch comes from, and which partitions
+// may still bring rows (see exec.Splits): those neither at their end nor read up to the
+// high watermark of their last fetch. Nil for a task of one partition.
+func (r *Reader) splits() *exec.Splits {
+	if len(r.parts) < 2 {
+		return nil
+	}
+	s := &exec.Splits{Of: make([]int32, len(r.origin)), Holding: make([]bool, len(r.parts))}
+	for i, at := range r.origin {
+		s.Of[i] = r.byTP[at.topicPartition].index
+	}
+	for i, p := range r.parts {
+		s.Holding[i] = !p.done() && (p.hwm < 0 || p.offset < p.hwm)
+	}
+	return s
 }
 
 // start creates the consumer of the partitions not at their end.
