@@ -227,6 +227,9 @@ func overOrder(o *parser.OverExpr, spec parser.WindowSpec, input Node, b *exprBi
 	if err != nil {
 		return 0, err
 	}
+	if input.Updating() {
+		return 0, errorf(o, "an OVER window does not consume updates, and its input is updating (as in Flink, whose OverAggregate does not consume update changes)")
+	}
 	c, ok := x.(*ColumnRef)
 	if !ok || !rowtime(input, c.Index) {
 		return 0, errorf(e, "OVER windows' ordering in stream mode must be defined on a time attribute: %s is no column with a WATERMARK", e)
