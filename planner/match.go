@@ -11,7 +11,7 @@ import (
 
 // MatchRecognize finds row patterns in each partition of its input, as Flink's
 // MATCH_RECOGNIZE does: rows are ordered by their event time once the watermark passes
-// them, and a pattern's variables are assigned to consecutive rows by the DEFINE
+// them (rows of equal time by the further ORDER BY keys, then by arrival), and a pattern's variables are assigned to consecutive rows by the DEFINE
 // conditions, one output row per match (the PARTITION BY columns, then the MEASURES).
 //
 // Input is a projection: the input's columns, then the expressions that navigation and
@@ -23,6 +23,7 @@ type MatchRecognize struct {
 	Input       Node
 	PartitionBy []int
 	TimeCol     int
+	OrderBy     []SortKey // the ORDER BY keys after the time: they order rows of equal time
 	Vars        []string // the pattern's variables, in the order written
 	Program     []MatchInstr
 	Defines     []Expr // per variable; nil: always TRUE
@@ -147,8 +148,16 @@ func (n *MatchRecognize) describe(col func(int) string) string {
 	if n.Within > 0 {
 		within = fmt.Sprintf(", within=[%dms]", n.Within)
 	}
-	return fmt.Sprintf("Match(partitionBy=[%s], orderBy=[%s ASC], measures=[%s], rowsPerMatch=[ONE ROW PER MATCH], after=[%s], pattern=[%s]%s, define=[%s])",
-		strings.Join(part, ", "), col(n.TimeCol), strings.Join(meas, ", "), n.SkipSQL(), n.PatternSQL, within, strings.Join(def, ", "))
+	order := []string{col(n.TimeCol) + " ASC"}
+	for _, k := range n.OrderBy {
+		dir := " ASC"
+		if k.Desc {
+			dir = " DESC"
+		}
+		order = append(order, col(k.Col)+dir)
+	}
+	return fmt.Sprintf("Match(partitionBy=[%s], orderBy=[%s], measures=[%s], rowsPerMatch=[ONE ROW PER MATCH], after=[%s], pattern=[%s]%s, define=[%s])",
+		strings.Join(part, ", "), strings.Join(order, ", "), strings.Join(meas, ", "), n.SkipSQL(), n.PatternSQL, within, strings.Join(def, ", "))
 }
 
 // matchMeaning is what decides the state of a match: all of it but the output names,
@@ -195,6 +204,22 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 	}
 	if n.TimeCol, err = matchOrder(t, in, b); err != nil {
 		return nil, nil, err
+	}
+	for _, o := range t.OrderBy[1:] {
+		x, err := b.bind(o.Expr)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, ok := x.(*ColumnRef)
+		if !ok {
+			if x.Type().Kind == Null {
+				return nil, nil, errorf(o.Expr, "cannot order by NULL")
+			}
+			pre.Exprs = append(pre.Exprs, x)
+			pre.Names = append(pre.Names, fmt.Sprintf("$order%d", len(pre.Exprs)-1))
+			c = &ColumnRef{Index: len(pre.Exprs) - 1}
+		}
+		n.OrderBy = append(n.OrderBy, SortKey{Col: c.Index, Desc: o.Desc})
 	}
 	if err := n.pattern(t); err != nil {
 		return nil, nil, err
@@ -264,7 +289,8 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 	return n, newScope(t.Alias, n.Schema()), nil
 }
 
-// matchOrder checks ORDER BY, which must start with an ascending event-time attribute.
+// matchOrder checks ORDER BY, which must start with an ascending event-time attribute,
+// and returns its column.
 func matchOrder(t *parser.MatchRecognize, in Node, b *exprBinder) (int, error) {
 	if len(t.OrderBy) == 0 {
 		return 0, errorf(t, "You must specify either rowtime or proctime for order by.")
@@ -283,9 +309,6 @@ func matchOrder(t *parser.MatchRecognize, in Node, b *exprBinder) (int, error) {
 	}
 	if o.Desc {
 		return 0, errorf(o.Expr, "Primary sort order of a streaming table must be ascending on time.")
-	}
-	if len(t.OrderBy) > 1 {
-		return 0, errorf(t.OrderBy[1].Expr, "MATCH_RECOGNIZE orders by its time attribute only yet, not by further columns")
 	}
 	return c.Index, nil
 }
