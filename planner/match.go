@@ -24,7 +24,7 @@ type MatchRecognize struct {
 	PartitionBy []int
 	TimeCol     int
 	OrderBy     []SortKey // the ORDER BY keys after the time: they order rows of equal time
-	Vars        []string // the pattern's variables, in the order written
+	Vars        []string  // the pattern's variables, in the order written
 	Program     []MatchInstr
 	Defines     []Expr // per variable; nil: always TRUE
 	DefineNavs  [][]MatchNav

@@ -40,7 +40,7 @@ type match struct {
 	meas     []expr.Evaluator
 	part     *changes // the partition columns of output rows
 	outT     *arrow.Schema
-	order    rank     // compares rows of equal time by the ORDER BY keys after the time
+	order    rank // compares rows of equal time by the ORDER BY keys after the time
 
 	out       exec.Output
 	parts     map[string]*matchPart
