@@ -37,7 +37,8 @@ type MatchRecognize struct {
 	SkipVar     int   // the variable of SKIP TO FIRST/LAST
 	Within      int64 // ms; 0 without WITHIN
 	PatternSQL  string
-	RowtimeOut  int // the output column that is MATCH_ROWTIME(), -1 for none
+	RowtimeOut  int  // the output column that is MATCH_ROWTIME(), -1 for none
+	Proctime    bool // ordered by a processing-time attribute
 }
 
 // MatchSkip is where the next match may start after one is found.
@@ -205,6 +206,12 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 	if n.TimeCol, err = matchOrder(t, in, b); err != nil {
 		return nil, nil, err
 	}
+	if !rowtime(in, n.TimeCol) {
+		// Ordered by processing time: rows in their order of arrival, the watermark
+		// following the clock below the match, as below a window over it.
+		pre.Input = proctimeWatermarked(in, n.TimeCol)
+		n.Proctime = true
+	}
 	for _, o := range t.OrderBy[1:] {
 		x, err := b.bind(o.Expr)
 		if err != nil {
@@ -273,8 +280,14 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 			return nil, nil, errorf(m, "MATCH_RECOGNIZE's output already has a column %s", m.Alias)
 		}
 		seen[strings.ToLower(m.Alias)] = true
-		x, _, err := nb.bind(m.Expr)
-		if err != nil {
+		var x Expr
+		if f, ok := m.Expr.(*parser.FuncCall); ok && strings.EqualFold(f.Name, "MATCH_PROCTIME") {
+			if len(f.Args) > 0 || f.Star {
+				return nil, nil, errorf(f, "MATCH_PROCTIME takes no argument")
+			}
+			// The clock as the match is emitted: a processing-time attribute of the output.
+			x = &Call{Fn: FnProctime, T: Type{Kind: TimestampLTZ, Precision: 3, NotNull: true}}
+		} else if x, _, err = nb.bind(m.Expr); err != nil {
 			return nil, nil, err
 		}
 		if f, ok := m.Expr.(*parser.FuncCall); ok && strings.EqualFold(f.Name, "MATCH_ROWTIME") && n.RowtimeOut < 0 {
@@ -301,31 +314,13 @@ func matchOrder(t *parser.MatchRecognize, in Node, b *exprBinder) (int, error) {
 		return 0, err
 	}
 	c, ok := x.(*ColumnRef)
-	if !ok || !rowtime(in, c.Index) {
-		if ok && c.T.Kind == TimestampLTZ && isProctimeCol(in, c.Index) {
-			return 0, errorf(o.Expr, "MATCH_RECOGNIZE over processing time is not supported yet: order by an event-time attribute")
-		}
-		return 0, errorf(o.Expr, "You must specify either rowtime or proctime for order by as the first one: %s is no column with a WATERMARK", o.Expr)
+	if !ok || !rowtime(in, c.Index) && !proctime(in, c.Index) {
+		return 0, errorf(o.Expr, "You must specify either rowtime or proctime for order by as the first one: %s is no column with a WATERMARK nor a PROCTIME() column", o.Expr)
 	}
 	if o.Desc {
 		return 0, errorf(o.Expr, "Primary sort order of a streaming table must be ascending on time.")
 	}
 	return c.Index, nil
-}
-
-// isProctimeCol reports whether column i is computed by PROCTIME().
-func isProctimeCol(n Node, i int) bool {
-	p, ok := n.(*Project)
-	if !ok {
-		return false
-	}
-	switch e := p.Exprs[i].(type) {
-	case *Call:
-		return strings.EqualFold(string(e.Fn), "PROCTIME")
-	case *ColumnRef:
-		return isProctimeCol(p.Input, e.Index)
-	}
-	return strings.Contains(strings.ToUpper(exprSQL(p.Exprs[i], p.Input.Schema())), "PROCTIME")
 }
 
 func (n *MatchRecognize) varIndex(name string) int {
@@ -595,8 +590,11 @@ func (nb *navBinder) nav(x parser.Expr) (MatchNav, bool, error) {
 		case "CLASSIFIER", "MATCH_NUMBER", "RUNNING", "FINAL":
 			return MatchNav{}, false, errorf(x, "Unsupported call: %s in MATCH_RECOGNIZE", name)
 		case "MATCH_PROCTIME":
-			return MatchNav{}, false, errorf(x, "MATCH_PROCTIME() is not supported yet")
+			return MatchNav{}, false, errorf(x, "MATCH_PROCTIME() is a measure of its own, not part of an expression or a condition")
 		case "MATCH_ROWTIME":
+			if nb.n.Proctime {
+				return MatchNav{}, false, errorf(x, "MATCH_ROWTIME() needs ORDER BY an event-time attribute; ordered by processing time, MATCH_PROCTIME() is the match's time")
+			}
 			if len(x.Args) > 1 {
 				return MatchNav{}, false, errorf(x, "MATCH_ROWTIME takes no argument or the rowtime column")
 			}
