@@ -10,8 +10,9 @@ import (
 )
 
 // MatchRecognize finds row patterns in each partition of its input, as Flink's
-// MATCH_RECOGNIZE does: rows are ordered by their event time once the watermark passes
-// them (rows of equal time by the further ORDER BY keys, then by arrival), and a pattern's variables are assigned to consecutive rows by the DEFINE
+// MATCH_RECOGNIZE does: rows are ordered by their time once the watermark passes them
+// (rows of equal time by the further ORDER BY keys, then by arrival; a processing-time
+// attribute orders them by arrival, a WatermarkAssigner following the clock below), and a pattern's variables are assigned to consecutive rows by the DEFINE
 // conditions, one output row per match (the PARTITION BY columns, then the MEASURES).
 //
 // Input is a projection: the input's columns, then the expressions that navigation and
