@@ -12,8 +12,9 @@ import (
 // MatchRecognize finds row patterns in each partition of its input, as Flink's
 // MATCH_RECOGNIZE does: rows are ordered by their time once the watermark passes them
 // (rows of equal time by the further ORDER BY keys, then by arrival; a processing-time
-// attribute orders them by arrival, a WatermarkAssigner following the clock below), and a pattern's variables are assigned to consecutive rows by the DEFINE
-// conditions, one output row per match (the PARTITION BY columns, then the MEASURES).
+// attribute orders them by arrival, a WatermarkAssigner following the clock below), and
+// a pattern's variables are assigned to consecutive rows by the DEFINE conditions, one
+// output row per match (the PARTITION BY columns, then the MEASURES).
 //
 // Input is a projection: the input's columns, then the expressions that navigation and
 // aggregates read from each row (A.price * A.tax in LAST(A.price * A.tax)). Defines[v]
@@ -207,11 +208,10 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 	if n.TimeCol, err = matchOrder(t, in, b); err != nil {
 		return nil, nil, err
 	}
-	if !rowtime(in, n.TimeCol) {
+	if n.Proctime = proctime(in, n.TimeCol); !rowtime(in, n.TimeCol) {
 		// Ordered by processing time: rows in their order of arrival, the watermark
 		// following the clock below the match, as below a window over it.
 		pre.Input = proctimeWatermarked(in, n.TimeCol)
-		n.Proctime = true
 	}
 	for _, o := range t.OrderBy[1:] {
 		x, err := b.bind(o.Expr)
@@ -303,8 +303,8 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 	return n, newScope(t.Alias, n.Schema()), nil
 }
 
-// matchOrder checks ORDER BY, which must start with an ascending event-time attribute,
-// and returns its column.
+// matchOrder checks ORDER BY, which must start with an ascending time attribute (event
+// or processing time), and returns its column.
 func matchOrder(t *parser.MatchRecognize, in Node, b *exprBinder) (int, error) {
 	if len(t.OrderBy) == 0 {
 		return 0, errorf(t, "You must specify either rowtime or proctime for order by.")

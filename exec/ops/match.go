@@ -17,11 +17,11 @@ import (
 
 // match is the operator of a plan's MatchRecognize. Rows wait in their partition's
 // pending rows for the watermark; then each partition's ready rows are taken in time
-// order (for equal times by the further ORDER BY keys, then by arrival) and fed, one at a time, to its partial matches
-// (threads of the pattern's program): every row starts a thread, and a thread at a
-// variable whose DEFINE condition holds for the row moves on. A greedy quantifier that
-// takes the row does not also let it go to what follows (Flink's rule), a reluctant one
-// lets both happen, the exit first. A thread that reaches the end of the program is a
+// order (for equal times by the further ORDER BY keys, then by arrival) and fed, one at
+// a time, to its partial matches (threads of the pattern's program): every row starts
+// a thread, and a thread at a variable whose DEFINE condition holds for the row moves
+// on. A greedy quantifier that takes the row does not also let it go to what follows
+// (Flink's rule), a reluctant one lets both happen, the exit first. A thread that reaches the end of the program is a
 // match: one output row, its measures computed over its rows, after which the AFTER
 // MATCH strategy drops the threads that may no longer start a match. WITHIN drops a
 // thread once a row comes more than the interval after its first row.
