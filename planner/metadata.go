@@ -91,11 +91,11 @@ func (t *Table) metadataKeys() []MetadataKey {
 	return append(out, keys...)
 }
 
-// valueFormat is the format of a table's values: 'value.format', or 'format'.
+// valueFormat is the format of a table's values: 'format', or 'value.format'.
 func (t *Table) valueFormat() string {
-	f := t.Options["value.format"]
+	f := t.Options["format"]
 	if f == "" {
-		f = t.Options["format"]
+		f = t.Options["value.format"]
 	}
 	return strings.ToLower(strings.TrimSpace(f))
 }

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -12,20 +13,36 @@ import (
 )
 
 // metaReader adds a Kafka table's metadata columns (topic, partition, headers,
-// leader-epoch, offset, timestamp, timestamp-type) to the rows decoded from each
-// record's value: the source's rows are the table's SourceSchema, physical and
-// metadata columns in the table's order.
+// leader-epoch, offset, timestamp, timestamp-type, and the value format's value.*
+// keys) to the rows decoded from each record's value: the source's rows are the
+// table's SourceSchema, physical and metadata columns in the table's order.
 type metaReader struct {
 	schema   *arrow.Schema // of the rows returned
 	physical []int         // the positions of the physical columns
 	cols     []metaColumn
+	values   []int // the positions of the value format's metadata columns, which the decoder reads after the physical ones
 }
 
-// metaColumn is one metadata column: its position in the rows and its builder.
+// metaColumn is one metadata column of the record: its position in the rows and its
+// builder.
 type metaColumn struct {
 	at  int
 	key string
 	b   array.Builder
+}
+
+// formatMetadata returns the value format's metadata keys that t's columns read, in
+// the table's order and without the prefix, for format.NewMetadataDecoder.
+func formatMetadata(t *planner.Table) []string {
+	var keys []string
+	for _, c := range t.Columns {
+		if c.Computed == nil {
+			if k, ok := strings.CutPrefix(c.Metadata, planner.FormatMetadataPrefix); ok {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
 }
 
 // newMetaReader returns the metadata reader of t, or nil when t has no metadata
@@ -50,6 +67,11 @@ func newMetaReader(t *planner.Table, mem memory.Allocator) (*metaReader, error) 
 		if !ok {
 			m.release()
 			return nil, fmt.Errorf("table %s: the kafka connector has no metadata key '%s'", t.Name, c.Metadata)
+		}
+		if strings.HasPrefix(k.Key, planner.FormatMetadataPrefix) {
+			m.values = append(m.values, at)
+			at++
+			continue
 		}
 		m.cols = append(m.cols, metaColumn{at: at, key: k.Key, b: array.NewBuilder(mem, exec.ArrowType(k.Type))})
 		at++
@@ -109,6 +131,10 @@ func (m *metaReader) merge(phys arrow.Record) arrow.Record {
 	cols := make([]arrow.Array, len(m.schema.Fields()))
 	for i, at := range m.physical {
 		cols[at] = phys.Column(i)
+		cols[at].Retain()
+	}
+	for i, at := range m.values {
+		cols[at] = phys.Column(len(m.physical) + i)
 		cols[at].Retain()
 	}
 	for _, c := range m.cols {

@@ -188,7 +188,12 @@ func openSource(ctx context.Context, spec connector.SourceSpec) (exec.Reader, er
 	if (startSpecific != nil || endSpecific != nil) && len(names) > 1 {
 		return nil, o.Err("'specific-offsets' needs a single topic")
 	}
-	dec, err := format.NewDecoder(o.Format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	var dec format.Decoder
+	if meta := formatMetadata(t); meta != nil {
+		dec, err = format.NewMetadataDecoder(o.Format(), t.PhysicalSchema(), meta, spec.Mem, t.Options, spec.Location)
+	} else {
+		dec, err = format.NewDecoder(o.Format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	}
 	if err != nil {
 		return nil, o.Err("%v", err)
 	}
