@@ -66,8 +66,8 @@ type spool struct {
 	// headers; withMeta are the pending epochs whose files were written so.
 	meta     bool
 	withMeta map[int64]bool
-	written int64           // bytes written to the open file
-	last    int64           // the last checkpoint sealed
+	written  int64 // bytes written to the open file
+	last     int64 // the last checkpoint sealed
 
 	restored bool // Restore ran; begin recovers
 	begun    bool
