@@ -82,8 +82,26 @@ func newMetaReader(t *planner.Table, mem memory.Allocator) (*metaReader, error) 
 // timestampTypes are the names Flink gives Kafka's timestamp types.
 var timestampTypes = map[int8]string{0: "CreateTime", 1: "LogAppendTime"}
 
+// recordInfo is the metadata of a record. An upsert-kafka source keeps it for the
+// record that holds each key's value (its retraction carries it), in its checkpoints
+// too; topic and partition are the partition's.
+type recordInfo struct {
+	Topic         string             `json:"-"`
+	Partition     int32              `json:"-"`
+	Offset        int64              `json:"offset"`
+	Timestamp     int64              `json:"ts"` // Unix milliseconds
+	TimestampType int8               `json:"ts_type"`
+	LeaderEpoch   int32              `json:"leader_epoch"`
+	Headers       []kgo.RecordHeader `json:"headers,omitempty"`
+}
+
+func infoOf(rec *kgo.Record) recordInfo {
+	return recordInfo{Topic: rec.Topic, Partition: rec.Partition, Offset: rec.Offset, Timestamp: rec.Timestamp.UnixMilli(),
+		TimestampType: rec.Attrs.TimestampType(), LeaderEpoch: rec.LeaderEpoch, Headers: rec.Headers}
+}
+
 // add appends the metadata of rec, n times (for the rows decoded from it).
-func (m *metaReader) add(rec *kgo.Record, n int) {
+func (m *metaReader) add(rec *recordInfo, n int) {
 	for range n {
 		for _, c := range m.cols {
 			switch c.key {
@@ -112,9 +130,9 @@ func (m *metaReader) add(rec *kgo.Record, n int) {
 			case "offset":
 				c.b.(*array.Int64Builder).Append(rec.Offset)
 			case "timestamp":
-				c.b.(*array.TimestampBuilder).Append(arrow.Timestamp(rec.Timestamp.UnixMilli()))
+				c.b.(*array.TimestampBuilder).Append(arrow.Timestamp(rec.Timestamp))
 			case "timestamp-type":
-				name, ok := timestampTypes[rec.Attrs.TimestampType()]
+				name, ok := timestampTypes[rec.TimestampType]
 				if !ok {
 					name = "NoTimestampType"
 				}
