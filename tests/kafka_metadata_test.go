@@ -145,3 +145,58 @@ SELECT id, name FROM bad;`
 		t.Errorf("malformed metadata ignored: exit %d, output %q, stderr %s", code, out, errOut)
 	}
 }
+
+// TestUpsertKafkaMetadata: an upsert-kafka table writes its 'timestamp' and 'headers'
+// METADATA columns as the records' and reads Kafka's metadata keys back: each change
+// with the metadata of the record holding the key's value (the retraction of an old
+// value carries the old record's offset and timestamp, as Flink's).
+func TestUpsertKafkaMetadata(t *testing.T) {
+	addr := kafkaCluster(t, 1, "users")
+	ddl := fmt.Sprintf(`SET 'table.local-time-zone' = 'UTC';
+CREATE TABLE users (
+  id BIGINT, name STRING,
+  ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',
+  hs MAP<STRING, BYTES> METADATA FROM 'headers',
+  `+"`offset`"+` BIGINT METADATA VIRTUAL,
+  PRIMARY KEY (id) NOT ENFORCED
+) WITH ('connector' = 'upsert-kafka', 'topic' = 'users', 'properties.bootstrap.servers' = '%s',
+  'key.format' = 'json', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');
+`, addr)
+	for _, insert := range []string{
+		`INSERT INTO users VALUES (1, 'ann', TO_TIMESTAMP_LTZ(1000, 3), MAP['v', CAST('1' AS BYTES)]), (2, 'bob', TO_TIMESTAMP_LTZ(1500, 3), MAP['v', CAST('b' AS BYTES)]);`,
+		`INSERT INTO users VALUES (1, 'ann2', TO_TIMESTAMP_LTZ(2000, 3), MAP['v', CAST('2' AS BYTES)]);`,
+	} {
+		if _, errOut, code := runCLI(t, "", "-e", ddl+insert, "--state-dir", t.TempDir()); code != 0 {
+			t.Fatalf("writing: %s", errOut)
+		}
+	}
+	recs, err := kafkaRecords(addr, "users")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		var hs []string
+		for _, h := range r.Headers {
+			hs = append(hs, h.Key+"="+string(h.Value))
+		}
+		got = append(got, fmt.Sprintf("%s %s %d %s", r.Key, r.Value, r.Timestamp.UnixMilli(), strings.Join(hs, ",")))
+	}
+	want := `{"id":1} {"id":1,"name":"ann"} 1000 v=1|{"id":2} {"id":2,"name":"bob"} 1500 v=b|{"id":1} {"id":1,"name":"ann2"} 2000 v=2`
+	if strings.Join(got, "|") != want {
+		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.ReplaceAll(want, "|", "\n"))
+	}
+	out, errOut, code := runCLI(t, "", "-e", ddl+"SELECT id, name, ts, `offset`, CAST(hs['v'] AS STRING) AS v FROM users;",
+		"--format", "changelog", "--state-dir", t.TempDir())
+	if code != 0 {
+		t.Fatalf("reading: %s", errOut)
+	}
+	wantOut := `+I[1, ann, 1970-01-01 00:00:01.000, 0, 1]
++I[2, bob, 1970-01-01 00:00:01.500, 1, b]
+-U[1, ann, 1970-01-01 00:00:01.000, 0, 1]
++U[1, ann2, 1970-01-01 00:00:02.000, 2, 2]
+`
+	if out != wantOut {
+		t.Errorf("read back:\n%s\nwant:\n%s", out, wantOut)
+	}
+}
