@@ -27,10 +27,13 @@ import (
 // new key is +I, one of a known key -U of the old row and +U of the new (nothing when
 // the value did not change), and a tombstone -D of the old row (nothing for an unknown
 // key). Kafka puts the records of a key in one partition when they are produced by key
-// (as this sink and Flink's do), so each key lives in one source task.
+// (as this sink and Flink's do), so each key lives in one source task. With METADATA
+// columns, a change carries the metadata of the record holding the value it adds or
+// retracts, so the source keeps that beside each key's last value.
 //
 // The sink writes +I and +U as a record of the key and the row, -D as a tombstone of
-// the key, and drops -U; records are partitioned by the key's hash. Written again after
+// the key, and drops -U; records are partitioned by the key's hash, with the
+// timestamp and headers of their METADATA columns. Written again after
 // a failure, a key's records rewrite the same final value: an exactly-once final state
 // for readers that apply them by key (this source, a compacted topic).
 var (
