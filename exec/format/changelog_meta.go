@@ -30,9 +30,10 @@ import (
 // metaColumn is a metadata column a CDCDecoder fills: its key, builder, and the value
 // of the message being decoded.
 type metaColumn struct {
-	key string
-	b   array.Builder
-	v   metaValue
+	key  string
+	read func(d *CDCDecoder, v *metaValue) string
+	b    array.Builder
+	v    metaValue
 }
 
 // metaValue is one message's value of a metadata key.
@@ -71,63 +72,66 @@ func NewMetadataDecoder(format string, schema planner.Schema, meta []string, mem
 				i = j
 			}
 		}
-		if i < 0 {
+		read := metaReaders[format][name]
+		if i < 0 || read == nil {
 			d.Release()
 			return nil, fmt.Errorf("format %s has no metadata key '%s'", format, name)
 		}
-		d.meta = append(d.meta, metaColumn{key: name, b: array.NewBuilder(mem, exec.ArrowType(keys[i].Type))})
+		d.meta = append(d.meta, metaColumn{key: name, read: read, b: array.NewBuilder(mem, exec.ArrowType(keys[i].Type))})
 		d.metaFields = append(d.metaFields, arrow.Field{Name: name, Type: exec.ArrowType(keys[i].Type), Nullable: true})
 	}
 	return d, nil
 }
 
-// readMeta reads the metadata of the message whose envelope fields are in d.fields
-// (and, for debezium-json, its top-level "schema" in d.schema), or returns why the
-// message is malformed.
+// metaReaders read each format's metadata keys from a message's envelope fields
+// (d.fields, by the format's field list; debezium-json's top-level "schema" in
+// d.schema), returning why the message is malformed.
+var metaReaders = map[string]map[string]func(d *CDCDecoder, v *metaValue) string{
+	Debezium: {
+		"schema": func(d *CDCDecoder, v *metaValue) string {
+			if d.schema != nil {
+				*v = metaValue{s: string(d.schema)}
+			}
+			return ""
+		},
+		"ingestion-timestamp": func(d *CDCDecoder, v *metaValue) string { return v.millis(d.fields[4], 1, "ts_ms") },
+		"source.timestamp":    func(d *CDCDecoder, v *metaValue) string { return v.millis(d.sourceField("ts_ms"), 1, "source.ts_ms") },
+		"source.database":     func(d *CDCDecoder, v *metaValue) string { v.text(d.sourceField("db")); return "" },
+		"source.schema":       func(d *CDCDecoder, v *metaValue) string { v.text(d.sourceField("schema")); return "" },
+		"source.table": func(d *CDCDecoder, v *metaValue) string {
+			if t := d.sourceField("table"); t != nil {
+				v.text(t)
+			} else {
+				v.text(d.sourceField("collection"))
+			}
+			return ""
+		},
+		"source.properties": func(d *CDCDecoder, v *metaValue) string { return v.stringMap(d.fields[5], "source") },
+	},
+	Canal: {
+		"database":            func(d *CDCDecoder, v *metaValue) string { v.text(d.fields[3]); return "" },
+		"table":               func(d *CDCDecoder, v *metaValue) string { v.text(d.fields[4]); return "" },
+		"sql-type":            func(d *CDCDecoder, v *metaValue) string { return v.intMap(d.fields[6], "sqlType") },
+		"pk-names":            func(d *CDCDecoder, v *metaValue) string { return v.stringArray(d.fields[7], "pkNames") },
+		"ingestion-timestamp": func(d *CDCDecoder, v *metaValue) string { return v.millis(d.fields[8], 1, "ts") },
+		"event-timestamp":     func(d *CDCDecoder, v *metaValue) string { return v.millis(d.fields[9], 1, "es") },
+	},
+	Maxwell: {
+		"database":            func(d *CDCDecoder, v *metaValue) string { v.text(d.fields[3]); return "" },
+		"table":               func(d *CDCDecoder, v *metaValue) string { v.text(d.fields[4]); return "" },
+		"primary-key-columns": func(d *CDCDecoder, v *metaValue) string { return v.stringArray(d.fields[5], "primary_key_columns") },
+		// Maxwell's ts is in seconds.
+		"ingestion-timestamp": func(d *CDCDecoder, v *metaValue) string { return v.millis(d.fields[6], 1000, "ts") },
+	},
+}
+
+// readMeta reads the metadata of the message whose envelope is in d.fields, or
+// returns why the message is malformed.
 func (d *CDCDecoder) readMeta() string {
 	for i := range d.meta {
 		c := &d.meta[i]
 		c.v = metaValue{null: true}
-		var msg string
-		switch d.opts.Format + " " + c.key {
-		case Debezium + " schema":
-			if d.schema != nil {
-				c.v = metaValue{s: string(d.schema)}
-			}
-		case Debezium + " ingestion-timestamp":
-			msg = c.v.millis(d.fields[4], 1, "ts_ms")
-		case Debezium + " source.timestamp":
-			msg = c.v.millis(d.sourceField("ts_ms"), 1, "source.ts_ms")
-		case Debezium + " source.database":
-			c.v.text(d.sourceField("db"))
-		case Debezium + " source.schema":
-			c.v.text(d.sourceField("schema"))
-		case Debezium + " source.table":
-			if t := d.sourceField("table"); t != nil {
-				c.v.text(t)
-			} else {
-				c.v.text(d.sourceField("collection"))
-			}
-		case Debezium + " source.properties":
-			msg = c.v.stringMap(d.fields[5], "source")
-		case Canal + " database", Maxwell + " database":
-			c.v.text(d.fields[3])
-		case Canal + " table", Maxwell + " table":
-			c.v.text(d.fields[4])
-		case Canal + " sql-type":
-			msg = c.v.intMap(d.fields[6], "sqlType")
-		case Canal + " pk-names":
-			msg = c.v.stringArray(d.fields[7], "pkNames")
-		case Canal + " ingestion-timestamp":
-			msg = c.v.millis(d.fields[8], 1, "ts")
-		case Canal + " event-timestamp":
-			msg = c.v.millis(d.fields[9], 1, "es")
-		case Maxwell + " primary-key-columns":
-			msg = c.v.stringArray(d.fields[5], "primary_key_columns")
-		case Maxwell + " ingestion-timestamp":
-			msg = c.v.millis(d.fields[6], 1000, "ts") // Maxwell's ts is in seconds
-		}
-		if msg != "" {
+		if msg := c.read(d, &c.v); msg != "" {
 			return "metadata '" + c.key + "': " + msg
 		}
 	}
