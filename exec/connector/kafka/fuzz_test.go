@@ -103,7 +103,8 @@ func FuzzSpoolMeta(f *testing.F) {
 			if m == nil {
 				t.Fatal("a record without its metadata")
 			}
-			got = append(got, spooled{key, value, m})
+			c := *m // valid until collect returns
+			got = append(got, spooled{key, value, &c})
 			return nil
 		}
 		err := readSpool(bytes.NewReader(file), size, true, collect)

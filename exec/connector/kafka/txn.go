@@ -492,7 +492,7 @@ func (sp *spool) produceEpoch(ctx context.Context, epoch int64) error {
 }
 
 // readSpool calls each with the key, value and (withMeta: the file's records carry
-// them) metadata of every record of a spool file of size bytes (-1: not known) read
+// them; valid until each returns, but for the headers) metadata of every record of a spool file of size bytes (-1: not known) read
 // from f, and returns an error when the file is not one whole spool: a size that
 // differs, a record cut short or too long, a checksum that does not match. The client
 // keeps each record until it is acknowledged, so keys and values are cut from slabs
@@ -536,13 +536,12 @@ func readSpool(f io.Reader, size int64, withMeta bool, each func(key, value []by
 			}
 		}
 		want := r.sum
-		var sum [4]byte
-		n, err := io.ReadFull(r.r, sum[:])
+		n, err := io.ReadFull(r.r, r.sum4[:])
 		r.read += int64(n)
 		if err != nil {
 			return err
 		}
-		if binary.BigEndian.Uint32(sum[:]) != want {
+		if binary.BigEndian.Uint32(r.sum4[:]) != want {
 			return errors.New("checksum mismatch")
 		}
 		if size >= 0 && r.read > size {
@@ -562,14 +561,18 @@ type spoolReader struct {
 	read int64
 	sum  uint32 // the CRC-32C of the record so far
 	slab []byte
-	next uint64 // the size of the next slab: doubling up to 1 MiB
+	next uint64  // the size of the next slab: doubling up to 1 MiB
+	one  [1]byte // the byte ReadByte sums, without an allocation
+	sum4 [4]byte // a record's checksum as read
+	m    recordMeta
 }
 
 func (r *spoolReader) ReadByte() (byte, error) {
 	b, err := r.r.ReadByte()
 	if err == nil {
 		r.read++
-		r.sum = crc32.Update(r.sum, castagnoli, []byte{b})
+		r.one[0] = b
+		r.sum = crc32.Update(r.sum, castagnoli, r.one[:])
 	}
 	return b, err
 }
@@ -593,9 +596,11 @@ func (r *spoolReader) take(n uint64) ([]byte, error) {
 	return b, err
 }
 
-// meta reads a record's metadata (see spool.write).
+// meta reads a record's metadata (see spool.write) into r.m, valid until the next
+// record; its headers are the record's own.
 func (r *spoolReader) meta() (*recordMeta, error) {
-	m := &recordMeta{}
+	m := &r.m
+	*m = recordMeta{}
 	has, err := r.uvarint()
 	if err != nil {
 		return nil, err
