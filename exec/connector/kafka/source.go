@@ -80,8 +80,10 @@ type partition struct {
 	offset int64 // of the next record to decode
 	end    int64 // bounded: where it ends; -1 when unbounded
 	hwm    int64 // the high watermark the last fetch reported; -1 before one
-	// upsert-kafka: the last value of each key of the partition, by the key's bytes
-	last map[string][]byte
+	// upsert-kafka: the last value of each key of the partition, by the key's bytes,
+	// and with metadata columns the metadata of the record that holds it
+	last     map[string][]byte
+	lastInfo map[string]*recordInfo
 }
 
 func (p *partition) done() bool { return p.end >= 0 && p.offset >= p.end }
@@ -189,7 +191,12 @@ func openSource(ctx context.Context, spec connector.SourceSpec) (exec.Reader, er
 	if (startSpecific != nil || endSpecific != nil) && len(names) > 1 {
 		return nil, o.Err("'specific-offsets' needs a single topic")
 	}
-	dec, err := format.NewDecoder(o.Format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	var dec format.Decoder
+	if meta := formatMetadata(t); meta != nil {
+		dec, err = format.NewMetadataDecoder(o.Format(), t.PhysicalSchema(), meta, spec.Mem, t.Options, spec.Location)
+	} else {
+		dec, err = format.NewDecoder(o.Format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	}
 	if err != nil {
 		return nil, o.Err("%v", err)
 	}
@@ -229,11 +236,9 @@ func newReader(ctx context.Context, spec connector.SourceSpec, cfg readerConfig,
 		table: t.Name, task: spec.Task, tasks: tasks, group: group, dec: dec, batch: spec.BatchSize,
 		admin: admin, byTP: map[topicPartition]*partition{}, bounded: bounded != "unbounded", raw: cfg.raw, up: up,
 	}
-	if up == nil {
-		if r.meta, err = newMetaReader(t, spec.Mem); err != nil {
-			r.Close()
-			return nil, err
-		}
+	if r.meta, err = newMetaReader(t, spec.Mem); err != nil {
+		r.Close()
+		return nil, err
 	}
 	if r.batch <= 0 {
 		r.batch = connector.DefaultBatchSize
@@ -273,6 +278,9 @@ func newReader(ctx context.Context, spec connector.SourceSpec, cfg readerConfig,
 		p := &partition{topicPartition: tp, index: int32(len(r.parts)), offset: start[tp], end: -1, hwm: -1}
 		if up != nil {
 			p.last = map[string][]byte{}
+			if r.meta != nil {
+				p.lastInfo = map[string]*recordInfo{}
+			}
 		}
 		if r.bounded {
 			p.end = end[tp]
@@ -402,6 +410,9 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 	r.origin = nil // the batch keeps it
 	if r.up != nil {
 		rec, kinds := r.up.flush()
+		if r.meta != nil {
+			rec = r.meta.merge(rec)
+		}
 		return exec.Batch{Rec: rec, Kinds: kinds, Origin: o, Splits: splits}, nil
 	}
 	rec := r.dec.Flush()
@@ -532,7 +543,8 @@ func (r *Reader) record(rec *kgo.Record) error {
 			r.origin = append(r.origin, recordAt{p.topicPartition, rec.Offset})
 		}
 		if r.meta != nil {
-			r.meta.add(rec, r.dec.Rows()-before)
+			info := infoOf(rec)
+			r.meta.add(&info, r.dec.Rows()-before)
 		}
 	}
 	p.offset = rec.Offset + 1
