@@ -15,11 +15,14 @@ import (
 // a buffer reused at once is also still in the cache. Its buffers are not zeroed: the
 // reader writes every byte of what it hands out.
 //
-// Buffers come in power-of-two classes; a free list keeps at most poolKeep of each, so
-// batches held long (by a window, in a channel) fall back to the garbage collector.
+// Buffers come in power-of-two classes, allocated from mem; a free list keeps at most
+// poolKeep of each, and gives the others back to mem, as it does every buffer once the
+// reader is closed.
 type pool struct {
-	mu   sync.Mutex
-	free [poolClasses][][]byte
+	mem    memory.Allocator
+	mu     sync.Mutex
+	free   [poolClasses][][]byte
+	closed bool
 }
 
 var _ memory.Allocator = (*pool)(nil)
@@ -46,7 +49,7 @@ func class(size int) int {
 func (p *pool) Allocate(size int) []byte {
 	c := class(size)
 	if c >= poolClasses {
-		return make([]byte, size)
+		return p.mem.Allocate(size)
 	}
 	p.mu.Lock()
 	if n := len(p.free[c]); n > 0 {
@@ -57,25 +60,41 @@ func (p *pool) Allocate(size int) []byte {
 		return b[:size]
 	}
 	p.mu.Unlock()
-	return make([]byte, size, 1<<(c+poolMinShift))
+	return p.mem.Allocate(1 << (c + poolMinShift))[:size]
 }
 
 func (p *pool) Free(b []byte) {
-	c := class(cap(b))
-	if c >= poolClasses || cap(b) != 1<<(c+poolMinShift) {
-		return // not one of ours
-	}
 	b = b[:cap(b)]
 	if poisonFreed {
 		for i := range b {
 			b[i] = 0xa5
 		}
 	}
-	p.mu.Lock()
-	if len(p.free[c]) < poolKeep {
-		p.free[c] = append(p.free[c], b)
+	c := class(len(b))
+	if c < poolClasses && len(b) == 1<<(c+poolMinShift) {
+		p.mu.Lock()
+		if !p.closed && len(p.free[c]) < poolKeep {
+			p.free[c] = append(p.free[c], b)
+			b = nil
+		}
+		p.mu.Unlock()
 	}
-	p.mu.Unlock()
+	if b != nil {
+		p.mem.Free(b)
+	}
+}
+
+// close gives the free buffers back to mem, and every buffer freed from now on.
+func (p *pool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for c := range p.free {
+		for _, b := range p.free[c] {
+			p.mem.Free(b)
+		}
+		p.free[c] = nil
+	}
 }
 
 func (p *pool) Reallocate(size int, b []byte) []byte {

@@ -57,7 +57,10 @@ func Open(spec connector.SourceSpec) (*Reader, error) {
 	}
 	schema := t.PhysicalSchema()
 	r := &Reader{table: t.Name, opts: opts, task: spec.Task, tasks: tasks, gen: newGenerator(opts.cfg),
-		batch: spec.BatchSize, lanes: []lane{{Next: int64(spec.Task), Step: int64(tasks), End: opts.events}}, mem: &pool{}}
+		batch: spec.BatchSize, lanes: []lane{{Next: int64(spec.Task), Step: int64(tasks), End: opts.events}}, mem: &pool{mem: spec.Mem}}
+	if r.mem.mem == nil {
+		r.mem.mem = memory.DefaultAllocator
+	}
 	if r.batch <= 0 {
 		r.batch = connector.DefaultBatchSize
 	}
@@ -186,6 +189,9 @@ func (r *Reader) nextLane() *lane {
 
 // Close ends the reader; batches it returned stay valid.
 func (r *Reader) Close() error {
+	if !r.closed {
+		r.mem.close()
+	}
 	r.closed = true
 	return nil
 }
