@@ -254,7 +254,39 @@ func (g *generator) str(r *rng, max int, special byte) {
 }
 
 // price is log-uniform from 100 to 10^8 cents.
-func price(r *rng) int64 { return int64(math.Round(pow10(r.float()*6) * 100)) }
+func price(r *rng) int64 { return priceAt(r.float() * 6) }
+
+// exactPrice is the price for y in [0, 6): 10^y dollars, rounded to the cent, by
+// math.Pow's power of ten.
+func exactPrice(y float64) int64 { return int64(math.Round(pow10(y) * 100)) }
+
+// priceAt is exactPrice(y), most often without its Exp (TestPriceAtIsExact): 2^x for
+// x = y·log2(10) from a table of 2^(k/256) and a polynomial for the rest, within 1e-14
+// of 10^y, so that the cents it rounds to are exactPrice's unless the value is within
+// 1e-5 of half a cent (about one price in 50,000), which exactPrice then rounds.
+func priceAt(y float64) int64 {
+	t := y * (math.Log2E * math.Ln10 * 256) // log2(10)·256 as a constant
+	k := int(t)
+	f := (t - float64(k)) * (math.Ln2 / 256)
+	p := 1 + f*(1+f*(1.0/2+f*(1.0/6+f*(1.0/24+f*(1.0/120)))))
+	v := math.Ldexp(exp2Table[k&255]*p, k>>8) * 100
+	fl := math.Floor(v)
+	if d := v - fl - 0.5; d > -1e-5 && d < 1e-5 {
+		return exactPrice(y)
+	}
+	if v-fl > 0.5 {
+		return int64(fl) + 1
+	}
+	return int64(fl)
+}
+
+// exp2Table holds 2^(k/256) for k in [0, 256).
+var exp2Table = func() (t [256]float64) {
+	for k := range t {
+		t[k] = math.Exp2(float64(k) / 256)
+	}
+	return t
+}()
 
 // ln10 is math.Log(10), computed once as math.Pow computes it for every call.
 var ln10 = math.Log(10)

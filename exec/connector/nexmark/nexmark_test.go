@@ -534,6 +534,39 @@ func TestPow10IsMathPow(t *testing.T) {
 	}
 }
 
+// priceAt is exactPrice for every draw and next to every half cent, where rounding
+// turns on the last bits.
+func TestPriceAtIsExact(t *testing.T) {
+	n := uint64(5_000_000)
+	if testing.Short() {
+		n = 500_000
+	}
+	check := func(y float64) {
+		if got, want := priceAt(y), exactPrice(y); got != want {
+			t.Fatalf("priceAt(%v) = %d, exactPrice gives %d", y, got, want)
+		}
+	}
+	for _, y := range []float64{0, 0.5, 1, 2, 3, 5.5, math.Nextafter(6, 0), 4.9e-324} {
+		check(y)
+	}
+	for i := uint64(0); i < n; i++ {
+		r := newRNG(i)
+		check(r.float() * 6)
+	}
+	// The powers of ten just below, at and above the half cents c + 0.5.
+	for i := uint64(0); i < n/10; i++ {
+		r := newRNG(saltExtra + i)
+		c := 100 + float64(r.intn(1e8-100))
+		y := math.Log10((c + 0.5) / 100)
+		for k, z := 0, y; k < 4; k, z = k+1, math.Nextafter(z, 0) {
+			check(z)
+		}
+		for k, z := 0, y; k < 4; k, z = k+1, math.Nextafter(z, 6) {
+			check(z)
+		}
+	}
+}
+
 // Each row's origin names its event: evenly spaced ids (one lane) and skipped ones (a
 // plain table of one type).
 func TestOriginNamesEachEvent(t *testing.T) {
