@@ -95,14 +95,15 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 	}
 	rows, scanned := 0, 0
 	o := &origin{table: r.table} // the batch's origin
-	for rows < r.batch && scanned < maxScan*r.batch {
-		l := r.nextLane()
-		if l == nil {
-			break
-		}
+	// One lane (all but a task restored at another parallelism) stays the next until
+	// it is done; of several, the next is the one with the smallest id.
+	for l := r.nextLane(); l != nil && rows < r.batch && scanned < maxScan*r.batch; {
 		id := l.Next
 		l.Next += l.Step
 		scanned++
+		if len(r.lanes) > 1 || l.done() {
+			l = r.nextLane()
+		}
 		if r.opts.shape != shapeEvents && r.gen.cfg.kind(id) != r.opts.shape {
 			continue
 		}
