@@ -11,8 +11,8 @@ import (
 // pool is the allocator of a reader's Arrow buffers: the buffers of a batch come back
 // to it when the batch's last holder releases it, and become the next batch's. A
 // source running flat out would otherwise allocate some 350 bytes an event, and the
-// garbage collector's work, paid on every core, cost more than generating the events;
-// a buffer reused at once is also still in the cache. Its buffers are not zeroed: the
+// garbage collector's work on that, paid on every core, cost about as much CPU as
+// generating the events; a buffer reused at once is also still in the cache. Its buffers are not zeroed: the
 // reader writes every byte of what it hands out.
 //
 // Buffers come in power-of-two classes, allocated from mem; a free list keeps at most
