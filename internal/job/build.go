@@ -292,11 +292,18 @@ func (b *builder) node(n planner.Node) (int, error) {
 
 func (b *builder) nodeOnce(n planner.Node) (int, error) {
 	if p, ok := n.(*planner.Project); ok {
+		at := p // the projection over the filter
+		if m, ok := planner.MergePicks(p); ok {
+			if _, ok := m.Input.(*planner.Filter); ok {
+				at, p = p.Input.(*planner.Project), m // a query's picks of a view's
+			}
+		}
 		if swapped, ok := planner.PicksBeforeFilter(p); ok {
 			// Views and metrics show the operators as EXPLAIN does: the filter, then the
-			// projection; the picks below the filter are plumbing.
+			// projection; the picks below the filter are plumbing (and a view's
+			// projection merged into the query's is the query's).
 			f := swapped.Input.(*planner.Filter)
-			b.labels[swapped], b.labels[f], b.labels[f.Input] = p.Describe(), p.Input.Describe(), ""
+			b.labels[swapped], b.labels[f], b.labels[f.Input] = n.Describe(), at.Input.Describe(), ""
 			n = swapped
 		}
 	}
