@@ -10,7 +10,7 @@ import (
 // TIMESTAMP and TIMESTAMP_LTZ are both epoch milliseconds: a TIMESTAMP is its wall clock
 // read as UTC, a TIMESTAMP_LTZ an instant (its Arrow type carries the zone "UTC"). CHAR(n)
 // is a string, BINARY(n) a binary array, both holding padded values. ROW, ARRAY and MAP
-// are struct, list and map arrays whose fields are all nullable, so that the Arrow type
+// (and MULTISET, element to INT count) are struct, list and map arrays whose fields are all nullable, so that the Arrow type
 // depends only on names and shapes: NOT NULL inside them is the planner's to know.
 func ArrowType(t planner.Type) arrow.DataType {
 	switch t.Kind {
@@ -32,7 +32,7 @@ func ArrowType(t planner.Type) arrow.DataType {
 		return arrow.StructOf(fields...)
 	case planner.Array:
 		return arrow.ListOf(ArrowType(t.Elem()))
-	case planner.Map:
+	case planner.Map, planner.Multiset: // a MULTISET maps each element to its count
 		return arrow.MapOf(ArrowType(t.Elem()), ArrowType(t.Value()))
 	case planner.Int:
 		return arrow.PrimitiveTypes.Int32

@@ -74,13 +74,17 @@ func BindType(t *parser.TypeName) (Type, error) {
 			fields[i] = Column{Name: f.Name, Type: ft}
 		}
 		out = RowType(fields)
-	case "ARRAY", "MAP":
+	case "ARRAY", "MAP", "MULTISET":
 		elem, err := BindType(t.Elem)
 		if err != nil {
 			return Type{}, err
 		}
 		if t.Name == "ARRAY" {
 			out = ArrayType(elem)
+			break
+		}
+		if t.Name == "MULTISET" {
+			out = MultisetType(elem)
 			break
 		}
 		value, err := BindType(t.Value)

@@ -534,21 +534,22 @@ func functionRows() []Function {
 			Examples: []Example{{"ROW(1, 'a').EXPR$1", "a"}, {"ROW(ROW(2, 3)).EXPR$0.EXPR$1", "3"}, {"CAST(NULL AS ROW<a INT>).a", "null"}}},
 		{Fn: FnCardinality, Names: []string{"CARDINALITY"}, Args: []Arg{ArgAny}, Result: returns(TypeInt),
 			Bind: func(c *CallSite) (Expr, error) {
-				if k := c.Args[0].Type().Kind; k != Array && k != Map && k != Null {
-					return nil, c.Errorf(0, "CARDINALITY needs an ARRAY or a MAP, got %s", c.Args[0].Type().Nullable())
+				if k := c.Args[0].Type().Kind; k != Array && k != Map && k != Multiset && k != Null {
+					return nil, c.Errorf(0, "CARDINALITY needs an ARRAY, a MAP or a MULTISET, got %s", c.Args[0].Type().Nullable())
 				}
 				return c.Default(), nil
 			},
-			Examples: []Example{{"CARDINALITY(ARRAY[1, 2, 3])", "3"}, {"CARDINALITY(MAP['a', 1])", "1"}, {"CARDINALITY(CAST(NULL AS ARRAY<INT>))", "null"}}},
+			Examples: []Example{{"CARDINALITY(ARRAY[1, 2, 3])", "3"}, {"CARDINALITY(MAP['a', 1])", "1"}, {"CARDINALITY(CAST(NULL AS ARRAY<INT>))", "null"},
+				{"CARDINALITY(CAST(NULL AS MULTISET<STRING>))", "null"}}},
 		{Fn: FnElement, Names: []string{"ELEMENT"}, Args: []Arg{ArgAny}, Nulls: NullStrictNullable,
 			Result: func(args []Expr) Type { return args[0].Type().Elem().Nullable() },
 			Bind: func(c *CallSite) (Expr, error) {
-				if k := c.Args[0].Type().Kind; k != Array {
-					return nil, c.Errorf(0, "ELEMENT needs an ARRAY, got %s", c.Args[0].Type().Nullable())
+				if k := c.Args[0].Type().Kind; k != Array && k != Multiset {
+					return nil, c.Errorf(0, "ELEMENT needs an ARRAY or a MULTISET, got %s", c.Args[0].Type().Nullable())
 				}
 				return c.Default(), nil
 			},
-			Examples: []Example{{"ELEMENT(ARRAY['x'])", "x"}, {"ELEMENT(ARRAY[CAST(NULL AS INT)])", "null"}}},
+			Examples: []Example{{"ELEMENT(ARRAY['x'])", "x"}, {"ELEMENT(ARRAY[CAST(NULL AS INT)])", "null"}, {"ELEMENT(CAST(NULL AS MULTISET<INT>))", "null"}}},
 		{Fn: FnArrayContains, Names: []string{"ARRAY_CONTAINS"}, Args: []Arg{ArgAny, ArgAny}, Result: returns(TypeBoolean), Nulls: NullAware, Bind: needleOfElemType,
 			Examples: []Example{{"ARRAY_CONTAINS(ARRAY[1, 2, 3], 2)", "true"}, {"ARRAY_CONTAINS(ARRAY[1, 2], 3)", "false"}, {"ARRAY_CONTAINS(ARRAY[1, NULL], CAST(NULL AS INT))", "true"},
 				{"ARRAY_CONTAINS(ARRAY[1, 2], CAST(NULL AS INT))", "false"}, {"ARRAY_CONTAINS(ARRAY[1.5, 2.0], 2)", "true"}, {"ARRAY_CONTAINS(CAST(NULL AS ARRAY<INT>), 1)", "null"}}},

@@ -30,6 +30,7 @@ const (
 	Array                         // ARRAY<T>: Elem
 	Map                           // MAP<K, V>: Key and Value
 	Time                          // TIME(p): a time of day without zone; Precision 0 to 9, kept to milliseconds
+	Multiset                      // MULTISET<T>: Elem, each distinct element with how often it occurs
 )
 
 // Type is a SQL type. Types are values: compare them with ==. The element types of ROW,
@@ -78,6 +79,12 @@ func ArrayType(elem Type) Type { return nest(Array, nested{elem: elem}) }
 // MapType returns MAP<key, value>.
 func MapType(key, value Type) Type { return nest(Map, nested{elem: key, value: value}) }
 
+// MultisetType returns MULTISET<elem>. A multiset is held as Flink holds it: a map from
+// each distinct element to its count, so its Value is INT NOT NULL.
+func MultisetType(elem Type) Type {
+	return nest(Multiset, nested{elem: elem, value: Type{Kind: Int, NotNull: true}})
+}
+
 // Fields returns the fields of a ROW (nil for other types); the slice must not be changed.
 func (t Type) Fields() []Column {
 	if t.nested == nil {
@@ -86,7 +93,7 @@ func (t Type) Fields() []Column {
 	return t.nested.fields
 }
 
-// Elem returns the element type of an ARRAY, the key type of a MAP.
+// Elem returns the element type of an ARRAY or MULTISET, the key type of a MAP.
 func (t Type) Elem() Type {
 	if t.nested == nil {
 		return TypeNull
@@ -94,7 +101,7 @@ func (t Type) Elem() Type {
 	return t.nested.elem
 }
 
-// Value returns the value type of a MAP.
+// Value returns the value type of a MAP, INT NOT NULL (the count) for a MULTISET.
 func (t Type) Value() Type {
 	if t.nested == nil {
 		return TypeNull
@@ -102,8 +109,13 @@ func (t Type) Value() Type {
 	return t.nested.value
 }
 
-// IsNested reports whether t is a ROW, ARRAY or MAP.
-func (t Type) IsNested() bool { return t.Kind == Row || t.Kind == Array || t.Kind == Map }
+// IsNested reports whether t is a ROW, ARRAY, MAP or MULTISET.
+func (t Type) IsNested() bool {
+	return t.Kind == Row || t.Kind == Array || t.Kind == Map || t.Kind == Multiset
+}
+
+// IsMapLike reports whether t is held as a map: a MAP, or a MULTISET (element to count).
+func (t Type) IsMapLike() bool { return t.Kind == Map || t.Kind == Multiset }
 
 // Common types.
 var (
@@ -228,6 +240,8 @@ func (t Type) format(full bool) string {
 		s = "ARRAY<" + t.Elem().format(full) + ">"
 	case Map:
 		s = "MAP<" + t.Elem().format(full) + ", " + t.Value().format(full) + ">"
+	case Multiset:
+		s = "MULTISET<" + t.Elem().format(full) + ">"
 	case Timestamp:
 		s = fmt.Sprintf("TIMESTAMP(%d)", t.Precision)
 	case TimestampLTZ:

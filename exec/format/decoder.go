@@ -206,7 +206,7 @@ func readable(t planner.Type, nested bool) bool {
 		return nested
 	case planner.Array:
 		return nested && readable(t.Elem(), nested)
-	case planner.Map:
+	case planner.Map, planner.Multiset:
 		return nested && readable(t.Elem(), nested) && readable(t.Value(), nested)
 	}
 	return false
@@ -305,7 +305,7 @@ func (b *rowBuilder) appendRow(cells []cell, kind exec.RowKind) {
 			c.tsB.Append(arrow.Timestamp(v.i))
 		case planner.Date:
 			c.dateB.Append(arrow.Date32(v.i))
-		case planner.Row, planner.Array, planner.Map:
+		case planner.Row, planner.Array, planner.Map, planner.Multiset:
 			c.nested.append(c.other, v.tree)
 		default:
 			appendLeaf(c.other, v)

@@ -40,7 +40,7 @@ func newNestedCol(t planner.Type) *nestedCol {
 		}
 	case planner.Array:
 		n.elem = newNestedCol(t.Elem())
-	case planner.Map:
+	case planner.Map, planner.Multiset:
 		n.elem, n.value = newNestedCol(t.Elem()), newNestedCol(t.Value())
 	default:
 		n.leaf = leafColumn("", t)
@@ -83,7 +83,7 @@ func (n *nestedCol) parse(b []byte, p int, loc *time.Location, depth int) (any, 
 			}
 		}
 		return fields, end, msg
-	case planner.Map:
+	case planner.Map, planner.Multiset:
 		var entries []mapEntry
 		end, msg := eachMember(b, p, func(key []byte, q int) (int, string) {
 			k := &cell{}
