@@ -151,16 +151,34 @@ func lineage(n Node) []string {
 }
 
 // stateTypeText prints t as a state meaning names it: in the form it had before the
-// type was known by its own name, where the state it describes is laid out the same, so
+// type carried what it now does, where the state it describes is laid out the same, so
 // that savepoints taken then still restore. A MULTISET is the MAP of element to count it
-// is held as.
-func stateTypeText(t Type) string {
-	if t.Kind == Multiset {
-		m := MapType(t.Elem(), t.Value())
-		m.NotNull = t.NotNull
-		return m.String()
+// is held as; a TIMESTAMP(p) or TIMESTAMP_LTZ(p), kept to milliseconds for every p,
+// prints p as 3.
+func stateTypeText(t Type) string { return stateType(t).String() }
+
+func stateType(t Type) Type {
+	var out Type
+	switch t.Kind {
+	case Timestamp, TimestampLTZ:
+		out = Type{Kind: t.Kind, Precision: 3}
+	case Multiset:
+		out = MapType(stateType(t.Elem()), t.Value())
+	case Map:
+		out = MapType(stateType(t.Elem()), stateType(t.Value()))
+	case Array:
+		out = ArrayType(stateType(t.Elem()))
+	case Row:
+		fields := make([]Column, len(t.Fields()))
+		for i, f := range t.Fields() {
+			fields[i] = Column{Name: f.Name, Type: stateType(f.Type)}
+		}
+		out = RowType(fields)
+	default:
+		return t
 	}
-	return t.String()
+	out.NotNull = t.NotNull
+	return out
 }
 
 // stateSchemaText prints s as Schema.String does, each type by stateTypeText.

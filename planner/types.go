@@ -17,8 +17,8 @@ const (
 	Double                        // DOUBLE
 	Decimal                       // DECIMAL(p, s), p <= 38
 	String                        // STRING, VARCHAR(n)
-	Timestamp                     // TIMESTAMP(3): a wall-clock time without zone, millisecond precision
-	TimestampLTZ                  // TIMESTAMP_LTZ(3): an instant, shown in the session time zone
+	Timestamp                     // TIMESTAMP(p): a wall-clock time without zone; p 0 to 9, kept to milliseconds
+	TimestampLTZ                  // TIMESTAMP_LTZ(p): an instant, shown in the session time zone
 	Date                          // DATE: days since the epoch
 	IntervalDayTime               // INTERVAL ... DAY TO SECOND: milliseconds
 	IntervalYearMonth             // INTERVAL ... YEAR TO MONTH: months
@@ -144,6 +144,32 @@ func TimeUnitMillis(t Type) int64 {
 		return 1000
 	}
 	return 1
+}
+
+// TimestampDigits is how many fraction digits a TIMESTAMP(p) or TIMESTAMP_LTZ(p) value
+// prints: p. Values are kept to the millisecond: a p below 3 drops the digits beyond p
+// (CAST, literals and sources cut them), a p above 3 prints zeros past the third.
+func TimestampDigits(t Type) int { return t.Precision }
+
+// TruncateMillis cuts epoch milliseconds ms to p fraction digits (toward the past), as a
+// TIMESTAMP(p) holds them; p of 3 or more keeps ms.
+func TruncateMillis(ms int64, p int) int64 {
+	var unit int64
+	switch p {
+	case 0:
+		unit = 1000
+	case 1:
+		unit = 100
+	case 2:
+		unit = 10
+	default:
+		return ms
+	}
+	q := ms / unit
+	if ms%unit < 0 {
+		q--
+	}
+	return q * unit
 }
 
 // TimeDigits is how many fraction digits a TIME(p) value keeps and prints: p, at most 3.

@@ -261,6 +261,7 @@ func (c *column) parseText(dst *cell, text []byte, loc *time.Location) string {
 		dst.d, r = parseDecimal(text, c.prec, c.scale)
 	case planner.Timestamp, planner.TimestampLTZ:
 		dst.i, r = parseTimestamp(text, c.ltz, loc)
+		dst.i = planner.TruncateMillis(dst.i, c.prec) // TIMESTAMP(p < 3) keeps p digits
 	case planner.Date:
 		var d int32
 		d, r = parseDate(text)
