@@ -95,6 +95,9 @@ func (n *nestedCol) parse(b []byte, p int, loc *time.Location, depth int) (any, 
 				return q, keyCol.valueError(key, r)
 			}
 			v, q, msg := n.value.parse(b, q, loc, depth+1)
+			if c, ok := v.(*cell); ok && msg == "" && n.t.Kind == planner.Multiset && c.i <= 0 {
+				return q, "a MULTISET count must be a positive INT, got " + strconv.FormatInt(c.i, 10)
+			}
 			entries = append(entries, mapEntry{key: k, value: v})
 			return q, msg
 		})
