@@ -202,3 +202,56 @@ END;`
 		t.Errorf("source operators %v feed %v: want gen's one source feeding four operators, the hinted scan one", scans, feeds)
 	}
 }
+
+// TestReusedSubplanBuiltOnce: a plan part a job holds twice (one aggregate view read
+// by both sides of a join, and by a second INSERT) is built once and feeds every
+// reader, and every sink still gets its rows.
+func TestReusedSubplanBuiltOnce(t *testing.T) {
+	var out bytes.Buffer
+	s, err := NewSession(Config{Out: &syncWriter{w: &bytes.Buffer{}}, Err: &syncWriter{w: &bytes.Buffer{}}, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer s.StopJobs()
+	dir := t.TempDir()
+	script := `SET 'pipeline.name' = 'reuse';
+CREATE TABLE gen (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3000', 'seed' = '1',
+  'fields.k.min' = '1', 'fields.k.max' = '10');
+CREATE VIEW counts AS SELECT k, COUNT(*) AS n FROM gen GROUP BY k;
+CREATE TABLE joined (k BIGINT, n BIGINT, m BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '` + dir + `/joined');
+CREATE TABLE plain (k BIGINT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '` + dir + `/plain');
+EXECUTE STATEMENT SET BEGIN
+  INSERT INTO joined SELECT x.k, x.n, y.n FROM counts AS x JOIN counts AS y ON x.k = y.k;
+  INSERT INTO plain SELECT k, n FROM counts;
+END;`
+	if err := s.Exec(context.Background(), script); err != nil {
+		t.Fatal(err)
+	}
+	m := waitForMetrics(t, s, "reuse", func(m job.Metrics) bool { return m.State == job.Finished })
+	var names []string
+	aggs := 0
+	for _, op := range m.Operators {
+		names = append(names, op.Name)
+		if strings.Contains(op.Name, "Aggregate") {
+			aggs++
+		}
+	}
+	if aggs != 1 {
+		t.Errorf("%d aggregate operators (%v): want the view's one, read three times", aggs, names)
+	}
+	s2, err := NewSession(Config{Out: &out, Err: &syncWriter{w: &bytes.Buffer{}}, StateDir: t.TempDir(), Format: "csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if err := s2.Exec(context.Background(), `CREATE TABLE joined (k BIGINT, n BIGINT, m BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '`+dir+`/joined');
+CREATE TABLE plain (k BIGINT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'embedded', 'path' = '`+dir+`/plain');
+SELECT COUNT(*) AS keys, SUM(n) AS rows, SUM(CASE WHEN n = m THEN 1 ELSE 0 END) AS same FROM joined;
+SELECT COUNT(*) AS keys, SUM(n) AS rows FROM plain;`); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "keys,rows,same\n10,3000,10\nkeys,rows\n10,3000\n"; got != want {
+		t.Errorf("sinks hold:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -32,6 +32,24 @@ type Batch struct {
 	Kinds []RowKind // nil when every row is an insert
 	// Origin says where each row was read, for error messages; nil when not known.
 	Origin Origin
+	// Splits says which split of its source each row was read from, when the source
+	// task reads several side by side; nil otherwise.
+	Splits *Splits
+}
+
+// Splits is what a source task that reads several splits side by side (a Kafka task's
+// partitions, each in its own time order) tells the watermark assigner about a batch,
+// so that event time is tracked per split, as Flink's per-partition watermarks: the
+// task's watermark is then the least of its splits' that may still bring rows, and a
+// split read ahead of another does not make the other's rows late. Immutable once set;
+// a Forward exchange and operators that keep every row in order pass it on, others
+// drop it.
+type Splits struct {
+	Of []int32 // the split of each row of the batch: an index into Holding
+	// Holding says, for each split of the task, whether it holds the watermark back:
+	// it may have rows not read yet. A split at its end, or read up to everything
+	// written to it so far, does not (as an idle split in Flink).
+	Holding []bool
 }
 
 // Len returns the number of rows.

@@ -626,7 +626,7 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 	}
 	// GROUP BY window_start, window_end of a window function, or of a window aggregate
 	// below (cascading windows): a window aggregate.
-	starts, ends := map[*WindowTVF]int{}, map[*WindowTVF]int{}
+	starts, ends, times := map[*WindowTVF]int{}, map[*WindowTVF]int{}, map[*WindowTVF]int{}
 	for i, k := range ab.keys {
 		if c, ok := k.(*ColumnRef); ok {
 			switch w, col := finalWindowOf(input, c.Index); col {
@@ -634,6 +634,8 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 				starts[w] = i
 			case "window_end":
 				ends[w] = i
+			case "window_time":
+				times[w] = i
 			}
 		}
 	}
@@ -642,7 +644,11 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 			if err := windowInEverySet(w, sets, start, end); err != nil {
 				return nil, errorf(q, "%v", err)
 			}
-			if err := sessionKeys(w, agg, start, end); err != nil {
+			time, ok := times[w]
+			if !ok {
+				time = -1
+			}
+			if err := sessionKeys(w, agg, start, end, time); err != nil {
 				return nil, errorf(q, "%v", err)
 			}
 			agg.Window, agg.WindowStart, agg.WindowEnd = w, start, end

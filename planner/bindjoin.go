@@ -249,6 +249,10 @@ func rowtime(n Node, i int) bool {
 		return n.ByTime && rowtime(n.Input, i) // a bounded sort emits its rows after every watermark
 	case *MatchRecognize:
 		return i == n.RowtimeOut
+	case *Aggregate:
+		// A window aggregate's window_time: its rows come out, final, before the
+		// watermark that passes their window's end (cascading windows).
+		return n.Window != nil && !n.Emit.On() && i == n.WindowTimeKey()
 	case *WindowTVF:
 		if in := len(n.Input.Schema()); i < in {
 			return rowtime(n.Input, i)

@@ -122,8 +122,9 @@ func BindType(t *parser.TypeName) (Type, error) {
 func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 	t := &Table{Name: s.Name, Options: map[string]string{}, Temporary: s.Temporary}
 	for _, o := range s.Options {
-		if o.Key == "connector" {
-			t.Options["connector"] = o.Value // the metadata columns' keys are the connector's
+		switch o.Key {
+		case "connector", "format", "value.format":
+			t.Options[o.Key] = o.Value // the metadata columns' keys are the connector's and its format's
 		}
 	}
 	seen := map[string]bool{}
@@ -219,7 +220,7 @@ func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 	if len(t.PartitionKeys) > 0 && len(t.PartitionKeys) == len(t.PhysicalSchema()) {
 		return nil, errorf(s, "table %s is partitioned by all its physical columns; its files would hold no column", s.Name)
 	}
-	delete(t.Options, "connector")
+	clear(t.Options)
 	for _, o := range s.Options {
 		if _, dup := t.Options[o.Key]; dup {
 			return nil, errorf(o, "option '%s' is given twice", o.Key)

@@ -254,6 +254,11 @@ func proctime(n Node, i int) bool {
 		return i < len(n.Input.Schema()) && proctime(n.Input, i)
 	case *TemporalJoin:
 		return i < len(n.Left.Schema()) && proctime(n.Left, i)
+	case *MatchRecognize:
+		if k := i - len(n.PartitionBy); k >= 0 {
+			call, ok := n.Measures[k].(*Call)
+			return ok && call.Fn == FnProctime // MATCH_PROCTIME()
+		}
 	}
 	return false
 }

@@ -10,9 +10,11 @@ import (
 )
 
 // MatchRecognize finds row patterns in each partition of its input, as Flink's
-// MATCH_RECOGNIZE does: rows are ordered by their event time once the watermark passes
-// them, and a pattern's variables are assigned to consecutive rows by the DEFINE
-// conditions, one output row per match (the PARTITION BY columns, then the MEASURES).
+// MATCH_RECOGNIZE does: rows are ordered by their time once the watermark passes them
+// (rows of equal time by the further ORDER BY keys, then by arrival; a processing-time
+// attribute orders them by arrival, a WatermarkAssigner following the clock below), and
+// a pattern's variables are assigned to consecutive rows by the DEFINE conditions, one
+// output row per match (the PARTITION BY columns, then the MEASURES).
 //
 // Input is a projection: the input's columns, then the expressions that navigation and
 // aggregates read from each row (A.price * A.tax in LAST(A.price * A.tax)). Defines[v]
@@ -23,7 +25,8 @@ type MatchRecognize struct {
 	Input       Node
 	PartitionBy []int
 	TimeCol     int
-	Vars        []string // the pattern's variables, in the order written
+	OrderBy     []SortKey // the ORDER BY keys after the time: they order rows of equal time
+	Vars        []string  // the pattern's variables, in the order written
 	Program     []MatchInstr
 	Defines     []Expr // per variable; nil: always TRUE
 	DefineNavs  [][]MatchNav
@@ -36,7 +39,8 @@ type MatchRecognize struct {
 	SkipVar     int   // the variable of SKIP TO FIRST/LAST
 	Within      int64 // ms; 0 without WITHIN
 	PatternSQL  string
-	RowtimeOut  int // the output column that is MATCH_ROWTIME(), -1 for none
+	RowtimeOut  int  // the output column that is MATCH_ROWTIME(), -1 for none
+	Proctime    bool // ordered by a processing-time attribute
 }
 
 // MatchSkip is where the next match may start after one is found.
@@ -147,8 +151,16 @@ func (n *MatchRecognize) describe(col func(int) string) string {
 	if n.Within > 0 {
 		within = fmt.Sprintf(", within=[%dms]", n.Within)
 	}
-	return fmt.Sprintf("Match(partitionBy=[%s], orderBy=[%s ASC], measures=[%s], rowsPerMatch=[ONE ROW PER MATCH], after=[%s], pattern=[%s]%s, define=[%s])",
-		strings.Join(part, ", "), col(n.TimeCol), strings.Join(meas, ", "), n.SkipSQL(), n.PatternSQL, within, strings.Join(def, ", "))
+	order := []string{col(n.TimeCol) + " ASC"}
+	for _, k := range n.OrderBy {
+		dir := " ASC"
+		if k.Desc {
+			dir = " DESC"
+		}
+		order = append(order, col(k.Col)+dir)
+	}
+	return fmt.Sprintf("Match(partitionBy=[%s], orderBy=[%s], measures=[%s], rowsPerMatch=[ONE ROW PER MATCH], after=[%s], pattern=[%s]%s, define=[%s])",
+		strings.Join(part, ", "), strings.Join(order, ", "), strings.Join(meas, ", "), n.SkipSQL(), n.PatternSQL, within, strings.Join(def, ", "))
 }
 
 // matchMeaning is what decides the state of a match: all of it but the output names,
@@ -195,6 +207,27 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 	}
 	if n.TimeCol, err = matchOrder(t, in, b); err != nil {
 		return nil, nil, err
+	}
+	if n.Proctime = proctime(in, n.TimeCol); !rowtime(in, n.TimeCol) {
+		// Ordered by processing time: rows in their order of arrival, the watermark
+		// following the clock below the match, as below a window over it.
+		pre.Input = proctimeWatermarked(in, n.TimeCol)
+	}
+	for _, o := range t.OrderBy[1:] {
+		x, err := b.bind(o.Expr)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, ok := x.(*ColumnRef)
+		if !ok {
+			if x.Type().Kind == Null {
+				return nil, nil, errorf(o.Expr, "cannot order by NULL")
+			}
+			pre.Exprs = append(pre.Exprs, x)
+			pre.Names = append(pre.Names, fmt.Sprintf("$order%d", len(pre.Exprs)-1))
+			c = &ColumnRef{Index: len(pre.Exprs) - 1}
+		}
+		n.OrderBy = append(n.OrderBy, SortKey{Col: c.Index, Desc: o.Desc})
 	}
 	if err := n.pattern(t); err != nil {
 		return nil, nil, err
@@ -248,8 +281,14 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 			return nil, nil, errorf(m, "MATCH_RECOGNIZE's output already has a column %s", m.Alias)
 		}
 		seen[strings.ToLower(m.Alias)] = true
-		x, _, err := nb.bind(m.Expr)
-		if err != nil {
+		var x Expr
+		if f, ok := m.Expr.(*parser.FuncCall); ok && strings.EqualFold(f.Name, "MATCH_PROCTIME") {
+			if len(f.Args) > 0 || f.Star {
+				return nil, nil, errorf(f, "MATCH_PROCTIME takes no argument")
+			}
+			// The clock as the match is emitted: a processing-time attribute of the output.
+			x = &Call{Fn: FnProctime, T: Type{Kind: TimestampLTZ, Precision: 3, NotNull: true}}
+		} else if x, _, err = nb.bind(m.Expr); err != nil {
 			return nil, nil, err
 		}
 		if f, ok := m.Expr.(*parser.FuncCall); ok && strings.EqualFold(f.Name, "MATCH_ROWTIME") && n.RowtimeOut < 0 {
@@ -264,7 +303,8 @@ func (p *Planner) matchRecognize(t *parser.MatchRecognize, depth int) (Node, *sc
 	return n, newScope(t.Alias, n.Schema()), nil
 }
 
-// matchOrder checks ORDER BY, which must start with an ascending event-time attribute.
+// matchOrder checks ORDER BY, which must start with an ascending time attribute (event
+// or processing time), and returns its column.
 func matchOrder(t *parser.MatchRecognize, in Node, b *exprBinder) (int, error) {
 	if len(t.OrderBy) == 0 {
 		return 0, errorf(t, "You must specify either rowtime or proctime for order by.")
@@ -275,34 +315,13 @@ func matchOrder(t *parser.MatchRecognize, in Node, b *exprBinder) (int, error) {
 		return 0, err
 	}
 	c, ok := x.(*ColumnRef)
-	if !ok || !rowtime(in, c.Index) {
-		if ok && c.T.Kind == TimestampLTZ && isProctimeCol(in, c.Index) {
-			return 0, errorf(o.Expr, "MATCH_RECOGNIZE over processing time is not supported yet: order by an event-time attribute")
-		}
-		return 0, errorf(o.Expr, "You must specify either rowtime or proctime for order by as the first one: %s is no column with a WATERMARK", o.Expr)
+	if !ok || !rowtime(in, c.Index) && !proctime(in, c.Index) {
+		return 0, errorf(o.Expr, "You must specify either rowtime or proctime for order by as the first one: %s is no column with a WATERMARK nor a PROCTIME() column", o.Expr)
 	}
 	if o.Desc {
 		return 0, errorf(o.Expr, "Primary sort order of a streaming table must be ascending on time.")
 	}
-	if len(t.OrderBy) > 1 {
-		return 0, errorf(t.OrderBy[1].Expr, "MATCH_RECOGNIZE orders by its time attribute only yet, not by further columns")
-	}
 	return c.Index, nil
-}
-
-// isProctimeCol reports whether column i is computed by PROCTIME().
-func isProctimeCol(n Node, i int) bool {
-	p, ok := n.(*Project)
-	if !ok {
-		return false
-	}
-	switch e := p.Exprs[i].(type) {
-	case *Call:
-		return strings.EqualFold(string(e.Fn), "PROCTIME")
-	case *ColumnRef:
-		return isProctimeCol(p.Input, e.Index)
-	}
-	return strings.Contains(strings.ToUpper(exprSQL(p.Exprs[i], p.Input.Schema())), "PROCTIME")
 }
 
 func (n *MatchRecognize) varIndex(name string) int {
@@ -572,8 +591,11 @@ func (nb *navBinder) nav(x parser.Expr) (MatchNav, bool, error) {
 		case "CLASSIFIER", "MATCH_NUMBER", "RUNNING", "FINAL":
 			return MatchNav{}, false, errorf(x, "Unsupported call: %s in MATCH_RECOGNIZE", name)
 		case "MATCH_PROCTIME":
-			return MatchNav{}, false, errorf(x, "MATCH_PROCTIME() is not supported yet")
+			return MatchNav{}, false, errorf(x, "MATCH_PROCTIME() is a measure of its own, not part of an expression or a condition")
 		case "MATCH_ROWTIME":
+			if nb.n.Proctime {
+				return MatchNav{}, false, errorf(x, "MATCH_ROWTIME() needs ORDER BY an event-time attribute; ordered by processing time, MATCH_PROCTIME() is the match's time")
+			}
 			if len(x.Args) > 1 {
 				return MatchNav{}, false, errorf(x, "MATCH_ROWTIME takes no argument or the rowtime column")
 			}

@@ -174,6 +174,11 @@ func (p *Planner) overAggregate(q *parser.Query, items []*parser.SelectItem, ove
 	if n.TimeCol, err = overOrder(overs[0], spec, input, b); err != nil {
 		return nil, err
 	}
+	if !rowtime(input, n.TimeCol) {
+		// A processing-time attribute of an event-time stream: the window follows the
+		// clock, rows in their order of arrival, as a window over it does.
+		pre.Input = proctimeWatermarked(input, n.TimeCol)
+	}
 	if n.Rows, n.Preceding, err = overFrame(overs[0], spec.Frame); err != nil {
 		return nil, err
 	}
@@ -212,7 +217,7 @@ func (p *Planner) overAggregate(q *parser.Query, items []*parser.SelectItem, ove
 }
 
 // overOrder checks a window's ORDER BY, which Flink requires in streaming to be one
-// ascending event-time attribute, and returns its column.
+// ascending time attribute (event or processing time), and returns its column.
 func overOrder(o *parser.OverExpr, spec parser.WindowSpec, input Node, b *exprBinder) (int, error) {
 	switch {
 	case len(spec.OrderBy) == 0:
@@ -227,9 +232,12 @@ func overOrder(o *parser.OverExpr, spec parser.WindowSpec, input Node, b *exprBi
 	if err != nil {
 		return 0, err
 	}
+	if input.Updating() {
+		return 0, errorf(o, "an OVER window does not consume updates, and its input is updating (as in Flink, whose OverAggregate does not consume update changes)")
+	}
 	c, ok := x.(*ColumnRef)
-	if !ok || !rowtime(input, c.Index) {
-		return 0, errorf(e, "OVER windows' ordering in stream mode must be defined on a time attribute: %s is no column with a WATERMARK", e)
+	if !ok || !rowtime(input, c.Index) && !proctime(input, c.Index) {
+		return 0, errorf(e, "OVER windows' ordering in stream mode must be defined on a time attribute: %s is no column with a WATERMARK nor a PROCTIME() column", e)
 	}
 	return c.Index, nil
 }

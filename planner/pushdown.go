@@ -1,12 +1,15 @@
 package planner
 
-// PicksBeforeFilter returns a plan equal to p = Project(Filter(x, cond)) that picks p's
-// columns before filtering, when each of p's expressions only picks a column or a ROW's
-// field: Project(Filter(Project(x, picks + the columns cond reads), cond)), the top
-// projection keeping the picks (a zero-copy pass of columns). A filter copies whole rows of what it keeps, so this
-// has it copy the picked columns only (a view over Nexmark's events table filters rows
-// of three ROW columns and keeps one's fields). Picks cannot fail, so computing them for
-// rows the filter drops changes nothing. ok is false when p is not of that shape.
+import "strconv"
+
+// PicksBeforeFilter returns a plan equal to p = Project(Filter(x, cond)) that picks the
+// columns and ROW fields p reads before filtering: Project(Filter(Project(x, picks +
+// the columns cond reads), cond), p's expressions over the picks). A filter copies
+// whole rows of what it keeps, so this has it copy the picked columns only (a view
+// over Nexmark's events table filters rows of three ROW columns and keeps some of one's
+// fields). Picks cannot fail, so computing them for rows the filter drops changes
+// nothing; every other expression (one that may fail, or costs) stays after the filter.
+// ok is false when p is not of that shape, or the picks are x's columns as they are.
 //
 // It is a physical choice, made when a job is built: the logical plan, which EXPLAIN
 // prints and from which stateful operators take their identity, keeps the user's order.
@@ -15,34 +18,67 @@ func PicksBeforeFilter(p *Project) (*Project, bool) {
 	if !ok {
 		return nil, false
 	}
-	for _, e := range p.Exprs {
+	picks := &Project{Input: f.Input}
+	at := map[string]int{} // a pick, by pickKey, -> its column among the picks
+	add := func(e Expr, name string) *ColumnRef {
+		k := pickKey(e)
+		i, ok := at[k]
+		if !ok {
+			i = len(picks.Exprs)
+			at[k] = i
+			picks.Exprs = append(picks.Exprs, e)
+			picks.Names = append(picks.Names, name)
+		}
+		return &ColumnRef{Index: i, Name: picks.Names[i], T: e.Type()}
+	}
+	exprs := make([]Expr, len(p.Exprs))
+	for i, e := range p.Exprs {
+		if isPick(e) { // the whole expression: the pick takes its name
+			exprs[i] = add(e, p.Names[i])
+			continue
+		}
+		exprs[i] = mapPicks(e, func(pick Expr) Expr {
+			name := pick.String()
+			if c, ok := pick.(*ColumnRef); ok {
+				name = c.Name
+			}
+			return add(pick, name)
+		})
+	}
+	// The condition reads whole columns of x, under their names (so that it reads,
+	// and fails, as written).
+	cond := mapColumns(f.Cond, func(c *ColumnRef) Expr {
+		r := add(c, c.Name)
+		r.Name = c.Name
+		return r
+	})
+	if len(picks.Exprs) >= len(f.Input.Schema()) && onlyColumns(picks.Exprs) {
+		return nil, false // nothing to leave behind
+	}
+	filter := &Filter{Input: picks, Cond: cond}
+	return &Project{Input: filter, Exprs: exprs, Names: p.Names}, true
+}
+
+// MergePicks returns p = Project(Project(x, picks)) as one projection over x, when each
+// of the inner projection's expressions is a pick (so that p's expressions may read
+// them twice at no cost); ok is false otherwise. A job builder merges them so that a
+// filter below sees every pick the two make (PicksBeforeFilter): a query that keeps
+// some fields of a view that keeps a ROW's fields.
+func MergePicks(p *Project) (*Project, bool) {
+	inner, ok := p.Input.(*Project)
+	if !ok {
+		return nil, false
+	}
+	for _, e := range inner.Exprs {
 		if !isPick(e) {
 			return nil, false
 		}
 	}
-	picks := &Project{Input: f.Input, Exprs: append([]Expr(nil), p.Exprs...), Names: append([]string(nil), p.Names...)}
-	// A column of x -> its position among the picks, where it keeps its name (so that
-	// the condition reads, and fails, as written).
-	at := map[int]int{}
+	exprs := make([]Expr, len(p.Exprs))
 	for i, e := range p.Exprs {
-		if c, ok := e.(*ColumnRef); ok && p.Names[i] == c.Name {
-			if _, seen := at[c.Index]; !seen {
-				at[c.Index] = i
-			}
-		}
+		exprs[i] = substitute(e, inner.Exprs)
 	}
-	cond := mapColumns(f.Cond, func(c *ColumnRef) Expr {
-		i, ok := at[c.Index]
-		if !ok {
-			i = len(picks.Exprs)
-			at[c.Index] = i
-			picks.Exprs = append(picks.Exprs, c)
-			picks.Names = append(picks.Names, c.Name)
-		}
-		return &ColumnRef{Index: i, Name: picks.Names[i], T: c.T}
-	})
-	filter := &Filter{Input: picks, Cond: cond}
-	return &Project{Input: filter, Exprs: columnRefs(p.Schema()), Names: p.Names}, true
+	return &Project{Input: inner.Input, Exprs: exprs, Names: p.Names}, true
 }
 
 // isPick says whether e is a column, or a field of a ROW that is a pick.
@@ -54,4 +90,45 @@ func isPick(e Expr) bool {
 		return e.Fn == FnField && len(e.Args) == 2 && isPick(e.Args[0])
 	}
 	return false
+}
+
+// pickKey names a pick: its column and the fields it follows.
+func pickKey(e Expr) string {
+	if c, ok := e.(*Call); ok {
+		return pickKey(c.Args[0]) + "." + c.Args[1].String()
+	}
+	return "$" + strconv.Itoa(e.(*ColumnRef).Index)
+}
+
+// mapPicks replaces each largest pick in e by f of it.
+func mapPicks(e Expr, f func(Expr) Expr) Expr {
+	if isPick(e) {
+		return f(e)
+	}
+	switch e := e.(type) {
+	case *Call:
+		args := make([]Expr, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = mapPicks(a, f)
+		}
+		return &Call{Fn: e.Fn, Args: args, T: e.T}
+	case *Cast:
+		return &Cast{X: mapPicks(e.X, f), T: e.T, Try: e.Try}
+	case *Case:
+		c := &Case{Else: mapPicks(e.Else, f), T: e.T}
+		for _, w := range e.Whens {
+			c.Whens = append(c.Whens, When{Cond: mapPicks(w.Cond, f), Result: mapPicks(w.Result, f)})
+		}
+		return c
+	}
+	return e
+}
+
+func onlyColumns(exprs []Expr) bool {
+	for _, e := range exprs {
+		if _, ok := e.(*ColumnRef); !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -95,7 +95,11 @@ func (n *Rank) Describe() string {
 		return strings.Join(s, ", ")
 	}
 	if keep := n.Dedup(); keep != "" {
-		return fmt.Sprintf("Deduplicate(keep=[%s], key=[%s], order=[ROWTIME])", keep, names(n.PartitionBy))
+		order := "ROWTIME"
+		if proctime(n.Input, n.OrderBy[0].Col) {
+			order = "PROCTIME"
+		}
+		return fmt.Sprintf("Deduplicate(keep=[%s], key=[%s], order=[%s])", keep, names(n.PartitionBy), order)
 	}
 	order := make([]string, len(n.OrderBy))
 	for i, k := range n.OrderBy {
@@ -441,11 +445,27 @@ func pruneRowNumber(n Node) Node {
 	}
 	c := *r
 	c.RowNumber = false
+	proctimeDedup(&c)
 	var in Node = &c
 	if hasFilter {
 		in = &Filter{Input: &c, Cond: f.Cond}
 	}
 	return &Project{Input: in, Exprs: p.Exprs, Names: p.Names}
+}
+
+// proctimeDedup makes r, ranked by a processing-time attribute of an event-time stream
+// (or of a query's SELECT), a deduplication in the rows' order of arrival, as Flink's
+// is: a WatermarkAssigner whose watermark follows the clock replaces the stream's
+// event-time one below it, as it does below a window over that attribute.
+func proctimeDedup(r *Rank) {
+	if r.Dedup() != "" || len(r.OrderBy) != 1 || !proctime(r.Input, r.OrderBy[0].Col) {
+		return
+	}
+	in := r.Input
+	r.Input = proctimeWatermarked(in, r.OrderBy[0].Col)
+	if r.Dedup() == "" {
+		r.Input = in // no deduplication: a Top-N ranks the times as values
+	}
 }
 
 // readsColumn reports whether e reads column i.

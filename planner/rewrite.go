@@ -4,6 +4,7 @@ package planner
 var rewrites = []func(Node) Node{
 	pruneRowNumber,
 	mergeProjects,
+	pruneRowNumber, // again: a merged projection may no longer read the row number
 	removeIdentityProject,
 	routeLateRows,
 }

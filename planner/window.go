@@ -330,9 +330,6 @@ func groupWindow(q *parser.Query) (*parser.Query, error) {
 	windowCols := []parser.Expr{&parser.Ident{Pos: win.Pos, Parts: []string{"window_start"}},
 		&parser.Ident{Pos: win.Pos, Parts: []string{"window_end"}}}
 	if readsRowtime(q) { // TUMBLE_ROWTIME(...) and its kin select window_time
-		if fn == "SESSION" {
-			return nil, errorf(win, "SESSION_ROWTIME is not supported yet: select SESSION_END(...), the end of the session")
-		}
 		windowCols = append(windowCols, &parser.Ident{Pos: win.Pos, Parts: []string{"window_time"}})
 	}
 	out.GroupBy = append(append(append([]parser.Expr(nil), q.GroupBy[:at]...), windowCols...), q.GroupBy[at+1:]...)
@@ -444,9 +441,10 @@ func (n *Aggregate) Sliced() bool {
 	return true
 }
 
-// sessionKeys checks that a SESSION window aggregate groups by its window's bounds and
-// its PARTITION BY columns: sessions merge per key, so the keys are the partition.
-func sessionKeys(w *WindowTVF, agg *Aggregate, start, end int) error {
+// sessionKeys checks that a SESSION window aggregate groups by its window's bounds (and
+// maybe its window_time, key time) and its PARTITION BY columns: sessions merge per key,
+// so the keys are the partition.
+func sessionKeys(w *WindowTVF, agg *Aggregate, start, end, time int) error {
 	if w.Kind != "SESSION" {
 		return nil
 	}
@@ -455,14 +453,14 @@ func sessionKeys(w *WindowTVF, agg *Aggregate, start, end int) error {
 		want = append(want, strings.ToLower(w.Input.Schema()[c].Name))
 	}
 	for i := range agg.Keys {
-		if i != start && i != end {
+		if i != start && i != end && i != time {
 			got = append(got, strings.ToLower(agg.Names[i]))
 		}
 	}
 	slices.Sort(want)
 	slices.Sort(got)
 	if !slices.Equal(want, got) {
-		return fmt.Errorf("a SESSION window aggregate groups by window_start, window_end and its PARTITION BY columns (%s), not (%s)",
+		return fmt.Errorf("a SESSION window aggregate groups by window_start, window_end (and window_time) and its PARTITION BY columns (%s), not (%s)",
 			strings.Join(want, ", "), strings.Join(got, ", "))
 	}
 	return nil
@@ -477,10 +475,25 @@ func (n *Aggregate) PartitionKeys() []int {
 		return n.Keys
 	}
 	var keys []int
+	timeKey := n.WindowTimeKey()
 	for i, k := range n.Keys {
-		if i != n.WindowStart && i != n.WindowEnd {
+		if i != n.WindowStart && i != n.WindowEnd && i != timeKey {
 			keys = append(keys, k)
 		}
 	}
 	return keys
+}
+
+// WindowTimeKey returns the key of a window aggregate that is its window's window_time,
+// -1 if none: a SESSION window's moves with the window's end as sessions merge.
+func (n *Aggregate) WindowTimeKey() int {
+	if n.Window == nil {
+		return -1
+	}
+	for i, k := range n.Keys {
+		if w, col := windowOf(n.Input, k); w != nil && col == "window_time" {
+			return i
+		}
+	}
+	return -1
 }

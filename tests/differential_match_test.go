@@ -15,8 +15,8 @@ import (
 // mrEvent is one row of the differential MATCH_RECOGNIZE test: a key, a label and a
 // value at a time (ms).
 type mrEvent struct {
-	k, e  string
-	v, ts int64
+	k, e      string
+	v, ts, id int64
 }
 
 // mrElem is one element of a random pattern: a variable with a quantifier.
@@ -52,6 +52,9 @@ type mrMatcher struct {
 	skip   string // PAST, NEXT, FIRST or LAST
 	skipTo int    // the element of FIRST and LAST
 	within int64  // ms, 0 for none
+	// ties: rows share times, and the query orders those by id (descending with desc)
+	// and measures the first and last row's id.
+	ties, desc bool
 }
 
 // mrMatch is one match: its first row and the element of each of its rows.
@@ -211,10 +214,18 @@ func (m *mrMatcher) sql() string {
 	if m.within > 0 {
 		within = fmt.Sprintf(" WITHIN INTERVAL '%d' SECOND", m.within/1000)
 	}
-	return fmt.Sprintf("SELECT * FROM e MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts "+
+	order := "ts"
+	if m.ties {
+		order = "ts, id"
+		if m.desc {
+			order += " DESC"
+		}
+		meas = append(meas, "FIRST(id) AS fi", "LAST(id) AS li")
+	}
+	return fmt.Sprintf("SELECT * FROM e MATCH_RECOGNIZE (PARTITION BY k ORDER BY %s "+
 		"MEASURES FIRST(ts) AS s, LAST(ts) AS t, COUNT(*) AS n, SUM(v) AS sv, %s "+
 		"AFTER MATCH %s PATTERN (%s)%s DEFINE %s)",
-		strings.Join(meas, ", "), skip, strings.Join(pat, " "), within, strings.Join(def, ", "))
+		order, strings.Join(meas, ", "), skip, strings.Join(pat, " "), within, strings.Join(def, ", "))
 }
 
 // randomMatcher makes a pattern of two to four elements whose first and last elements
@@ -276,15 +287,54 @@ func TestDifferentialMatchRecognize(t *testing.T) {
 			ts++
 		}
 		used[ts] = true
-		events = append(events, mrEvent{k: fmt.Sprint("k", r.IntN(20)), e: []string{"a", "b", "c"}[r.IntN(3)], v: r.Int64N(12), ts: ts})
+		events = append(events, mrEvent{k: fmt.Sprint("k", r.IntN(20)), e: []string{"a", "b", "c"}[r.IntN(3)], v: r.Int64N(12), ts: ts, id: int64(i)})
 	}
-	end := base + 4000*250 + 3_600_000
-	for i := range 20 {
-		events = append(events, mrEvent{k: fmt.Sprint("k", i), e: "z", v: 0, ts: end + int64(i)})
+	differentialMatch(t, r, events, 20, false, 20)
+}
+
+// TestDifferentialMatchRecognizeTies is TestDifferentialMatchRecognize over times in
+// whole seconds, so that a key's rows often share one: the queries order them by
+// ORDER BY ts, id (or id DESC), and the oracle sorts them so. Rows arrive up to 900 ms
+// out of order (within the watermark's delay), and ids are random but for their last
+// digits, so neither the order of arrival nor the time orders them.
+func TestDifferentialMatchRecognizeTies(t *testing.T) {
+	t.Parallel() // in-process and independent
+	r := rand.New(rand.NewPCG(17, 3))
+	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
+	var events []mrEvent
+	for i := range 3000 {
+		ts := base + int64(i)*250 - r.Int64N(900)
+		events = append(events, mrEvent{k: fmt.Sprint("k", r.IntN(3)), e: []string{"a", "b", "c"}[r.IntN(3)], v: r.Int64N(12),
+			ts: ts - ts%1000, id: int64(r.IntN(1_000_000))*10_000 + int64(i)})
+	}
+	ties := 0
+	last := map[string]int64{}
+	for _, e := range events {
+		if t, ok := last[e.k]; ok && t == e.ts {
+			ties++
+		}
+		last[e.k] = e.ts
+	}
+	if ties < 500 {
+		t.Fatalf("only %d rows share their key's time with the one before", ties)
+	}
+	differentialMatch(t, r, events, 3, true, 12)
+}
+
+// differentialMatch adds a row labelled z at the end of each of keys keys, then runs
+// queries random patterns over events and compares them with mrMatcher's matches.
+func differentialMatch(t *testing.T, r *rand.Rand, events []mrEvent, keys int, ties bool, queries int) {
+	var end int64
+	for _, e := range events {
+		end = max(end, e.ts)
+	}
+	end += 3_600_000
+	for i := range keys {
+		events = append(events, mrEvent{k: fmt.Sprint("k", i), e: "z", v: 0, ts: end + int64(i), id: -1})
 	}
 	var lines bytes.Buffer
 	for _, e := range events {
-		fmt.Fprintf(&lines, `{"k":%q,"e":%q,"v":%d,"ts":%q}`+"\n", e.k, e.e, e.v, time.UnixMilli(e.ts).UTC().Format("2006-01-02 15:04:05.000"))
+		fmt.Fprintf(&lines, `{"k":%q,"e":%q,"v":%d,"ts":%q,"id":%d}`+"\n", e.k, e.e, e.v, time.UnixMilli(e.ts).UTC().Format("2006-01-02 15:04:05.000"), e.id)
 	}
 	path := filepath.Join(t.TempDir(), "events.json")
 	if err := os.WriteFile(path, lines.Bytes(), 0o644); err != nil {
@@ -294,18 +344,28 @@ func TestDifferentialMatchRecognize(t *testing.T) {
 	for _, e := range events {
 		parts[e.k] = append(parts[e.k], e)
 	}
-	for _, rows := range parts {
-		sort.Slice(rows, func(i, j int) bool { return rows[i].ts < rows[j].ts })
-	}
 	fmtTS := func(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000") }
 	total := 0
-	for q := range 20 {
+	for q := range queries {
 		m := randomMatcher(r)
+		m.ties, m.desc = ties, ties && q%2 == 1
+		for _, rows := range parts {
+			sort.SliceStable(rows, func(i, j int) bool {
+				a, b := rows[i], rows[j]
+				if a.ts != b.ts || !ties {
+					return a.ts < b.ts
+				}
+				return a.id < b.id != m.desc
+			})
+		}
 		var want result
 		for k, rows := range parts {
 			for _, mt := range m.matches(rows) {
-				row := map[string]any{"k": k, "s": fmtTS(rows[mt.start].ts), "t": fmtTS(rows[mt.start+len(mt.labels)-1].ts),
-					"n": float64(len(mt.labels))}
+				first, last := rows[mt.start], rows[mt.start+len(mt.labels)-1]
+				row := map[string]any{"k": k, "s": fmtTS(first.ts), "t": fmtTS(last.ts), "n": float64(len(mt.labels))}
+				if ties {
+					row["fi"], row["li"] = float64(first.id), float64(last.id)
+				}
 				var sv int64
 				counts := make([]float64, len(m.elems))
 				for i, l := range mt.labels {
@@ -325,7 +385,7 @@ func TestDifferentialMatchRecognize(t *testing.T) {
 		for _, parallelism := range []int{1, 2} {
 			t.Run(fmt.Sprintf("pattern %d, parallelism %d", q, parallelism), func(t *testing.T) {
 				ddl := fmt.Sprintf(`SET 'parallelism.default' = '%d';
-					CREATE TABLE e (k STRING, e STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+					CREATE TABLE e (k STRING, e STRING, v BIGINT, ts TIMESTAMP(3), id BIGINT, WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
 					WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');`, parallelism, path)
 				got := runOnTime(t, ddl, query)
 				if len(got) != len(want) {
@@ -335,7 +395,7 @@ func TestDifferentialMatchRecognize(t *testing.T) {
 			})
 		}
 	}
-	if total < 200 {
+	if total < 10*queries {
 		t.Errorf("the patterns matched %d times in all: too few to tell anything", total)
 	}
 }

@@ -188,7 +188,8 @@ SELECT u, COUNT(*) AS c, SUM(n) AS s FROM clicks GROUP BY u;
 }
 
 // kafkaPipeline copies the rows of topic in whose id is not a multiple of 3 to topic
-// out, exactly-once, with checkpoints every 100 ms.
+// out, exactly-once, with checkpoints every 100 ms; each record's timestamp is its id
+// in milliseconds and its header "id" the id (METADATA columns).
 func kafkaPipeline(addr, out, prefix string) string {
 	return fmt.Sprintf(`
 SET 'execution.checkpointing.interval' = '100 ms';
@@ -196,10 +197,12 @@ SET 'parallelism.default' = '2';
 CREATE TABLE src (id BIGINT, name STRING) WITH (
   'connector' = 'kafka', 'topic' = 'in', 'properties.bootstrap.servers' = '%[1]s',
   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'csv');
-CREATE TABLE dst (id BIGINT, name STRING) WITH (
+CREATE TABLE dst (id BIGINT, name STRING, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',
+  h MAP<STRING, BYTES> METADATA FROM 'headers') WITH (
   'connector' = 'kafka', 'topic' = '%[2]s', 'properties.bootstrap.servers' = '%[1]s', 'format' = 'csv',
   'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '%[3]s');
-INSERT INTO dst SELECT id, name FROM src WHERE id %% 3 <> 0;
+INSERT INTO dst SELECT id, name, TO_TIMESTAMP_LTZ(id, 3), MAP['id', CAST(CAST(id AS STRING) AS BYTES)]
+  FROM src WHERE id %% 3 <> 0;
 `, addr, out, prefix)
 }
 
@@ -275,7 +278,8 @@ func sortedCopy(v []string) []string {
 
 // TestKafkaCrashExactlyOnce kills a Kafka-to-Kafka exactly-once job 10 to 15 times;
 // a read_committed reader of the output then sees exactly the rows of a failure-free
-// run, none lost and none twice, and every row it saw while the job ran is among them.
+// run, none lost and none twice, each with the timestamp and header its METADATA
+// columns wrote, and every row it saw while the job ran is among them.
 func TestKafkaCrashExactlyOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: runs without -short")
@@ -336,9 +340,21 @@ func TestKafkaCrashExactlyOnce(t *testing.T) {
 	if sampleErr != nil {
 		t.Fatal(sampleErr)
 	}
-	got, err := kafkaCommitted(t, addr, "out")
+	recs, err := kafkaRecords(addr, "out")
 	if err != nil {
 		t.Fatal(err)
+	}
+	got := make([]string, len(recs))
+	badMeta := 0
+	for i, r := range recs {
+		got[i] = string(r.Value)
+		id, _, _ := strings.Cut(got[i], ",")
+		if len(r.Headers) != 1 || r.Headers[0].Key != "id" || string(r.Headers[0].Value) != id ||
+			fmt.Sprint(r.Timestamp.UnixMilli()) != id {
+			if badMeta++; badMeta <= 3 {
+				t.Errorf("record %q has timestamp %d and headers %v", got[i], r.Timestamp.UnixMilli(), r.Headers)
+			}
+		}
 	}
 	count := map[string]int{}
 	for _, row := range got {

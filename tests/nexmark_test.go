@@ -256,7 +256,7 @@ func readNexmark(t *testing.T, kind string, events, rate int) []nexRow {
 				case *array.Int64:
 					row.i[f] = a.Value(i)
 				case *array.String:
-					row.s[f] = a.Value(i)
+					row.s[f] = strings.Clone(a.Value(i)) // the batch's memory goes back to the reader
 				}
 			}
 			rows = append(rows, row)

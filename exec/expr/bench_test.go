@@ -223,6 +223,18 @@ func BenchmarkCastStringToBigint(b *testing.B) {
 	}
 }
 
+func BenchmarkCastBigintToDecimal(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
+			mem := memory.NewGoAllocator()
+			rec := sensorBatch(mem, n)
+			defer rec.Release()
+			ev := mustCompile(b, cast(col(1, "ts", tBig), decT(19, 0)), mem)
+			benchBatches(b, n, 8, func() { mustEval(b, ev, rec) })
+		})
+	}
+}
+
 // BenchmarkTake gathers every other row of a BIGINT and of a STRING column.
 func BenchmarkTake(b *testing.B) {
 	for _, n := range benchSizes {

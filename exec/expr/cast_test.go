@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -68,6 +69,9 @@ func TestCastFromNumeric(t *testing.T) {
 			{e: cast(i, tStr), want: `["12","-5","0",null,"2147483647"]`},
 			{e: cast(i, tBool), want: `[true,true,false,null,true]`},
 			{e: cast(i, decT(12, 2)), want: `["12.00","-5.00","0.00",null,"2147483647.00"]`},
+			{e: cast(x, decT(19, 0)), want: `["3000000000","-5","0",null,"7"]`},
+			{e: cast(x, decT(38, 0)), want: `["3000000000","-5","0",null,"7"]`},
+			{e: cast(i64(math.MinInt64), decT(19, 0)), want: `["-9223372036854775808","-9223372036854775808","-9223372036854775808","-9223372036854775808","-9223372036854775808"]`},
 			// A number too large for the DECIMAL is NULL, for CAST as for TRY_CAST (Flink).
 			{e: cast(i, decT(3, 1)), want: `["12.0","-5.0","0.0",null,null]`},
 			{e: tryCast(i, decT(3, 1)), want: `["12.0","-5.0","0.0",null,null]`},

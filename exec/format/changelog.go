@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
@@ -124,10 +125,14 @@ type CDCDecoder struct {
 	// after rows into one set each (swapped with the JSONDecoder's).
 	otherCells []cell
 	otherBufs  [][]byte
-	fields     [6][]byte // the envelope's values, by the format's field list
+	fields     [10][]byte // the envelope's values, by the format's field list
+	schema     []byte     // debezium-json: the message's top-level "schema", nil for none
 	keyBuf     []byte
 	rows       [][]byte // canal's data and old rows
 	olds       [][]byte
+
+	meta       []metaColumn  // the format's metadata columns read (NewMetadataDecoder)
+	metaFields []arrow.Field // their fields in Flush's records
 }
 
 var _ Decoder = (*CDCDecoder)(nil)
@@ -149,9 +154,9 @@ func NewCDCDecoder(schema planner.Schema, mem memory.Allocator, opts ChangelogOp
 
 // The envelope fields of each format.
 var (
-	debeziumFields = []string{"before", "after", "op", "payload"}
-	canalFields    = []string{"data", "old", "type", "database", "table", "isDdl"}
-	maxwellFields  = []string{"data", "old", "type"}
+	debeziumFields = []string{"before", "after", "op", "payload", "ts_ms", "source", "schema"}
+	canalFields    = []string{"data", "old", "type", "database", "table", "isDdl", "sqlType", "pkNames", "ts", "es"}
+	maxwellFields  = []string{"data", "old", "type", "database", "table", "primary_key_columns", "ts"}
 )
 
 // Decode decodes one message; see Decoder.
@@ -266,6 +271,7 @@ func (d *CDCDecoder) debezium(body []byte) (string, int, string) {
 	if msg := d.envelope(body, debeziumFields); msg != "" {
 		return "", -1, msg
 	}
+	d.schema = d.fields[6]
 	if d.opts.SchemaInclude {
 		payload := d.fields[3]
 		if len(payload) == 0 || payload[0] != '{' {
@@ -281,6 +287,9 @@ func (d *CDCDecoder) debezium(body []byte) (string, int, string) {
 	op, ok := d.text(d.fields[2])
 	if !ok {
 		return "", -1, `the message has no "op" string`
+	}
+	if msg := d.readMeta(); msg != "" {
+		return "", -1, msg
 	}
 	switch string(op) {
 	case "c", "r":
@@ -325,6 +334,9 @@ func (d *CDCDecoder) canal(body []byte) (string, int, string) {
 	}
 	if !ok {
 		return "", -1, `the message has no "type" string`
+	}
+	if msg := d.readMeta(); msg != "" {
+		return "", -1, msg
 	}
 	var msg string
 	if d.rows, msg = arrayElems(d.rows[:0], d.fields[0]); msg != "" {
@@ -385,6 +397,9 @@ func (d *CDCDecoder) maxwell(body []byte) (string, int, string) {
 	if data == nil {
 		return "", -1, `the message has no "data" row`
 	}
+	if msg := d.readMeta(); msg != "" {
+		return "", -1, msg
+	}
 	switch string(typ) {
 	case "insert":
 		return d.change(nil, data, true)
@@ -414,7 +429,7 @@ func (d *CDCDecoder) change(before, after []byte, add bool) (string, int, string
 			return part, col, msg
 		}
 		if add {
-			d.appendRow(d.cells, kind)
+			d.addRow(d.cells, kind)
 		}
 		return "", -1, ""
 	}
@@ -426,8 +441,8 @@ func (d *CDCDecoder) change(before, after []byte, add bool) (string, int, string
 		return "after", col, msg
 	}
 	if add {
-		d.appendRow(d.otherCells, exec.UpdateBefore)
-		d.appendRow(d.cells, exec.UpdateAfter)
+		d.addRow(d.otherCells, exec.UpdateBefore)
+		d.addRow(d.cells, exec.UpdateAfter)
 	}
 	return "", -1, ""
 }
@@ -443,8 +458,8 @@ func (d *CDCDecoder) changeOld(old, data []byte, add bool) (string, int, string)
 		return "old", col, msg
 	}
 	if add {
-		d.appendRow(d.cells, exec.UpdateBefore)
-		d.appendRow(d.otherCells, exec.UpdateAfter)
+		d.addRow(d.cells, exec.UpdateBefore)
+		d.addRow(d.otherCells, exec.UpdateAfter)
 	}
 	return "", -1, ""
 }

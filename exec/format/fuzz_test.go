@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
 )
 
 // fuzzDecode decodes one record into allTypes and checks the outcome: either one row,
@@ -102,8 +103,9 @@ func FuzzJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) { fuzzDecode(t, "json", line) })
 }
 
-// FuzzChangelog decodes one message of each changelog format into allTypes: it is
-// either rows with a kind each, or a *ParseError and no row; it never panics.
+// FuzzChangelog decodes one message of each changelog format into allTypes, for most
+// lines with every metadata key of the format too: it is either rows with a kind (and
+// metadata) each, or a *ParseError and no row; it never panics.
 func FuzzChangelog(f *testing.F) {
 	for _, s := range []string{
 		`{"before":null,"after":{"i":1,"s":"a"},"op":"c"}`,
@@ -114,6 +116,9 @@ func FuzzChangelog(f *testing.F) {
 		`{"data":null,"isDdl":true,"type":"ALTER"}`,
 		`{"op":"x"}`,
 		`[`,
+		`{"after":{"i":1},"op":"r","ts_ms":1,"source":{"ts_ms":"2","db":"d","collection":"c","x":{"y":[1]}}}`,
+		`{"data":[{"i":1}],"type":"INSERT","sqlType":{"i":4},"pkNames":["i",null],"ts":1,"es":"2","database":"d"}`,
+		`{"data":{"i":1},"type":"insert","ts":1596684904,"primary_key_columns":["i"],"table":"t"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -124,7 +129,17 @@ func FuzzChangelog(f *testing.F) {
 			if format == Debezium && len(line) > 0 && line[0]%2 == 0 {
 				opts[Debezium+".schema-include"] = "true"
 			}
-			dec, err := NewDecoder(format, allTypes, mem, opts, time.UTC)
+			var dec Decoder
+			var err error
+			if len(line)%4 == 0 {
+				dec, err = NewDecoder(format, allTypes, mem, opts, time.UTC)
+			} else {
+				var keys []string
+				for _, k := range planner.FormatMetadata(format) {
+					keys = append(keys, k.Key)
+				}
+				dec, err = NewMetadataDecoder(format, allTypes, keys, mem, opts, time.UTC)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

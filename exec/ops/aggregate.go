@@ -51,9 +51,11 @@ type aggregate struct {
 	slide, size int64
 	startKey    int
 	// A SESSION window aggregate merges the overlapping sessions of each key (sessions
-	// holds each partition key's live groups; nil until built).
+	// holds each partition key's live groups; nil until built); its window_time key, if
+	// it has one (timeKey >= 0), follows the session's end.
 	session   bool
 	sessions  map[string][]int32
+	timeKey   int
 	spill     spill
 	dirtyFlag []bool // changed since the last checkpoint
 	stored    []bool // its key may be in the store: a checkpoint wrote it, or it was read back
@@ -90,7 +92,7 @@ var (
 // its checkpointed state (nil without checkpoints), cache how many groups stay in memory.
 func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, ks *KeyedState, cache Cache) exec.Operator {
 	in := n.Input.Schema()
-	a := &aggregate{keyCols: n.Keys, hashCols: n.PartitionKeys(), out: out, state: ks, cache: cache, mem: mem, window: -1, watermark: exec.MinWatermark,
+	a := &aggregate{keyCols: n.Keys, hashCols: n.PartitionKeys(), out: out, state: ks, cache: cache, mem: mem, window: -1, timeKey: -1, watermark: exec.MinWatermark,
 		builder: array.NewRecordBuilder(mem, exec.ArrowSchema(n.Schema()))}
 	if n.Window != nil {
 		a.window = n.WindowEnd
@@ -99,7 +101,7 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 		if n.Sliced() {
 			a.slide, a.size = n.Window.Slide, n.Window.Size
 		}
-		a.session = n.Window.Kind == "SESSION"
+		a.session, a.timeKey = n.Window.Kind == "SESSION", n.WindowTimeKey()
 		if n.Emit.On() {
 			a.emitCtl = newEmitControl(n.Emit)
 		}

@@ -258,7 +258,7 @@ func (a *aggregate) partitionKey(g int32) string {
 	nk := len(a.keyCols)
 	var key []value
 	for i, v := range a.keys[int(g)*nk : (int(g)+1)*nk] {
-		if i != a.startKey && i != a.window {
+		if i != a.startKey && i != a.window && i != a.timeKey {
 			key = append(key, v)
 		}
 	}
@@ -328,6 +328,9 @@ func (a *aggregate) setWindowEnd(g int32, end int64) {
 	a.stored[g] = false
 	a.groups.remove(key)
 	key[a.window].i = end
+	if a.timeKey >= 0 {
+		key[a.timeKey].i = end - 1
+	}
 	a.groups.insert(key, encodeKey(nil, key), g)
 	if !a.dirtyFlag[g] {
 		a.dirtyFlag[g] = true

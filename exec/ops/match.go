@@ -17,11 +17,11 @@ import (
 
 // match is the operator of a plan's MatchRecognize. Rows wait in their partition's
 // pending rows for the watermark; then each partition's ready rows are taken in time
-// order (by arrival for equal times) and fed, one at a time, to its partial matches
-// (threads of the pattern's program): every row starts a thread, and a thread at a
-// variable whose DEFINE condition holds for the row moves on. A greedy quantifier that
-// takes the row does not also let it go to what follows (Flink's rule), a reluctant one
-// lets both happen, the exit first. A thread that reaches the end of the program is a
+// order (for equal times by the further ORDER BY keys, then by arrival) and fed, one at
+// a time, to its partial matches (threads of the pattern's program): every row starts
+// a thread, and a thread at a variable whose DEFINE condition holds for the row moves
+// on. A greedy quantifier that takes the row does not also let it go to what follows
+// (Flink's rule), a reluctant one lets both happen, the exit first. A thread that reaches the end of the program is a
 // match: one output row, its measures computed over its rows, after which the AFTER
 // MATCH strategy drops the threads that may no longer start a match. WITHIN drops a
 // thread once a row comes more than the interval after its first row.
@@ -40,6 +40,7 @@ type match struct {
 	meas     []expr.Evaluator
 	part     *changes // the partition columns of output rows
 	outT     *arrow.Schema
+	order    rank // compares rows of equal time by the ORDER BY keys after the time
 
 	out       exec.Output
 	parts     map[string]*matchPart
@@ -122,6 +123,10 @@ func NewMatch(mem memory.Allocator, env *expr.Env, n *planner.MatchRecognize, ou
 	m := &match{n: n, mem: mem, width: len(in), prog: n.Program, out: out, parts: map[string]*matchPart{},
 		watermark: exec.MinWatermark, state: ks}
 	m.reach = reachableVars(n.Program)
+	inT := exec.ArrowSchema(in)
+	for _, k := range n.OrderBy {
+		m.order.order = append(m.order.order, rankKey{col: k.Col, desc: k.Desc, less: less(inT.Field(k.Col).Type.ID())})
+	}
 	m.conds = make([]*navEval, len(n.Vars))
 	for v, cond := range n.Defines {
 		if cond == nil {
@@ -240,15 +245,21 @@ func (m *match) partition(row []value, kg uint16) *matchPart {
 	return p
 }
 
-// addPending puts x among p's pending rows, after those of its time or earlier.
+// addPending puts x among p's pending rows, after those before it or tied with it.
 func (m *match) addPending(p *matchPart, x *overRow) {
-	if k := len(p.pending); k == 0 || p.pending[k-1].t <= x.t {
+	if k := len(p.pending); k == 0 || !m.before(x, p.pending[k-1]) {
 		p.pending = append(p.pending, x)
 	} else {
-		at := sort.Search(k, func(i int) bool { return p.pending[i].t > x.t })
+		at := sort.Search(k, func(i int) bool { return m.before(x, p.pending[i]) })
 		p.pending = slices.Insert(p.pending, at, x)
 	}
 	m.pending.push(timed[*matchPart]{t: x.t, seq: x.seq, p: p})
+}
+
+// before reports whether row x comes before row y: by time, then, for equal times, by
+// the further ORDER BY keys.
+func (m *match) before(x, y *overRow) bool {
+	return x.t < y.t || x.t == y.t && len(m.order.order) > 0 && m.order.compare(x.vals, y.vals) < 0
 }
 
 // ProcessWatermark feeds the rows the watermark passed to their partitions' threads in

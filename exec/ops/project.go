@@ -19,6 +19,7 @@ type project struct {
 	texts  []string // the expressions as SQL, for errors
 	out    exec.Output
 	cols   []arrow.Array
+	typed  []bool // whether the schema took column i's type from a batch (see adopt)
 }
 
 var _ exec.Operator = (*project)(nil)
@@ -27,7 +28,7 @@ var _ exec.Operator = (*project)(nil)
 // expressions over each batch; the row kinds and origins pass through.
 func NewProject(mem memory.Allocator, env *expr.Env, n *planner.Project, out exec.Output) (exec.Operator, error) {
 	env, noting := noteWatermark(env, out, n.Exprs...)
-	p := &project{mem: mem, schema: exec.ArrowSchema(n.Schema()), out: out, cols: make([]arrow.Array, len(n.Exprs))}
+	p := &project{mem: mem, schema: exec.ArrowSchema(n.Schema()), out: out, cols: make([]arrow.Array, len(n.Exprs)), typed: make([]bool, len(n.Exprs))}
 	in := n.Input.Schema()
 	for _, e := range n.Exprs {
 		ev, err := expr.Compile(e, mem, env)
@@ -62,7 +63,35 @@ func (p *project) Process(ctx context.Context, _ int, b exec.Batch) error {
 		}
 		p.cols[i] = col
 	}
+	p.adopt()
 	rec := array.NewRecord(p.schema, p.cols, b.Rec.NumRows())
 	defer rec.Release()
-	return p.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: b.Kinds, Origin: b.Origin})
+	return p.out.Emit(ctx, exec.Batch{Rec: rec, Kinds: b.Kinds, Origin: b.Origin, Splits: b.Splits})
+}
+
+// adopt has the schema hold the column types of the batch at hand, once per column,
+// where they are equal to its own but other values. A record checks each column's
+// type against its schema's, and a ROW type compared with another value is compared
+// field by field, by reflection: the columns of a source's ROW, passed on, cost that
+// in every batch.
+func (p *project) adopt() {
+	var fields []arrow.Field
+	for i, c := range p.cols {
+		f := p.schema.Field(i)
+		if p.typed[i] || c.DataType() == f.Type {
+			continue
+		}
+		p.typed[i] = true
+		if !arrow.TypeEqual(c.DataType(), f.Type, arrow.CheckMetadata()) {
+			continue
+		}
+		if fields == nil {
+			fields = p.schema.Fields()
+		}
+		fields[i].Type = c.DataType()
+	}
+	if fields != nil {
+		md := p.schema.Metadata()
+		p.schema = arrow.NewSchema(fields, &md)
+	}
 }

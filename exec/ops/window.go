@@ -25,6 +25,9 @@ type watermarkAssigner struct {
 	watermark int64
 	lag       int64 // how far the watermark stays behind the latest time: 1 ms for processing time
 	clock     func() time.Time
+	// splits holds the watermark each split of a source task implies (see exec.Splits);
+	// it starts at the watermark, so a restored or rescaled job goes on from there.
+	splits []int64
 }
 
 var (
@@ -89,21 +92,50 @@ func (w *watermarkAssigner) Process(ctx context.Context, _ int, b exec.Batch) er
 		})
 	}
 	defer col.Release()
-	wm := w.watermark
 	ts := col.(*array.Timestamp)
-	for i, v := range ts.TimestampValues() {
-		if int64(v) > wm && ts.IsValid(i) {
-			wm = int64(v)
+	var wm int64
+	if b.Splits != nil && w.lag == 0 {
+		wm = w.splitWatermark(ts, b.Splits)
+	} else {
+		wm = w.watermark
+		for i, v := range ts.TimestampValues() {
+			if int64(v) > wm && ts.IsValid(i) {
+				wm = int64(v)
+			}
 		}
-	}
-	if wm != exec.MinWatermark {
-		wm -= w.lag
+		if wm != exec.MinWatermark {
+			wm -= w.lag
+		}
 	}
 	if wm <= w.watermark {
 		return nil
 	}
 	w.watermark = wm
 	return w.out.EmitWatermark(ctx, wm)
+}
+
+// splitWatermark notes the greatest time of each split in a batch and returns the
+// least over the splits that hold the watermark back, or the greatest when none does.
+func (w *watermarkAssigner) splitWatermark(ts *array.Timestamp, s *exec.Splits) int64 {
+	for len(w.splits) < len(s.Holding) {
+		w.splits = append(w.splits, w.watermark)
+	}
+	for i, v := range ts.TimestampValues() {
+		if sp := s.Of[i]; int64(v) > w.splits[sp] && ts.IsValid(i) {
+			w.splits[sp] = int64(v)
+		}
+	}
+	least, greatest, held := int64(exec.MaxWatermark), int64(exec.MinWatermark), false
+	for i, h := range s.Holding {
+		if h {
+			least, held = min(least, w.splits[i]), true
+		}
+		greatest = max(greatest, w.splits[i])
+	}
+	if held {
+		return least
+	}
+	return greatest
 }
 
 // ProcessWatermark passes on the end of event time at the end of the input.

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -187,5 +188,43 @@ func TestWindowEmitControl(t *testing.T) {
 	time.Sleep(2 * time.Millisecond)
 	if got := run(early, `[{"window_start":0,"window_end":10,"v":2}]`, 10); got != "-U["+w0+", 1] +U["+w0+", 3] wm" {
 		t.Fatalf("early firing, then the window's end, emitted %q", got)
+	}
+}
+
+// TestWatermarkPerSplit: rows of a task that reads two splits side by side move the
+// watermark only as far as the split behind, while it may still bring rows; once it
+// holds nothing back, to the split ahead. Without splits, the greatest time leads.
+func TestWatermarkPerSplit(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ts := planner.Type{Kind: planner.Timestamp, Precision: 3}
+	schema := planner.Schema{{Name: "ts", Type: ts}}
+	node := &planner.WatermarkAssigner{Input: input{schema: schema}, TimeCol: 0, Expr: &planner.ColumnRef{Index: 0, Name: "ts", T: ts}, SQL: "ts"}
+	ctx := context.Background()
+	out := &watermarks{}
+	op, err := NewWatermarkAssigner(mem, nil, node, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := func(rows string, s *exec.Splits) {
+		t.Helper()
+		b := batch(t, mem, schema, rows)
+		defer b.Release()
+		b.Splits = s
+		if err := op.Process(ctx, 0, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Split 0 is read ahead to 100; split 1, not read yet, holds the watermark.
+	feed(`[{"ts":50},{"ts":100}]`, &exec.Splits{Of: []int32{0, 0}, Holding: []bool{true, true}})
+	feed(`[{"ts":20}]`, &exec.Splits{Of: []int32{1}, Holding: []bool{true, true}})
+	// Split 1 read to its high watermark: it holds nothing back.
+	feed(`[{"ts":30}]`, &exec.Splits{Of: []int32{1}, Holding: []bool{true, false}})
+	feed(`[{"ts":60}]`, nil)
+	if got, want := fmt.Sprint(out.wms), "[20 100]"; got != want {
+		t.Errorf("watermarks %s, want %s", got, want)
+	}
+	if got := strings.Count(strings.Join(out.rows, " "), "+I"); got != 5 {
+		t.Errorf("%d rows passed on, want 5: %v", got, out.rows)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -32,12 +33,12 @@ func (j *Job) build(ctx context.Context) error {
 	env, s := j.env, j.settings
 	b := &builder{j: j, ctx: ctx, env: &expr.Env{Location: env.Location, Now: env.Now}, mem: env.Mem,
 		slices: map[*planner.WindowTVF]bool{}, uids: map[string]bool{}, labels: map[planner.Node]string{},
-		scans: map[string]int{}, shared: map[string]int{}}
+		scans: map[string]int{}, shared: map[string]int{}, subplans: reusedSubplans(j.plan), built: map[string]int{}}
 	j.graph = &exec.Graph{Mem: env.Mem, IdleTimeout: s.IdleTimeout}
 	if err := b.windows(j.plan, nil); err != nil {
 		return fatal(err)
 	}
-	b.countScans(j.plan)
+	b.countScans(j.plan, map[string]bool{})
 	last, err := b.node(j.plan)
 	if err != nil {
 		return fatal(err)
@@ -82,6 +83,10 @@ type builder struct {
 	labels  map[planner.Node]string     // physical nodes standing for logical ones (see describe)
 	scans   map[string]int              // by scanKey: how often the plan reads the table
 	shared  map[string]int              // by scanKey: the source stage of a table read more than once
+	// subplans holds the key of each plan part that the plan holds more than once
+	// (see reusedSubplans), built the stage where the first one's output leaves.
+	subplans map[planner.Node]string
+	built    map[string]int
 }
 
 // scanKey tells scans of one table apart from scans of another, or of the same table
@@ -99,13 +104,70 @@ func scanKey(n *planner.Scan) string {
 // countScans counts the plan's scans of each table: a table the plan reads more than
 // once (by the INSERTs of a statement set, a self-join, a union) is read once, and its
 // source stage feeds every scan (see sharedScan).
-func (b *builder) countScans(n planner.Node) {
+func (b *builder) countScans(n planner.Node, seen map[string]bool) {
+	if key, ok := b.subplans[n]; ok {
+		if seen[key] {
+			return // a copy of a plan part built once: its scans read nothing more
+		}
+		seen[key] = true
+	}
 	if s, ok := n.(*planner.Scan); ok {
 		b.scans[scanKey(s)]++
 	}
 	for _, c := range n.Children() {
-		b.countScans(c)
+		b.countScans(c, seen)
 	}
+}
+
+// reusedSubplans finds the parts of a plan that it holds more than once, as the two
+// sides of Nexmark's q5 both aggregate the same window function over the same table,
+// and keys each copy by what it computes. Each is built once and its rows go to every
+// reader of a copy, as Flink reuses sub-plans. Copies are equal node by node: the shape
+// of the plan (node types, schemas, tables) only finds the candidates. Sinks are never
+// one: two INSERTs write twice.
+func reusedSubplans(root planner.Node) map[planner.Node]string {
+	byShape := map[string][]planner.Node{}
+	var visit func(n planner.Node) string
+	visit = func(n planner.Node) string {
+		h := sha256.New()
+		fmt.Fprintf(h, "%T\x00%s", n, n.Schema())
+		if s, ok := n.(*planner.Scan); ok {
+			io.WriteString(h, scanKey(s))
+		}
+		for _, c := range n.Children() {
+			io.WriteString(h, visit(c))
+		}
+		shape := hex.EncodeToString(h.Sum(nil))
+		switch n.(type) {
+		case *planner.Scan, *planner.Sink, *planner.SinkSet: // scans are shared by table
+		default:
+			byShape[shape] = append(byShape[shape], n)
+		}
+		return shape
+	}
+	visit(root)
+	keys := map[planner.Node]string{}
+	for shape, nodes := range byShape {
+		for i, n := range nodes {
+			if _, ok := keys[n]; ok {
+				continue
+			}
+			key := fmt.Sprintf("%s/%d", shape, i)
+			for _, m := range nodes[i+1:] {
+				if _, ok := keys[m]; !ok && reflect.DeepEqual(n, m) {
+					keys[n], keys[m] = key, key
+				}
+			}
+		}
+	}
+	return keys
+}
+
+// reuse returns a stage that gets every row of the stage where a reused plan part's
+// output leaves.
+func (b *builder) reuse(stage int) int {
+	return b.startStage(exec.Stage{Name: "Reuse", Parallelism: b.stages[stage].Parallelism,
+		Inputs: []exec.Input{{Stage: stage, Partition: exec.Forward}}})
 }
 
 // sharedScan returns a stage that gets every row of the source stage that reads n's
@@ -210,14 +272,38 @@ func (b *builder) windows(n planner.Node, agg *planner.Aggregate) error {
 	return nil
 }
 
-// node adds the operators of n and its inputs, and returns the stage n's output leaves.
+// node adds the operators of n and its inputs, and returns the stage n's output leaves;
+// a plan part built before (see reusedSubplans) feeds a stage of its own instead.
 func (b *builder) node(n planner.Node) (int, error) {
+	key, reused := b.subplans[n]
+	if !reused {
+		return b.nodeOnce(n)
+	}
+	stage, ok := b.built[key]
+	if !ok {
+		var err error
+		if stage, err = b.nodeOnce(n); err != nil {
+			return 0, err
+		}
+		b.built[key] = stage
+	}
+	return b.reuse(stage), nil
+}
+
+func (b *builder) nodeOnce(n planner.Node) (int, error) {
 	if p, ok := n.(*planner.Project); ok {
+		at := p // the projection over the filter
+		if m, ok := planner.MergePicks(p); ok {
+			if _, ok := m.Input.(*planner.Filter); ok {
+				at, p = p.Input.(*planner.Project), m // a query's picks of a view's
+			}
+		}
 		if swapped, ok := planner.PicksBeforeFilter(p); ok {
 			// Views and metrics show the operators as EXPLAIN does: the filter, then the
-			// projection; the picks below the filter are plumbing.
+			// projection; the picks below the filter are plumbing (and a view's
+			// projection merged into the query's is the query's).
 			f := swapped.Input.(*planner.Filter)
-			b.labels[swapped], b.labels[f], b.labels[f.Input] = p.Describe(), p.Input.Describe(), ""
+			b.labels[swapped], b.labels[f], b.labels[f.Input] = n.Describe(), at.Input.Describe(), ""
 			n = swapped
 		}
 	}

@@ -9,6 +9,9 @@
 // The throwaway server is a child of the test process that dies with it (Linux's
 // parent-death signal); Main or Stop also shut it down and remove its directory, and a
 // later start removes directories that dead test processes left behind.
+//
+// NewPrivate starts a server of one test's own, which it may stop and start again
+// (Private.Stop, Private.Start): a real restart, as the shared server cannot have.
 package pgtest
 
 import (
@@ -182,34 +185,48 @@ func create(bin string) (*server, error) {
 		return nil, err
 	}
 	data := filepath.Join(dir, "data")
-	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if out, err := initdb.CombinedOutput(); err != nil {
+	if err := initdb(bin, data, cred); err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("initdb: %v: %s", err, strings.TrimSpace(string(out)))
+		return nil, err
 	}
-	s, err := run(bin, dir, data, cred)
+	port, err := freePort()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s, err := run(bin, dir, data, port, cred, true)
 	if err != nil {
 		os.RemoveAll(dir)
 	}
 	return s, err
 }
 
-// run starts postgres on the cluster and waits until it accepts connections.
-func run(bin, dir, data string, cred *syscall.Credential) (*server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+// initdb creates a cluster in data.
+func initdb(bin, data string, cred *syscall.Credential) error {
+	cmd := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("initdb: %v: %s", err, strings.TrimSpace(string(out)))
 	}
+	return nil
+}
+
+// run starts postgres on the cluster on port and waits until it accepts connections.
+// With remove, the directory goes once the server exited.
+func run(bin, dir, data string, port int, cred *syscall.Credential, remove bool) (*server, error) {
 	logPath := filepath.Join(dir, "postgres.log")
-	logFile, err := os.Create(logPath)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o666)
 	if err != nil {
 		return nil, err
 	}
 	defer logFile.Close()
-	// The server runs under a shell that shuts it down and removes the cluster when
+	rm := dir
+	if !remove {
+		rm = "-"
+	}
+	// The server runs under a shell that shuts it down (and removes the cluster) when
 	// this process dies, even killed: the kernel sends the shell SIGQUIT then.
-	args := []string{"-c", wrapper, "pgtest", dir, filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-k", dir,
+	args := []string{"-c", wrapper, "pgtest", rm, filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-k", dir,
 		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",
 		"-c", "shared_buffers=32MB", "-c", "max_connections=200"}
 	cmd := exec.Command("/bin/sh", args...)
@@ -251,15 +268,20 @@ func run(bin, dir, data string, cred *syscall.Credential) (*server, error) {
 	}
 }
 
-// stop shuts the server down (fast shutdown, then a kill) and removes its directory.
+// stop shuts the server down and removes its directory.
 func (s *server) stop() {
+	s.shutdown()
+	os.RemoveAll(s.dir)
+}
+
+// shutdown shuts the server down: a fast shutdown, then a kill.
+func (s *server) shutdown() {
 	_ = s.cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-s.exited:
 	case <-time.After(10 * time.Second):
 		s.kill()
 	}
-	os.RemoveAll(s.dir)
 }
 
 // kill kills the shell, the server and its backends: their process group.
@@ -268,14 +290,14 @@ func (s *server) kill() {
 	<-s.exited
 }
 
-// wrapper runs postgres ("$2" and on) for the cluster in "$1": SIGINT or SIGTERM shut
-// it down fast, SIGQUIT at once; once it exited, the directory is removed.
+// wrapper runs postgres ("$2" and on): SIGINT or SIGTERM shut it down fast, SIGQUIT
+// at once; once it exited, the directory "$1" is removed (none for "-").
 const wrapper = `dir=$1; shift
 "$@" & pid=$!
 trap 'kill -INT $pid 2>/dev/null' INT TERM
 trap 'kill -QUIT $pid 2>/dev/null' QUIT
 while ! wait $pid; do kill -0 $pid 2>/dev/null || break; done
-rm -rf "$dir"`
+[ "$dir" = - ] || rm -rf "$dir"`
 
 // findBinaries returns the directory of initdb and postgres: initdb's on PATH (with
 // symlinks resolved, as packages link it), else the newest /usr/lib/postgresql/*/bin.

@@ -60,3 +60,43 @@ func TestStopAndRestart(t *testing.T) {
 	}
 	conn.Close(ctx)
 }
+
+// TestPrivateRestart: a private server stopped refuses connections, and started again
+// answers on the same URL with the data it had; its directory goes when the test ends.
+func TestPrivateRestart(t *testing.T) {
+	ctx := context.Background()
+	var dir string
+	t.Run("restart", func(t *testing.T) {
+		p := pgtest.NewPrivate(t)
+		dir = p.Dir()
+		conn, err := pgx.Connect(ctx, p.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, "CREATE TABLE kept (x int); INSERT INTO kept VALUES (7)"); err != nil {
+			t.Fatal(err)
+		}
+		p.Stop(t)
+		if err := conn.Ping(ctx); err == nil {
+			t.Error("a connection still answers after Stop")
+		}
+		conn.Close(ctx)
+		if conn, err := pgx.Connect(ctx, p.URL()); err == nil {
+			conn.Close(ctx)
+			t.Fatal("the server accepts connections after Stop")
+		}
+		p.Start(t)
+		conn, err = pgx.Connect(ctx, p.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		var x int
+		if err := conn.QueryRow(ctx, "SELECT x FROM kept").Scan(&x); err != nil || x != 7 {
+			t.Fatalf("after the restart: %d, %v; want the row written before", x, err)
+		}
+	})
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the private server's directory %s is left: %v", dir, err)
+	}
+}

@@ -9,11 +9,14 @@
 // The source (source.go) splits the topic's partitions among its tasks, partition p to
 // task p % tasks, each reading its partitions by direct assignment; its snapshot is the
 // next offset of every partition (state.go), and a completed checkpoint commits those
-// offsets to 'properties.group.id' for monitoring only.
+// offsets to 'properties.group.id' for monitoring only. METADATA columns (metadata.go)
+// come from each record, or, for a changelog value format's value.* keys, from the
+// format's metadata decoder.
 //
 // The sink (sink.go) produces asynchronously and waits for every acknowledgement at
 // each barrier (at-least-once), or (exactly-once, txn.go) spools each checkpoint's rows
 // to a file and produces them in one Kafka transaction when the checkpoint completes,
 // with a marker offset committed in the same transaction so that a restarted sink
-// commits each checkpoint's rows exactly once.
+// commits each checkpoint's rows exactly once; spooled records keep the timestamp and
+// headers that METADATA columns write.
 package kafka

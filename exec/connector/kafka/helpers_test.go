@@ -59,6 +59,8 @@ type consumed struct {
 	Partition int32
 	Key       string
 	Value     string
+	Timestamp time.Time
+	Headers   []kgo.RecordHeader
 }
 
 // consume reads every record of topic up to its end offsets now (the last stable
@@ -114,7 +116,7 @@ func consume(t testing.TB, addr, topic string, readCommitted bool) []consumed {
 			}
 			pos[r.Partition] = r.Offset + 1
 			if !r.Attrs.IsControl() {
-				out = append(out, consumed{r.Partition, string(r.Key), string(r.Value)})
+				out = append(out, consumed{r.Partition, string(r.Key), string(r.Value), r.Timestamp, r.Headers})
 			}
 		})
 	}

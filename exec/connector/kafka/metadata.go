@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -12,20 +13,36 @@ import (
 )
 
 // metaReader adds a Kafka table's metadata columns (topic, partition, headers,
-// leader-epoch, offset, timestamp, timestamp-type) to the rows decoded from each
-// record's value: the source's rows are the table's SourceSchema, physical and
-// metadata columns in the table's order.
+// leader-epoch, offset, timestamp, timestamp-type, and the value format's value.*
+// keys) to the rows decoded from each record's value: the source's rows are the
+// table's SourceSchema, physical and metadata columns in the table's order.
 type metaReader struct {
 	schema   *arrow.Schema // of the rows returned
 	physical []int         // the positions of the physical columns
 	cols     []metaColumn
+	values   []int // the positions of the value format's metadata columns, which the decoder reads after the physical ones
 }
 
-// metaColumn is one metadata column: its position in the rows and its builder.
+// metaColumn is one metadata column of the record: its position in the rows and its
+// builder.
 type metaColumn struct {
 	at  int
 	key string
 	b   array.Builder
+}
+
+// formatMetadata returns the value format's metadata keys that t's columns read, in
+// the table's order and without the prefix, for format.NewMetadataDecoder.
+func formatMetadata(t *planner.Table) []string {
+	var keys []string
+	for _, c := range t.Columns {
+		if c.Computed == nil {
+			if k, ok := strings.CutPrefix(c.Metadata, planner.FormatMetadataPrefix); ok {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
 }
 
 // newMetaReader returns the metadata reader of t, or nil when t has no metadata
@@ -51,6 +68,11 @@ func newMetaReader(t *planner.Table, mem memory.Allocator) (*metaReader, error) 
 			m.release()
 			return nil, fmt.Errorf("table %s: the kafka connector has no metadata key '%s'", t.Name, c.Metadata)
 		}
+		if strings.HasPrefix(k.Key, planner.FormatMetadataPrefix) {
+			m.values = append(m.values, at)
+			at++
+			continue
+		}
 		m.cols = append(m.cols, metaColumn{at: at, key: k.Key, b: array.NewBuilder(mem, exec.ArrowType(k.Type))})
 		at++
 	}
@@ -60,8 +82,26 @@ func newMetaReader(t *planner.Table, mem memory.Allocator) (*metaReader, error) 
 // timestampTypes are the names Flink gives Kafka's timestamp types.
 var timestampTypes = map[int8]string{0: "CreateTime", 1: "LogAppendTime"}
 
+// recordInfo is the metadata of a record. An upsert-kafka source keeps it for the
+// record that holds each key's value (its retraction carries it), in its checkpoints
+// too; topic and partition are the partition's.
+type recordInfo struct {
+	Topic         string             `json:"-"`
+	Partition     int32              `json:"-"`
+	Offset        int64              `json:"offset"`
+	Timestamp     int64              `json:"ts"` // Unix milliseconds
+	TimestampType int8               `json:"ts_type"`
+	LeaderEpoch   int32              `json:"leader_epoch"`
+	Headers       []kgo.RecordHeader `json:"headers,omitempty"`
+}
+
+func infoOf(rec *kgo.Record) recordInfo {
+	return recordInfo{Topic: rec.Topic, Partition: rec.Partition, Offset: rec.Offset, Timestamp: rec.Timestamp.UnixMilli(),
+		TimestampType: rec.Attrs.TimestampType(), LeaderEpoch: rec.LeaderEpoch, Headers: rec.Headers}
+}
+
 // add appends the metadata of rec, n times (for the rows decoded from it).
-func (m *metaReader) add(rec *kgo.Record, n int) {
+func (m *metaReader) add(rec *recordInfo, n int) {
 	for range n {
 		for _, c := range m.cols {
 			switch c.key {
@@ -90,9 +130,9 @@ func (m *metaReader) add(rec *kgo.Record, n int) {
 			case "offset":
 				c.b.(*array.Int64Builder).Append(rec.Offset)
 			case "timestamp":
-				c.b.(*array.TimestampBuilder).Append(arrow.Timestamp(rec.Timestamp.UnixMilli()))
+				c.b.(*array.TimestampBuilder).Append(arrow.Timestamp(rec.Timestamp))
 			case "timestamp-type":
-				name, ok := timestampTypes[rec.Attrs.TimestampType()]
+				name, ok := timestampTypes[rec.TimestampType]
 				if !ok {
 					name = "NoTimestampType"
 				}
@@ -109,6 +149,10 @@ func (m *metaReader) merge(phys arrow.Record) arrow.Record {
 	cols := make([]arrow.Array, len(m.schema.Fields()))
 	for i, at := range m.physical {
 		cols[at] = phys.Column(i)
+		cols[at].Retain()
+	}
+	for i, at := range m.values {
+		cols[at] = phys.Column(len(m.physical) + i)
 		cols[at].Retain()
 	}
 	for _, c := range m.cols {

@@ -8,10 +8,10 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/connector"
 	"github.com/streamsql/streamsql/planner"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // metaTable is a Kafka table with every metadata key: timestamp and headers written,
@@ -39,18 +39,7 @@ func TestMetadataWrittenAndRead(t *testing.T) {
 	addr := cluster(t, 1, "meta")
 	tbl := metaTable(addr)
 	schema := tbl.PersistedSchema()
-	b := array.NewRecordBuilder(mem, exec.ArrowSchema(schema))
-	defer b.Release()
-	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2}, nil)
-	b.Field(1).(*array.StringBuilder).AppendValues([]string{"a", "b"}, nil)
-	ts := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
-	b.Field(2).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{arrow.Timestamp(ts.UnixMilli()), arrow.Timestamp(ts.Add(time.Second).UnixMilli())}, nil)
-	hb := b.Field(3).(*array.MapBuilder)
-	hb.Append(true)
-	hb.KeyBuilder().(*array.StringBuilder).AppendValues([]string{"k1", "k2"}, nil)
-	hb.ItemBuilder().(*array.BinaryBuilder).AppendValues([][]byte{[]byte("v1"), nil}, []bool{true, false})
-	hb.Append(true) // no headers
-	rec := b.NewRecord()
+	rec := metaRows(mem, schema)
 	defer rec.Release()
 
 	s, err := Sink.Open(context.Background(), connector.SinkSpec{Mem: mem, Table: tbl, Schema: schema})
@@ -65,23 +54,8 @@ func TestMetadataWrittenAndRead(t *testing.T) {
 	}
 	s.Close()
 
-	// The records as a Kafka client sees them.
-	cl := client(t, addr, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"meta": {0: kgo.NewOffset().AtStart()}}))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var got []string
-	for len(got) < 2 && ctx.Err() == nil {
-		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
-			var hs []string
-			for _, h := range r.Headers {
-				hs = append(hs, h.Key+"="+string(h.Value))
-			}
-			got = append(got, string(r.Value)+" "+r.Timestamp.UTC().Format(time.RFC3339)+" ["+strings.Join(hs, " ")+"]")
-		})
-	}
-	want := "1,a 2024-05-06T07:08:09Z [k1=v1 k2=]|2,b 2024-05-06T07:08:10Z []"
-	if strings.Join(got, "|") != want {
-		t.Errorf("records\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	if got := metaRecords(t, addr); got != metaWant {
+		t.Errorf("records\n%s\nwant\n%s", got, metaWant)
 	}
 
 	// The source reads them back with every metadata column.
@@ -101,14 +75,78 @@ func TestMetadataWrittenAndRead(t *testing.T) {
 	}
 }
 
-// TestMetadataExactlyOnceRefused: the exactly-once sink has no place for metadata yet.
-func TestMetadataExactlyOnceRefused(t *testing.T) {
-	tbl := metaTable("127.0.0.1:1")
+// metaRows are two rows of metaTable's persisted schema with timestamps and headers.
+func metaRows(mem memory.Allocator, schema planner.Schema) arrow.Record {
+	b := array.NewRecordBuilder(mem, exec.ArrowSchema(schema))
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2}, nil)
+	b.Field(1).(*array.StringBuilder).AppendValues([]string{"a", "b"}, nil)
+	ts := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	b.Field(2).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{arrow.Timestamp(ts.UnixMilli()), arrow.Timestamp(ts.Add(time.Second).UnixMilli())}, nil)
+	hb := b.Field(3).(*array.MapBuilder)
+	hb.Append(true)
+	hb.KeyBuilder().(*array.StringBuilder).AppendValues([]string{"k1", "k2"}, nil)
+	hb.ItemBuilder().(*array.BinaryBuilder).AppendValues([][]byte{[]byte("v1"), nil}, []bool{true, false})
+	hb.Append(true) // no headers
+	return b.NewRecord()
+}
+
+// metaWant is how a Kafka client sees the records of metaRows: value, timestamp and
+// headers (a header without value shows as k2=).
+const metaWant = "1,a 2024-05-06T07:08:09Z [k1=v1 k2=]|2,b 2024-05-06T07:08:10Z []"
+
+// metaRecords reads the records of topic meta as a read_committed Kafka client sees
+// them, one "value timestamp [headers]" each, joined by "|".
+func metaRecords(t *testing.T, addr string) string {
+	t.Helper()
+	var got []string
+	for _, r := range consume(t, addr, "meta", true) {
+		var hs []string
+		for _, h := range r.Headers {
+			hs = append(hs, h.Key+"="+string(h.Value))
+		}
+		got = append(got, r.Value+" "+r.Timestamp.UTC().Format(time.RFC3339)+" ["+strings.Join(hs, " ")+"]")
+	}
+	return strings.Join(got, "|")
+}
+
+// TestMetadataExactlyOnce: the exactly-once sink spools the records' timestamps and
+// headers with their values, and a sink restored from the checkpoint (whose commit
+// notice was lost) produces them in its transaction.
+func TestMetadataExactlyOnce(t *testing.T) {
+	mem := checkedMem(t)
+	addr := cluster(t, 1, "meta")
+	tbl := metaTable(addr)
 	tbl.Options["sink.delivery-guarantee"] = "exactly-once"
-	tbl.Options["sink.transactional-id-prefix"] = "x"
-	_, err := Sink.Open(context.Background(), connector.SinkSpec{Table: tbl, Schema: tbl.PersistedSchema(), Checkpointed: true, StateDir: t.TempDir()})
-	want := "table meta: an exactly-once kafka sink does not write METADATA columns yet; declare them METADATA VIRTUAL or use 'sink.delivery-guarantee' = 'at-least-once'"
-	if err == nil || err.Error() != want {
-		t.Errorf("got %v\nwant %s", err, want)
+	tbl.Options["sink.transactional-id-prefix"] = "meta"
+	schema := tbl.PersistedSchema()
+	rec := metaRows(mem, schema)
+	defer rec.Release()
+	ctx := context.Background()
+	spec := connector.SinkSpec{Mem: mem, Table: tbl, Schema: schema, ID: "job-1-meta-0", Checkpointed: true, StateDir: t.TempDir()}
+	a := openSinkT(t, spec)
+	if err := a.Process(ctx, 0, exec.Batch{Rec: rec}); err != nil {
+		t.Fatal(err)
+	}
+	state, err := a.Snapshot(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(state), `"meta":[1]`) {
+		t.Errorf("the state does not say checkpoint 1's records carry metadata: %s", state)
+	}
+	a.Close()
+	if got := metaRecords(t, addr); got != "" {
+		t.Fatalf("visible before the checkpoint completed: %s", got)
+	}
+	b := openSinkT(t, spec)
+	if err := b.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Finish(ctx); err != nil { // commits the restored checkpoint
+		t.Fatal(err)
+	}
+	if got := metaRecords(t, addr); got != metaWant {
+		t.Errorf("records\n%s\nwant\n%s", got, metaWant)
 	}
 }

@@ -134,9 +134,6 @@ func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, err
 		}
 	}
 	if len(physical) < len(names) {
-		if guarantee == guaranteeExactlyOnce && spec.Checkpointed {
-			return nil, o.Err("an exactly-once kafka sink does not write METADATA columns yet; declare them METADATA VIRTUAL or use 'sink.delivery-guarantee' = 'at-least-once'")
-		}
 		s.valCols = physical
 	}
 	valNames := make([]string, 0, len(names))
@@ -373,6 +370,11 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 		if err := s.txn.begin(ctx); err != nil {
 			return err
 		}
+		stamps, headers := s.metadataColumns(b)
+		var meta *recordMeta
+		if s.txn.meta {
+			meta = &recordMeta{}
+		}
 		for i := 0; i < n; i++ {
 			var key []byte
 			if s.keyEnc != nil {
@@ -380,7 +382,16 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 				key = s.kbuf
 			}
 			s.buf = line(s.enc.AppendRow(s.buf[:0], vb, i))
-			if err := s.txn.write(key, s.buf); err != nil {
+			if meta != nil {
+				*meta = recordMeta{}
+				if stamps != nil && stamps.IsValid(i) {
+					meta.timestamp, meta.hasTimestamp = int64(stamps.Value(i)), true
+				}
+				if headers != nil && headers.IsValid(i) {
+					meta.headers = recordHeaders(headers, i)
+				}
+			}
+			if err := s.txn.write(key, s.buf, meta); err != nil {
 				return err
 			}
 		}
@@ -400,14 +411,7 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 		ends[2*i+1] = len(arena)
 	}
 	start := 0
-	var stamps *array.Timestamp
-	var headers *array.Map
-	if s.tsCol >= 0 {
-		stamps, _ = b.Rec.Column(s.tsCol).(*array.Timestamp)
-	}
-	if s.headersCol >= 0 {
-		headers, _ = b.Rec.Column(s.headersCol).(*array.Map)
-	}
+	stamps, headers := s.metadataColumns(b)
 	for i := range recs {
 		r := &recs[i]
 		r.Topic = s.topic
@@ -425,6 +429,18 @@ func (s *KafkaSink) Process(ctx context.Context, _ int, b exec.Batch) error {
 		s.cl.Produce(ctx, r, s.promise)
 	}
 	return nil
+}
+
+// metadataColumns returns the columns of b the sink writes as the records' timestamp
+// and headers, nil for none.
+func (s *KafkaSink) metadataColumns(b exec.Batch) (stamps *array.Timestamp, headers *array.Map) {
+	if s.tsCol >= 0 {
+		stamps, _ = b.Rec.Column(s.tsCol).(*array.Timestamp)
+	}
+	if s.headersCol >= 0 {
+		headers, _ = b.Rec.Column(s.headersCol).(*array.Map)
+	}
+	return stamps, headers
 }
 
 // recordHeaders returns row i of a MAP<STRING, BYTES> column as record headers; a NULL

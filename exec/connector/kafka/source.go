@@ -76,11 +76,14 @@ func (o origin) Row(i int) string {
 // partition is a partition the reader owns and where it is.
 type partition struct {
 	topicPartition
+	index  int32 // in the reader's parts
 	offset int64 // of the next record to decode
 	end    int64 // bounded: where it ends; -1 when unbounded
 	hwm    int64 // the high watermark the last fetch reported; -1 before one
-	// upsert-kafka: the last value of each key of the partition, by the key's bytes
-	last map[string][]byte
+	// upsert-kafka: the last value of each key of the partition, by the key's bytes,
+	// and with metadata columns the metadata of the record that holds it
+	last     map[string][]byte
+	lastInfo map[string]*recordInfo
 }
 
 func (p *partition) done() bool { return p.end >= 0 && p.offset >= p.end }
@@ -188,7 +191,12 @@ func openSource(ctx context.Context, spec connector.SourceSpec) (exec.Reader, er
 	if (startSpecific != nil || endSpecific != nil) && len(names) > 1 {
 		return nil, o.Err("'specific-offsets' needs a single topic")
 	}
-	dec, err := format.NewDecoder(o.Format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	var dec format.Decoder
+	if meta := formatMetadata(t); meta != nil {
+		dec, err = format.NewMetadataDecoder(o.Format(), t.PhysicalSchema(), meta, spec.Mem, t.Options, spec.Location)
+	} else {
+		dec, err = format.NewDecoder(o.Format(), t.PhysicalSchema(), spec.Mem, t.Options, spec.Location)
+	}
 	if err != nil {
 		return nil, o.Err("%v", err)
 	}
@@ -228,11 +236,9 @@ func newReader(ctx context.Context, spec connector.SourceSpec, cfg readerConfig,
 		table: t.Name, task: spec.Task, tasks: tasks, group: group, dec: dec, batch: spec.BatchSize,
 		admin: admin, byTP: map[topicPartition]*partition{}, bounded: bounded != "unbounded", raw: cfg.raw, up: up,
 	}
-	if up == nil {
-		if r.meta, err = newMetaReader(t, spec.Mem); err != nil {
-			r.Close()
-			return nil, err
-		}
+	if r.meta, err = newMetaReader(t, spec.Mem); err != nil {
+		r.Close()
+		return nil, err
 	}
 	if r.batch <= 0 {
 		r.batch = connector.DefaultBatchSize
@@ -269,9 +275,12 @@ func newReader(ctx context.Context, spec connector.SourceSpec, cfg readerConfig,
 		}
 	}
 	for _, tp := range mine {
-		p := &partition{topicPartition: tp, offset: start[tp], end: -1, hwm: -1}
+		p := &partition{topicPartition: tp, index: int32(len(r.parts)), offset: start[tp], end: -1, hwm: -1}
 		if up != nil {
 			p.last = map[string][]byte{}
+			if r.meta != nil {
+				p.lastInfo = map[string]*recordInfo{}
+			}
 		}
 		if r.bounded {
 			p.end = end[tp]
@@ -397,16 +406,37 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		return exec.Batch{}, nil
 	}
 	o := origin{table: r.table, rows: r.origin}
+	splits := r.splits()
 	r.origin = nil // the batch keeps it
 	if r.up != nil {
 		rec, kinds := r.up.flush()
-		return exec.Batch{Rec: rec, Kinds: kinds, Origin: o}, nil
+		if r.meta != nil {
+			rec = r.meta.merge(rec)
+		}
+		return exec.Batch{Rec: rec, Kinds: kinds, Origin: o, Splits: splits}, nil
 	}
 	rec := r.dec.Flush()
 	if r.meta != nil {
 		rec = r.meta.merge(rec)
 	}
-	return exec.Batch{Rec: rec, Kinds: r.dec.Kinds(), Origin: o}, nil
+	return exec.Batch{Rec: rec, Kinds: r.dec.Kinds(), Origin: o, Splits: splits}, nil
+}
+
+// splits says which partition each row of the batch comes from, and which partitions
+// may still bring rows (see exec.Splits): those neither at their end nor read up to the
+// high watermark of their last fetch. Nil for a task of one partition.
+func (r *Reader) splits() *exec.Splits {
+	if len(r.parts) < 2 {
+		return nil
+	}
+	s := &exec.Splits{Of: make([]int32, len(r.origin)), Holding: make([]bool, len(r.parts))}
+	for i, at := range r.origin {
+		s.Of[i] = r.byTP[at.topicPartition].index
+	}
+	for i, p := range r.parts {
+		s.Holding[i] = !p.done() && (p.hwm < 0 || p.offset < p.hwm)
+	}
+	return s
 }
 
 // start creates the consumer of the partitions not at their end.
@@ -513,7 +543,8 @@ func (r *Reader) record(rec *kgo.Record) error {
 			r.origin = append(r.origin, recordAt{p.topicPartition, rec.Offset})
 		}
 		if r.meta != nil {
-			r.meta.add(rec, r.dec.Rows()-before)
+			info := infoOf(rec)
+			r.meta.add(&info, r.dec.Rows()-before)
 		}
 	}
 	p.offset = rec.Offset + 1

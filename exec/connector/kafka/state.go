@@ -79,6 +79,10 @@ type partitionState struct {
 	// Upserts are an upsert-kafka source's last value of each key of the partition,
 	// [key, value] pairs in key order (base64 in JSON).
 	Upserts [][2][]byte `json:"upserts,omitempty"`
+	// UpsertInfo are, with metadata columns, the metadata of the records that hold
+	// them, in the same order (absent in states of older versions, and then each key's
+	// retraction carries the metadata of the record that retracts it).
+	UpsertInfo []recordInfo `json:"upsert_info,omitempty"`
 }
 
 func (r *Reader) header() stateHeader {
@@ -102,6 +106,15 @@ func (r *Reader) Snapshot(_ context.Context, id int64) ([]byte, error) {
 			}
 			slices.SortFunc(ups, func(a, b [2][]byte) int { return bytes.Compare(a[0], b[0]) })
 			s.Partitions[i].Upserts = ups
+			if p.lastInfo != nil {
+				infos := make([]recordInfo, len(ups))
+				for j, kv := range ups {
+					if info := p.lastInfo[string(kv[0])]; info != nil {
+						infos[j] = *info
+					}
+				}
+				s.Partitions[i].UpsertInfo = infos
+			}
 		}
 		offsets[p.topicPartition] = p.offset
 	}
@@ -200,6 +213,16 @@ func (r *Reader) Restore(state []byte) error {
 			clear(p.last)
 			for _, kv := range ps.Upserts {
 				p.last[string(kv[0])] = kv[1]
+			}
+			if ps.UpsertInfo != nil && len(ps.UpsertInfo) != len(ps.Upserts) {
+				return h.err("source", "corrupt state: partition %s has %d keys and metadata of %d", tp, len(ps.Upserts), len(ps.UpsertInfo))
+			}
+			if p.lastInfo != nil {
+				clear(p.lastInfo)
+				for j, info := range ps.UpsertInfo {
+					info.Topic, info.Partition = tp.Topic, tp.Partition
+					p.lastInfo[string(ps.Upserts[j][0])] = &info
+				}
 			}
 		case len(ps.Upserts) > 0:
 			return h.err("source", "the state is of an upsert-kafka source")

@@ -62,8 +62,12 @@ type spool struct {
 	w       *bufio.Writer
 	pending []int64         // sealed epochs not committed, ascending
 	sizes   map[int64]int64 // the size of each pending epoch's file; absent in older states
-	written int64           // bytes written to the open file
-	last    int64           // the last checkpoint sealed
+	// meta: this sink writes METADATA columns, so its records carry a timestamp and
+	// headers; withMeta are the pending epochs whose files were written so.
+	meta     bool
+	withMeta map[int64]bool
+	written  int64 // bytes written to the open file
+	last     int64 // the last checkpoint sealed
 
 	restored bool // Restore ran; begin recovers
 	begun    bool
@@ -85,6 +89,7 @@ func openSpool(ctx context.Context, s *KafkaSink, spec connector.SinkSpec, txnID
 	}
 	sp := &spool{
 		s: s, dir: spec.StateDir, name: unsafeChars.ReplaceAllString(id, "_"), txnID: txnID, timeout: timeout, run: run,
+		meta:   s.tsCol >= 0 || s.headersCol >= 0,
 		header: stateHeader{Version: stateVersion, Connector: "kafka", Table: spec.Table.Name, Task: spec.Task, Tasks: max(spec.Tasks, 1)},
 	}
 	if err := os.MkdirAll(sp.dir, 0o700); err != nil {
@@ -163,10 +168,21 @@ func (sp *spool) begin(ctx context.Context) error {
 	return sp.recover(ctx)
 }
 
+// recordMeta is what a spooled record carries besides its key and value when the sink
+// writes METADATA columns: the record's timestamp (Unix milliseconds) and headers.
+type recordMeta struct {
+	timestamp    int64
+	hasTimestamp bool // false: the producer's clock
+	headers      []kgo.RecordHeader
+}
+
 // write appends a record to the open spool file: the key's length + 1 (0: no key),
-// the key, the value's length, the value, and the CRC-32C of key and value, so that a
-// damaged spool is never produced.
-func (sp *spool) write(key, value []byte) error {
+// the key, the value's length, the value, with meta (when the sink writes METADATA
+// columns) the metadata, and the CRC-32C of all that, so that a damaged spool is never
+// produced. The metadata is a uvarint 0 or 1 (with a timestamp), the timestamp as a
+// varint, the number of headers, and each header's key length and key, its value's
+// length + 1 (0: no value) and value.
+func (sp *spool) write(key, value []byte, meta *recordMeta) error {
 	if sp.open == nil {
 		f, err := os.OpenFile(sp.openPath(), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 		if err != nil {
@@ -182,31 +198,36 @@ func (sp *spool) write(key, value []byte) error {
 		b = append(b, key...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(value)))
+	b = append(b, value...)
+	if meta != nil {
+		if meta.hasTimestamp {
+			b = binary.AppendUvarint(b, 1)
+			b = binary.AppendVarint(b, meta.timestamp)
+		} else {
+			b = binary.AppendUvarint(b, 0)
+		}
+		b = binary.AppendUvarint(b, uint64(len(meta.headers)))
+		for _, h := range meta.headers {
+			b = binary.AppendUvarint(b, uint64(len(h.Key)))
+			b = append(b, h.Key...)
+			if h.Value == nil {
+				b = binary.AppendUvarint(b, 0)
+			} else {
+				b = binary.AppendUvarint(b, uint64(len(h.Value))+1)
+				b = append(b, h.Value...)
+			}
+		}
+	}
+	b = binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 	sp.scratch = b
 	if _, err := sp.w.Write(b); err != nil {
 		return tableErr(sp.s.table, err)
 	}
-	if _, err := sp.w.Write(value); err != nil {
-		return tableErr(sp.s.table, err)
-	}
-	sum := binary.BigEndian.AppendUint32(sp.scratch[len(sp.scratch):], crc32.Update(crc32.Checksum(b, castagnoli), castagnoli, value))
-	if _, err := sp.w.Write(sum); err != nil {
-		return tableErr(sp.s.table, err)
-	}
-	sp.written += int64(len(b) + len(value) + len(sum))
+	sp.written += int64(len(b))
 	return nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// recordChecksum is the CRC-32C of a spooled record as written: its key's length + 1
-// (0: no key), key, value's length and value.
-func recordChecksum(klen uint64, key, value []byte) uint32 {
-	var head [2 * binary.MaxVarintLen64]byte
-	h := binary.AppendUvarint(head[:0], klen)
-	sum := crc32.Update(crc32.Checksum(h, castagnoli), castagnoli, key)
-	return crc32.Update(crc32.Update(sum, castagnoli, binary.AppendUvarint(head[:0], uint64(len(value)))), castagnoli, value)
-}
 
 // flush writes out buffered rows.
 func (sp *spool) flush() error {
@@ -232,6 +253,19 @@ type sinkState struct {
 	// Sizes are the sizes of the pending epochs' files, by epoch (absent in states of
 	// older versions, whose files are read without that check).
 	Sizes map[int64]int64 `json:"sizes,omitempty"`
+	// Meta are the pending epochs whose records carry a timestamp and headers (see
+	// spool.write); absent in states of older versions, which never wrote them.
+	Meta []int64 `json:"meta,omitempty"`
+}
+
+// sortedEpochs returns the epochs of set in ascending order, nil for none.
+func sortedEpochs(set map[int64]bool) []int64 {
+	var out []int64
+	for e := range set {
+		out = append(out, e)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // seal makes the rows since the last barrier epoch id: synced under their final name
@@ -266,9 +300,15 @@ func (sp *spool) seal(ctx context.Context, id int64) ([]byte, error) {
 			sp.sizes = map[int64]int64{}
 		}
 		sp.sizes[id] = sp.written
+		if sp.meta {
+			if sp.withMeta == nil {
+				sp.withMeta = map[int64]bool{}
+			}
+			sp.withMeta[id] = true
+		}
 	}
 	sp.last = id
-	return json.Marshal(sinkState{stateHeader: sp.header, Run: sp.run, Checkpoint: id, Pending: sp.pending, Sizes: sp.sizes})
+	return json.Marshal(sinkState{stateHeader: sp.header, Run: sp.run, Checkpoint: id, Pending: sp.pending, Sizes: sp.sizes, Meta: sortedEpochs(sp.withMeta)})
 }
 
 // restore takes up a snapshot: its run, checkpoint and pending epochs; files it does
@@ -293,6 +333,16 @@ func (sp *spool) restore(state []byte) error {
 		if n <= 0 || !slices.Contains(st.Pending, e) {
 			return sp.header.err("sink", "corrupt state: size %d of checkpoint %d, pending %v", n, e, st.Pending)
 		}
+	}
+	sp.withMeta = nil
+	for _, e := range st.Meta {
+		if !slices.Contains(st.Pending, e) {
+			return sp.header.err("sink", "corrupt state: checkpoint %d with metadata, pending %v", e, st.Pending)
+		}
+		if sp.withMeta == nil {
+			sp.withMeta = map[int64]bool{}
+		}
+		sp.withMeta[e] = true
 	}
 	sp.run, sp.last, sp.pending, sp.sizes, sp.restored = st.Run, st.Checkpoint, st.Pending, st.Sizes, true
 	keep := map[string]bool{}
@@ -372,6 +422,7 @@ func (sp *spool) commitEpochs(ctx context.Context, todo []int64, drop int) error
 			return tableErr(sp.s.table, err)
 		}
 		delete(sp.sizes, e)
+		delete(sp.withMeta, e)
 	}
 	sp.pending = append(sp.pending[:0], sp.pending[drop:]...)
 	return nil
@@ -420,11 +471,17 @@ func (sp *spool) produceEpoch(ctx context.Context, epoch int64) error {
 		size = -1
 	}
 	var recs []kgo.Record // the client keeps each record until it is acknowledged
-	err = readSpool(f, size, func(key, value []byte) error {
+	err = readSpool(f, size, sp.withMeta[epoch], func(key, value []byte, meta *recordMeta) error {
 		if len(recs) == cap(recs) {
 			recs = make([]kgo.Record, 0, 4096)
 		}
 		recs = append(recs, kgo.Record{Topic: sp.s.topic, Key: key, Value: value})
+		if r := &recs[len(recs)-1]; meta != nil {
+			if meta.hasTimestamp {
+				r.Timestamp = time.UnixMilli(meta.timestamp)
+			}
+			r.Headers = meta.headers
+		}
 		sp.s.cl.Produce(ctx, &recs[len(recs)-1], sp.s.promise)
 		return nil
 	})
@@ -434,42 +491,24 @@ func (sp *spool) produceEpoch(ctx context.Context, epoch int64) error {
 	return nil
 }
 
-// readSpool calls each with the key and value of every record of a spool file of
-// size bytes (-1: not known) read from f, and returns an error when the file is not
-// one whole spool: a size that differs, a record cut short or too long, a checksum
-// that does not match. The client keeps each record until it is acknowledged, so keys
-// and values are cut from slabs that are never reused.
-func readSpool(f io.Reader, size int64, each func(key, value []byte) error) error {
+// readSpool calls each with the key, value and (withMeta: the file's records carry
+// them; valid until each returns, but for the headers) metadata of every record of a spool file of size bytes (-1: not known) read
+// from f, and returns an error when the file is not one whole spool: a size that
+// differs, a record cut short or too long, a checksum that does not match. The client
+// keeps each record until it is acknowledged, so keys and values are cut from slabs
+// that are never reused.
+func readSpool(f io.Reader, size int64, withMeta bool, each func(key, value []byte, meta *recordMeta) error) error {
 	buf := 64 << 10 // bytes read at a time: no more than a file of known size needs
 	if size >= 0 {
 		buf = int(min(max(size, 16), 1<<20))
 	}
-	r := bufio.NewReaderSize(f, buf)
-	var slab []byte
-	next := uint64(4 << 10) // the size of the next slab: doubling up to 1 MiB
-	var read int64
-	take := func(n uint64) ([]byte, error) {
-		if n > 1<<30 || (size >= 0 && n > uint64(size-read)) {
-			return nil, errors.New("record too long")
-		}
-		if uint64(cap(slab)-len(slab)) < n {
-			slab = make([]byte, 0, max(n, next))
-			next = min(2*next, 1<<20)
-		}
-		b := slab[len(slab) : len(slab)+int(n) : len(slab)+int(n)]
-		slab = slab[:len(slab)+int(n)]
-		got, err := io.ReadFull(r, b)
-		read += int64(got)
-		return b, err
-	}
-	uvarint := func() (uint64, error) {
-		return binary.ReadUvarint(byteCounter{r, &read})
-	}
+	r := &spoolReader{r: bufio.NewReaderSize(f, buf), size: size}
 	for {
-		klen, err := uvarint()
+		r.sum = 0
+		klen, err := r.uvarint()
 		if err == io.EOF {
-			if size >= 0 && read != size {
-				return fmt.Errorf("%d bytes, want %d", read, size)
+			if size >= 0 && r.read != size {
+				return fmt.Errorf("%d bytes, want %d", r.read, size)
 			}
 			return nil
 		}
@@ -478,48 +517,136 @@ func readSpool(f io.Reader, size int64, each func(key, value []byte) error) erro
 		}
 		var key []byte
 		if klen > 0 {
-			if key, err = take(klen - 1); err != nil {
+			if key, err = r.take(klen - 1); err != nil {
 				return err
 			}
 		}
-		vlen, err := uvarint()
+		vlen, err := r.uvarint()
 		if err != nil {
 			return err
 		}
-		value, err := take(vlen)
+		value, err := r.take(vlen)
 		if err != nil {
 			return err
 		}
-		var sum [4]byte
-		n, err := io.ReadFull(r, sum[:])
-		read += int64(n)
+		var meta *recordMeta
+		if withMeta {
+			if meta, err = r.meta(); err != nil {
+				return err
+			}
+		}
+		want := r.sum
+		n, err := io.ReadFull(r.r, r.sum4[:])
+		r.read += int64(n)
 		if err != nil {
 			return err
 		}
-		if binary.BigEndian.Uint32(sum[:]) != recordChecksum(klen, key, value) {
+		if binary.BigEndian.Uint32(r.sum4[:]) != want {
 			return errors.New("checksum mismatch")
 		}
-		if size >= 0 && read > size {
+		if size >= 0 && r.read > size {
 			return fmt.Errorf("more than %d bytes", size)
 		}
-		if err := each(key, value); err != nil {
+		if err := each(key, value, meta); err != nil {
 			return err
 		}
 	}
 }
 
-// byteCounter counts the bytes read through ReadByte.
-type byteCounter struct {
-	r *bufio.Reader
-	n *int64
+// spoolReader reads the parts of spooled records, counting the bytes read and
+// summing those of the record being read.
+type spoolReader struct {
+	r    *bufio.Reader
+	size int64 // of the file, -1: not known
+	read int64
+	sum  uint32 // the CRC-32C of the record so far
+	slab []byte
+	next uint64  // the size of the next slab: doubling up to 1 MiB
+	one  [1]byte // the byte ReadByte sums, without an allocation
+	sum4 [4]byte // a record's checksum as read
+	m    recordMeta
 }
 
-func (c byteCounter) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
+func (r *spoolReader) ReadByte() (byte, error) {
+	b, err := r.r.ReadByte()
 	if err == nil {
-		*c.n++
+		r.read++
+		r.one[0] = b
+		r.sum = crc32.Update(r.sum, castagnoli, r.one[:])
 	}
 	return b, err
+}
+
+func (r *spoolReader) uvarint() (uint64, error) { return binary.ReadUvarint(r) }
+
+// take reads the next n bytes into a slab.
+func (r *spoolReader) take(n uint64) ([]byte, error) {
+	if n > 1<<30 || (r.size >= 0 && n > uint64(r.size-r.read)) {
+		return nil, errors.New("record too long")
+	}
+	if uint64(cap(r.slab)-len(r.slab)) < n {
+		r.next = min(max(2*r.next, 4<<10), 1<<20)
+		r.slab = make([]byte, 0, max(n, r.next))
+	}
+	b := r.slab[len(r.slab) : len(r.slab)+int(n) : len(r.slab)+int(n)]
+	r.slab = r.slab[:len(r.slab)+int(n)]
+	got, err := io.ReadFull(r.r, b)
+	r.read += int64(got)
+	r.sum = crc32.Update(r.sum, castagnoli, b[:got])
+	return b, err
+}
+
+// meta reads a record's metadata (see spool.write) into r.m, valid until the next
+// record; its headers are the record's own.
+func (r *spoolReader) meta() (*recordMeta, error) {
+	m := &r.m
+	*m = recordMeta{}
+	has, err := r.uvarint()
+	if err != nil {
+		return nil, err
+	}
+	switch has {
+	case 0:
+	case 1:
+		m.hasTimestamp = true
+		if m.timestamp, err = binary.ReadVarint(r); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errors.New("bad timestamp flag")
+	}
+	n, err := r.uvarint()
+	if err != nil {
+		return nil, err
+	}
+	if n > 1<<20 {
+		return nil, errors.New("too many headers")
+	}
+	for range n {
+		klen, err := r.uvarint()
+		if err != nil {
+			return nil, err
+		}
+		key, err := r.take(klen)
+		if err != nil {
+			return nil, err
+		}
+		h := kgo.RecordHeader{Key: string(key)}
+		vlen, err := r.uvarint()
+		if err != nil {
+			return nil, err
+		}
+		if vlen > 0 {
+			if h.Value, err = r.take(vlen - 1); err != nil {
+				return nil, err
+			}
+			if h.Value == nil {
+				h.Value = []byte{} // an empty value, not none
+			}
+		}
+		m.headers = append(m.headers, h)
+	}
+	return m, nil
 }
 
 func corruptSpool(f *os.File, err error) error {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -26,10 +27,13 @@ import (
 // new key is +I, one of a known key -U of the old row and +U of the new (nothing when
 // the value did not change), and a tombstone -D of the old row (nothing for an unknown
 // key). Kafka puts the records of a key in one partition when they are produced by key
-// (as this sink and Flink's do), so each key lives in one source task.
+// (as this sink and Flink's do), so each key lives in one source task. With METADATA
+// columns, a change carries the metadata of the record holding the value it adds or
+// retracts, so the source keeps that beside each key's last value.
 //
 // The sink writes +I and +U as a record of the key and the row, -D as a tombstone of
-// the key, and drops -U; records are partitioned by the key's hash. Written again after
+// the key, and drops -U; records are partitioned by the key's hash, with the
+// timestamp and headers of their METADATA columns. Written again after
 // a failure, a key's records rewrite the same final value: an exactly-once final state
 // for readers that apply them by key (this source, a compacted topic).
 var (
@@ -300,12 +304,23 @@ func (r *Reader) upsert(p *partition, rec *kgo.Record) error {
 	key := string(rec.Key)
 	prev, had := p.last[key]
 	line := rec.Offset + 1
+	// With metadata columns, a row of the new value has this record's metadata, a
+	// retraction of the old one the metadata of the record that held it.
+	var cur, old *recordInfo
+	if r.meta != nil {
+		info := infoOf(rec)
+		cur, old = &info, p.lastInfo[key]
+		if old == nil { // restored from a state without it
+			old = cur
+		}
+	}
 	if rec.Value == nil { // a tombstone
 		if !had {
 			return nil
 		}
 		delete(p.last, key)
-		_, err := r.up.add(rec.Key, prev, line, exec.Delete, false)
+		delete(p.lastInfo, key)
+		_, err := r.addUpsert(rec.Key, prev, line, exec.Delete, false, old)
 		return err
 	}
 	value := rec.Value
@@ -318,37 +333,69 @@ func (r *Reader) upsert(p *partition, rec *kgo.Record) error {
 	kind := exec.Insert
 	if had {
 		kind = exec.UpdateAfter
-		if _, err := r.up.add(rec.Key, prev, line, exec.UpdateBefore, false); err != nil {
+		if _, err := r.addUpsert(rec.Key, prev, line, exec.UpdateBefore, false, old); err != nil {
 			return err
 		}
 	}
-	ok, err := r.up.add(rec.Key, value, line, kind, !had)
+	ok, err := r.addUpsert(rec.Key, value, line, kind, !had, cur)
 	if err != nil {
 		return err
 	}
 	if !ok { // skipped as malformed: the key keeps its value
 		if had {
-			_, err = r.up.add(rec.Key, prev, line, exec.UpdateAfter, false)
+			_, err = r.addUpsert(rec.Key, prev, line, exec.UpdateAfter, false, old)
 		}
 		return err
 	}
 	p.last[key] = bytes.Clone(value)
+	if cur != nil {
+		p.lastInfo[key] = cur
+	}
 	return nil
+}
+
+// addUpsert adds a row of a key's change (see upserts.add) with the metadata of info
+// (nil without metadata columns).
+func (r *Reader) addUpsert(key, value []byte, lineNo int64, kind exec.RowKind, newKey bool, info *recordInfo) (bool, error) {
+	before := r.dec.Rows()
+	ok, err := r.up.add(key, value, lineNo, kind, newKey)
+	if n := r.dec.Rows() - before; r.meta != nil && n > 0 {
+		r.meta.add(info, n)
+	}
+	return ok, err
 }
 
 func openUpsertSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, error) {
 	t := spec.Table
 	if len(spec.Schema) == 0 {
-		spec.Schema = t.PhysicalSchema()
+		spec.Schema = t.PersistedSchema()
 	}
-	names, _ := columnNames(spec)
-	schema := make(planner.Schema, len(names))
+	names, meta := columnNames(spec)
+	// The key and value are of the physical columns; the metadata columns are the
+	// records' timestamp and headers.
+	var schema planner.Schema
+	var physical []int // the row's column of each of schema's
+	tsCol, headersCol := -1, -1
 	for i, c := range spec.Schema {
-		schema[i] = planner.Column{Name: names[i], Type: c.Type}
+		switch meta[i] {
+		case "timestamp":
+			tsCol = i
+		case "headers":
+			headersCol = i
+		case "":
+			schema = append(schema, planner.Column{Name: names[i], Type: c.Type})
+			physical = append(physical, i)
+		}
 	}
 	u, err := parseUpsertTable(t, schema)
 	if err != nil {
 		return nil, err
+	}
+	for i, c := range u.keyCols {
+		u.keyCols[i] = physical[c]
+	}
+	for i, c := range u.valCols {
+		u.valCols[i] = physical[c]
 	}
 	o := u.o
 	ts, err := topics(o)
@@ -377,7 +424,7 @@ func openUpsertSink(ctx context.Context, spec connector.SinkSpec) (connector.Sin
 	if guarantee == guaranteeExactlyOnce {
 		return nil, o.Err("the upsert-kafka sink does not take 'sink.delivery-guarantee' = 'exactly-once': its upserts by key give an exactly-once final state at least once")
 	}
-	s := &KafkaSink{table: t.Name, topic: ts[0], guarantee: guarantee, upsert: true, keyCols: u.keyCols}
+	s := &KafkaSink{table: t.Name, topic: ts[0], guarantee: guarantee, upsert: true, keyCols: u.keyCols, tsCol: tsCol, headersCol: headersCol}
 	s.promise = s.onProduced
 	valNames := make([]string, len(u.valCols))
 	for i, c := range u.valCols {
@@ -421,12 +468,19 @@ func (s *KafkaSink) processUpsert(ctx context.Context, vb, kb exec.Batch, b exec
 	}
 	start := 0
 	j := 0
+	stamps, headers := s.metadataColumns(b)
 	for i := 0; i < n; i++ {
 		k := b.Kind(i)
 		if k == exec.UpdateBefore {
 			continue
 		}
 		r := &recs[j]
+		if stamps != nil && stamps.IsValid(i) {
+			r.Timestamp = time.UnixMilli(int64(stamps.Value(i)))
+		}
+		if headers != nil && headers.IsValid(i) {
+			r.Headers = recordHeaders(headers, i)
+		}
 		kEnd, vEnd := ends[2*j], ends[2*j+1]
 		r.Key = arena[start:kEnd:kEnd]
 		if k != exec.Delete {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -315,4 +316,73 @@ func TestUpsertSinkWritesUpsertsAndTombstones(t *testing.T) {
 	if !strings.Contains(all, "-D[2, bob, 1]") || !strings.Contains(all, "+U[1, ann, 2]") || strings.Count(all, "\n") != 6 {
 		t.Errorf("read back:\n%s", all)
 	}
+}
+
+// upsertMetaTable is upsertKafkaTable with metadata columns: the record's timestamp
+// and headers (written by the sink), and its offset and timestamp type (read only).
+func upsertMetaTable(addr, topic string, opts map[string]string) *planner.Table {
+	t := upsertKafkaTable("users", addr, topic, opts)
+	t.Columns = append(t.Columns,
+		planner.TableColumn{Name: "ts", Type: planner.TypeTSLTZ, Metadata: "timestamp"},
+		planner.TableColumn{Name: "hs", Type: planner.MapType(planner.TypeString, planner.Type{Kind: planner.Binary}), Metadata: "headers"},
+		planner.TableColumn{Name: "off", Type: planner.TypeBigInt, Metadata: "offset", Virtual: true},
+		planner.TableColumn{Name: "tstype", Type: planner.TypeString, Metadata: "timestamp-type", Virtual: true},
+	)
+	return t
+}
+
+// The upsert-kafka sink writes the timestamp and headers columns as the records'
+// (a tombstone's too); the source reads each change with the metadata of the record
+// that holds the key's value: +I and +U the new record's, -U and -D the old one's,
+// also after a restore from a checkpoint taken between them.
+func TestUpsertMetadata(t *testing.T) {
+	addr := cluster(t, 1, "users")
+	mem := checkedMem(t)
+	tbl := upsertMetaTable(addr, "users", nil)
+	s, err := UpsertSink.Open(context.Background(), connector.SinkSpec{Mem: mem, Table: tbl, Schema: tbl.PersistedSchema()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	write := func(kinds []exec.RowKind, rows string) {
+		t.Helper()
+		rec, _, err := array.RecordFromJSON(mem, exec.ArrowSchema(tbl.PersistedSchema()), strings.NewReader(rows))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rec.Release()
+		if err := s.Process(context.Background(), 0, exec.Batch{Rec: rec, Kinds: kinds}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Finish(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write([]exec.RowKind{exec.Insert}, `[{"id": 1, "name": "ann", "n": 1, "ts": 1000, "hs": [{"key": "v", "value": "MQ=="}]}]`)
+	src := upsertMetaTable(addr, "users", map[string]string{"scan.bounded.mode": "unbounded"})
+	spec := connector.SourceSpec{Mem: mem, Table: src}
+	r := openUpsert(t, spec)
+	checkChanges(t, readChanges(t, r, 1), "+I[1, ann, 1, 1970-01-01 00:00:01.000, {v=x'31'}, 0, CreateTime]\n")
+	state, err := r.Snapshot(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	write([]exec.RowKind{exec.UpdateBefore, exec.UpdateAfter, exec.Delete}, `[
+		{"id": 1, "name": "ann", "n": 1, "ts": 1000, "hs": []},
+		{"id": 1, "name": "ann", "n": 2, "ts": 2000, "hs": [{"key": "v", "value": "Mg=="}]},
+		{"id": 1, "name": "ann", "n": 2, "ts": 3000, "hs": [{"key": "v", "value": "Mw=="}]}]`)
+	for i, h := range consume(t, addr, "users", false) {
+		if len(h.Headers) != 1 || string(h.Headers[0].Value) != strconv.Itoa(i+1) || h.Timestamp.UnixMilli() != int64(1000*(i+1)) {
+			t.Errorf("record %d: timestamp %v, headers %v", i, h.Timestamp.UnixMilli(), h.Headers)
+		}
+	}
+	r2 := openUpsert(t, spec)
+	if err := r2.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	checkChanges(t, readChanges(t, r2, 3), `-U[1, ann, 1, 1970-01-01 00:00:01.000, {v=x'31'}, 0, CreateTime]
++U[1, ann, 2, 1970-01-01 00:00:02.000, {v=x'32'}, 1, CreateTime]
+-D[1, ann, 2, 1970-01-01 00:00:02.000, {v=x'32'}, 1, CreateTime]
+`)
 }

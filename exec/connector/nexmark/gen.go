@@ -118,7 +118,16 @@ type event struct {
 	channel, url           []byte
 
 	extra []byte
+
+	// Where extra, channel and url lie in their fixed texts (extraText, the channel
+	// table's bytes), for a column that copies a batch's values at once (see column).
+	extraAt, channelAt, urlAt span
 }
+
+// span is a string of a fixed text: its offset and length.
+type span struct{ off, n int32 }
+
+func (s span) of(text []byte) []byte { return text[s.off : s.off+s.n : s.off+s.n] }
 
 // generator makes events; its scratch buffer is reused from event to event.
 type generator struct {
@@ -167,7 +176,7 @@ func (g *generator) generate(id int64, e *event) {
 		e.city = cities[r.intn(uint64(len(cities)))]
 		e.state = states[r.intn(uint64(len(states)))]
 		size := 8 + len(e.name) + len(e.email) + len(e.card) + len(e.city) + len(e.state)
-		e.extra = extra(&r, size, avgPersonSize)
+		e.extraAt = extra(&r, size, avgPersonSize)
 	case Auction:
 		e.auctionID = c.lastAuction(id) + firstAuctionID
 		if r.intn(4) > 0 {
@@ -187,7 +196,7 @@ func (g *generator) generate(id int64, e *event) {
 		start = len(g.buf)
 		g.str(&r, 100, ' ')
 		e.description = g.buf[start:len(g.buf):len(g.buf)]
-		e.extra = extra(&r, 8+len(e.itemName)+len(e.description)+40, avgAuctionSize)
+		e.extraAt = extra(&r, 8+len(e.itemName)+len(e.description)+40, avgAuctionSize)
 	default:
 		if r.intn(2) > 0 {
 			e.auction = c.lastAuction(id) / hotRatio * hotRatio
@@ -203,15 +212,17 @@ func (g *generator) generate(id int64, e *event) {
 		e.bidder += firstPersonID // once: Flink's generator adds it twice, a known bug
 		e.price = price(&r)
 		t := channelTable()
+		var i uint64
 		if r.intn(2) > 0 {
-			i := r.intn(uint64(len(hotChannels)))
-			e.channel, e.url = hotChannels[i], t.hotURLs[i]
+			i = numChannels + r.intn(uint64(len(hotChannels))) // the hot ones follow the others
 		} else {
-			i := r.intn(numChannels)
-			e.channel, e.url = t.name(i), t.url(i)
+			i = r.intn(numChannels)
 		}
-		e.extra = extra(&r, 32, avgBidSize)
+		e.channelAt, e.urlAt = t.name(i), t.url(i)
+		e.channel, e.url = e.channelAt.of(t.bytes), e.urlAt.of(t.bytes)
+		e.extraAt = extra(&r, 32, avgBidSize)
 	}
+	e.extra = e.extraAt.of(extraText())
 }
 
 // str appends a random string of 3 to max-1 characters, each a lower-case letter or,
@@ -243,7 +254,39 @@ func (g *generator) str(r *rng, max int, special byte) {
 }
 
 // price is log-uniform from 100 to 10^8 cents.
-func price(r *rng) int64 { return int64(math.Round(pow10(r.float()*6) * 100)) }
+func price(r *rng) int64 { return priceAt(r.float() * 6) }
+
+// exactPrice is the price for y in [0, 6): 10^y dollars, rounded to the cent, by
+// math.Pow's power of ten.
+func exactPrice(y float64) int64 { return int64(math.Round(pow10(y) * 100)) }
+
+// priceAt is exactPrice(y), most often without its Exp (TestPriceAtIsExact): 2^x for
+// x = y·log2(10) from a table of 2^(k/256) and a polynomial for the rest, within 1e-14
+// of 10^y, so that the cents it rounds to are exactPrice's unless the value is within
+// 1e-5 of half a cent (about one price in 50,000), which exactPrice then rounds.
+func priceAt(y float64) int64 {
+	t := y * (math.Log2E * math.Ln10 * 256) // log2(10)·256 as a constant
+	k := int(t)
+	f := (t - float64(k)) * (math.Ln2 / 256)
+	p := 1 + f*(1+f*(1.0/2+f*(1.0/6+f*(1.0/24+f*(1.0/120)))))
+	v := math.Ldexp(exp2Table[k&255]*p, k>>8) * 100
+	fl := math.Floor(v)
+	if d := v - fl - 0.5; d > -1e-5 && d < 1e-5 {
+		return exactPrice(y)
+	}
+	if v-fl > 0.5 {
+		return int64(fl) + 1
+	}
+	return int64(fl)
+}
+
+// exp2Table holds 2^(k/256) for k in [0, 256).
+var exp2Table = func() (t [256]float64) {
+	for k := range t {
+		t[k] = math.Exp2(float64(k) / 256)
+	}
+	return t
+}()
 
 // ln10 is math.Log(10), computed once as math.Pow computes it for every call.
 var ln10 = math.Log(10)
@@ -287,11 +330,11 @@ func pow10(y float64) float64 {
 }
 
 // extra pads an event of size bytes to about avg: a random lower-case string of avg-size
-// bytes ± 20%, cut from a fixed random text so that padding costs a copy, not a draw a
-// byte.
-func extra(r *rng, size, avg int) []byte {
+// bytes ± 20%, cut from a fixed random text (extraText) so that padding costs a copy,
+// not a draw a byte.
+func extra(r *rng, size, avg int) span {
 	if size > avg {
-		return nil
+		return span{}
 	}
 	t := avg - size
 	delta := int(math.Round(float64(t) * 0.2))
@@ -299,9 +342,8 @@ func extra(r *rng, size, avg int) []byte {
 	if delta > 0 {
 		n += int(r.intn(uint64(2 * delta)))
 	}
-	text := extraText()
-	off := int(r.intn(uint64(len(text) - n)))
-	return text[off : off+n : off+n]
+	off := r.intn(uint64(extraTextLen - n))
+	return span{int32(off), int32(n)}
 }
 
 var (
@@ -329,26 +371,27 @@ const (
 )
 
 // channels are the bid channels' names and URLs: fixed, so that a channel always has
-// the same URL, and a function of the channel's number alone. They live in one byte
-// slice with offsets, free of pointers, so that the garbage collector has nothing to
-// scan in them (as [][]byte, its 20,000 slices cost every cycle a scan).
+// the same URL, and a function of the channel's number alone; the hot channels are
+// numbers numChannels and on. They live in one byte slice with offsets, free of
+// pointers, so that the garbage collector has nothing to scan in them (as [][]byte,
+// its 20,000 slices cost every cycle a scan).
 type channels struct {
 	bytes    []byte
 	nameOffs []int32 // channel i's name is bytes[nameOffs[i]:urlOffs[i]]
 	urlOffs  []int32 // ... and its URL bytes[urlOffs[i]:nameOffs[i+1]]
-	hotURLs  [][]byte
 }
 
-func (t *channels) name(i uint64) []byte {
-	return t.bytes[t.nameOffs[i]:t.urlOffs[i]:t.urlOffs[i]]
+func (t *channels) name(i uint64) span {
+	return span{t.nameOffs[i], t.urlOffs[i] - t.nameOffs[i]}
 }
 
-func (t *channels) url(i uint64) []byte {
-	return t.bytes[t.urlOffs[i]:t.nameOffs[i+1]:t.nameOffs[i+1]]
+func (t *channels) url(i uint64) span {
+	return span{t.urlOffs[i], t.nameOffs[i+1] - t.urlOffs[i]}
 }
 
 var channelTable = sync.OnceValue(func() *channels {
-	t := &channels{nameOffs: make([]int32, 0, numChannels+1), urlOffs: make([]int32, 0, numChannels)}
+	n := numChannels + len(hotChannels)
+	t := &channels{nameOffs: make([]int32, 0, n+1), urlOffs: make([]int32, 0, n)}
 	g := &generator{}
 	url := func(r *rng) []byte {
 		g.buf = append(g.buf[:0], "https://www.nexmark.com/"...)
@@ -358,9 +401,10 @@ var channelTable = sync.OnceValue(func() *channels {
 		}
 		return append(g.buf, "item.htm?query=1"...)
 	}
+	var hotURLs [][]byte
 	for i := range hotChannels {
 		r := newRNG(saltHotURL + uint64(i))
-		t.hotURLs = append(t.hotURLs, append([]byte(nil), url(&r)...))
+		hotURLs = append(hotURLs, append([]byte(nil), url(&r)...))
 	}
 	for i := 0; i < numChannels; i++ {
 		r := newRNG(saltChannel + uint64(i))
@@ -376,6 +420,12 @@ var channelTable = sync.OnceValue(func() *channels {
 		t.urlOffs = append(t.urlOffs, int32(len(t.bytes)))
 		t.bytes = append(t.bytes, u...)
 	}
+	for i, c := range hotChannels {
+		t.nameOffs = append(t.nameOffs, int32(len(t.bytes)))
+		t.bytes = append(t.bytes, c...)
+		t.urlOffs = append(t.urlOffs, int32(len(t.bytes)))
+		t.bytes = append(t.bytes, hotURLs[i]...)
+	}
 	t.nameOffs = append(t.nameOffs, int32(len(t.bytes)))
 	return t
 })
@@ -390,12 +440,14 @@ func abs32(x int32) int64 {
 // extraText is the random lower-case text extra strings are cut from.
 var extraText = sync.OnceValue(func() []byte {
 	r := newRNG(saltExtra)
-	b := make([]byte, 1<<20)
+	b := make([]byte, extraTextLen)
 	for i := range b {
 		b[i] = byte('a' + r.intn(26))
 	}
 	return b
 })
+
+const extraTextLen = 1 << 20
 
 // rng is splitmix64: tiny state, so a source per event costs nothing, and good enough
 // statistics for a benchmark's data.

@@ -482,7 +482,16 @@ func TestEventsRows(t *testing.T) {
 
 // BenchmarkReader measures the generator alone: events into Arrow batches of the
 // events table, released at once.
+// unpoisoned has released buffers go back to the pool as they are, as outside tests,
+// for the length of a benchmark.
+func unpoisoned(b *testing.B) {
+	was := poisonFreed
+	poisonFreed = false
+	b.Cleanup(func() { poisonFreed = was })
+}
+
 func BenchmarkReader(b *testing.B) {
+	unpoisoned(b)
 	for _, shape := range []string{"events", "bid"} {
 		b.Run(shape, func(b *testing.B) {
 			schema := eventsSchema
@@ -534,6 +543,39 @@ func TestPow10IsMathPow(t *testing.T) {
 	}
 }
 
+// priceAt is exactPrice for every draw and next to every half cent, where rounding
+// turns on the last bits.
+func TestPriceAtIsExact(t *testing.T) {
+	n := uint64(5_000_000)
+	if testing.Short() {
+		n = 500_000
+	}
+	check := func(y float64) {
+		if got, want := priceAt(y), exactPrice(y); got != want {
+			t.Fatalf("priceAt(%v) = %d, exactPrice gives %d", y, got, want)
+		}
+	}
+	for _, y := range []float64{0, 0.5, 1, 2, 3, 5.5, math.Nextafter(6, 0), 4.9e-324} {
+		check(y)
+	}
+	for i := uint64(0); i < n; i++ {
+		r := newRNG(i)
+		check(r.float() * 6)
+	}
+	// The powers of ten just below, at and above the half cents c + 0.5.
+	for i := uint64(0); i < n/10; i++ {
+		r := newRNG(saltExtra + i)
+		c := 100 + float64(r.intn(1e8-100))
+		y := math.Log10((c + 0.5) / 100)
+		for k, z := 0, y; k < 4; k, z = k+1, math.Nextafter(z, 0) {
+			check(z)
+		}
+		for k, z := 0, y; k < 4; k, z = k+1, math.Nextafter(z, 6) {
+			check(z)
+		}
+	}
+}
+
 // Each row's origin names its event: evenly spaced ids (one lane) and skipped ones (a
 // plain table of one type).
 func TestOriginNamesEachEvent(t *testing.T) {
@@ -574,6 +616,7 @@ func TestOriginNamesEachEvent(t *testing.T) {
 // allocs/op are the allocations of a batch: its Arrow buffers, arrays and record, a
 // few dozen, and none per event.
 func BenchmarkBatch(b *testing.B) {
+	unpoisoned(b)
 	r, err := Open(connector.SourceSpec{Table: table(eventsSchema, nil), BatchSize: 1024})
 	if err != nil {
 		b.Fatal(err)

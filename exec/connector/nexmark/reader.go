@@ -28,6 +28,7 @@ type Reader struct {
 	cols   []column
 	batch  int
 	lanes  []lane
+	mem    *pool // the batches' buffers
 	closed bool
 }
 
@@ -56,7 +57,10 @@ func Open(spec connector.SourceSpec) (*Reader, error) {
 	}
 	schema := t.PhysicalSchema()
 	r := &Reader{table: t.Name, opts: opts, task: spec.Task, tasks: tasks, gen: newGenerator(opts.cfg),
-		batch: spec.BatchSize, lanes: []lane{{Next: int64(spec.Task), Step: int64(tasks), End: opts.events}}}
+		batch: spec.BatchSize, lanes: []lane{{Next: int64(spec.Task), Step: int64(tasks), End: opts.events}}, mem: &pool{mem: spec.Mem}}
+	if r.mem.mem == nil {
+		r.mem.mem = memory.DefaultAllocator
+	}
 	if r.batch <= 0 {
 		r.batch = connector.DefaultBatchSize
 	}
@@ -87,18 +91,19 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		return exec.Batch{}, err
 	}
 	for i := range r.cols {
-		r.cols[i].reset(r.batch)
+		r.cols[i].reset(r.batch, r.mem)
 	}
 	rows, scanned := 0, 0
 	o := &origin{table: r.table} // the batch's origin
-	for rows < r.batch && scanned < maxScan*r.batch {
-		l := r.nextLane()
-		if l == nil {
-			break
-		}
+	// One lane (all but a task restored at another parallelism) stays the next until
+	// it is done; of several, the next is the one with the smallest id.
+	for l := r.nextLane(); l != nil && rows < r.batch && scanned < maxScan*r.batch; {
 		id := l.Next
 		l.Next += l.Step
 		scanned++
+		if len(r.lanes) > 1 || l.done() {
+			l = r.nextLane()
+		}
 		if r.opts.shape != shapeEvents && r.gen.cfg.kind(id) != r.opts.shape {
 			continue
 		}
@@ -110,6 +115,9 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 		rows++
 	}
 	if rows == 0 {
+		for i := range r.cols {
+			r.cols[i].free(r.mem)
+		}
 		if r.nextLane() == nil {
 			return exec.Batch{}, io.EOF
 		}
@@ -117,7 +125,7 @@ func (r *Reader) Next(ctx context.Context) (exec.Batch, error) {
 	}
 	arrays := make([]arrow.Array, len(r.cols))
 	for i := range r.cols {
-		data := r.cols[i].data(rows)
+		data := r.cols[i].data(rows, r.mem)
 		arrays[i] = array.MakeFromData(data)
 		data.Release()
 	}
@@ -182,6 +190,9 @@ func (r *Reader) nextLane() *lane {
 
 // Close ends the reader; batches it returned stay valid.
 func (r *Reader) Close() error {
+	if !r.closed {
+		r.mem.close()
+	}
 	r.closed = true
 	return nil
 }
@@ -241,8 +252,15 @@ func arrowTime(ms int64) arrow.Timestamp { return arrow.Timestamp(ms) }
 
 // column writes one column of the table: a field of the event, or (the events table's)
 // a ROW of one type's fields, null for events of other types. A batch's values go into
-// Go slices that become the Arrow buffers as they are, without a builder's per-value
-// bookkeeping; each batch gets new slices, since its record outlives the call.
+// slices that become the Arrow buffers as they are, without a builder's per-value
+// bookkeeping; each batch gets new slices, since its record outlives the call, taken
+// from the reader's pool (but for strings made per event, which persons and auctions
+// have, few and short).
+//
+// A field cut from a fixed text (extra, channel, url) records where each value lies
+// and copies the batch's values in one loop when the batch ends: the texts are too
+// large for the cache, and copies that follow one another, with nothing between
+// them, wait for their memory together rather than one at a time.
 type column struct {
 	f        field
 	kind     int // for a ROW: the event type it holds
@@ -253,6 +271,9 @@ type column struct {
 	int32s  []int32 // an INT event_type
 	offs    []int32 // STRING fields: value i is bytes[offs[i]:offs[i+1]]
 	bytes   []byte
+	text    []byte // a field cut from a fixed text: the text, and ...
+	spans   []span // ... the batch's values in it, in order
+	size    int32  // ... their bytes so far
 	valid   []byte // a ROW's validity bitmap, which its fields share
 	nulls   int
 	pending int // a ROW's null rows not yet written into its fields (see fill)
@@ -312,7 +333,14 @@ func newField(t *planner.Table, kind int, c planner.Column) (column, error) {
 		return column{}, connector.TableError(t, connector.ErrInvalidOption, "nexmark %s field %s must be of type %s, not %s",
 			typeNames[kind], c.Name, planner.Type{Kind: want, Precision: 3}, c.Type.Nullable())
 	}
-	return column{f: f, kind: kind}, nil
+	col := column{f: f, kind: kind}
+	switch f {
+	case fExtra:
+		col.text = extraText()
+	case fChannel, fURL:
+		col.text = channelTable().bytes
+	}
+	return col, nil
 }
 
 // bind records the column's Arrow type, and its fields'.
@@ -326,21 +354,44 @@ func (c *column) bind(t arrow.DataType) {
 }
 
 // reset gives the column new slices for a batch of up to n rows.
-func (c *column) reset(n int) {
+func (c *column) reset(n int, mem *pool) {
 	switch c.typ.ID() {
 	case arrow.INT32:
-		c.int32s = make([]int32, 0, n)
+		c.int32s = arrow.Int32Traits.CastFromBytes(mem.Allocate(n * 4))[:0]
 	case arrow.STRING:
-		c.offs = append(make([]int32, 0, n+1), 0)
+		c.offs = append(arrow.Int32Traits.CastFromBytes(mem.Allocate((n + 1) * 4))[:0], 0)
+		if c.text != nil {
+			c.spans, c.size = c.spans[:0], 0 // the spans stay with the column; the bytes come in data
+			break
+		}
 		c.bytes = make([]byte, 0, c.hint+c.hint/8)
 	case arrow.STRUCT:
-		c.valid, c.nulls, c.pending = make([]byte, (n+7)/8), 0, 0
+		c.valid, c.nulls, c.pending = mem.Allocate((n+7)/8), 0, 0
+		clear(c.valid)
 		for i := range c.children {
-			c.children[i].reset(n)
+			c.children[i].reset(n, mem)
 		}
 	default:
-		c.ints = make([]int64, 0, n)
+		c.ints = arrow.Int64Traits.CastFromBytes(mem.Allocate(n * 8))[:0]
 	}
+}
+
+// free gives the column's slices back unused (a batch of no rows).
+func (c *column) free(mem *pool) {
+	switch c.typ.ID() {
+	case arrow.INT32:
+		mem.Free(arrow.Int32Traits.CastToBytes(c.int32s))
+	case arrow.STRING:
+		mem.Free(arrow.Int32Traits.CastToBytes(c.offs))
+	case arrow.STRUCT:
+		mem.Free(c.valid)
+		for i := range c.children {
+			c.children[i].free(mem)
+		}
+	default:
+		mem.Free(arrow.Int64Traits.CastToBytes(c.ints))
+	}
+	c.int32s, c.offs, c.valid, c.ints = nil, nil, nil, nil
 }
 
 // append writes event e as row i.
@@ -367,6 +418,11 @@ func (c *column) append(e *event, i int) {
 		c.ints = append(c.ints, int64(arrowTime(e.time)))
 	case fExpires:
 		c.ints = append(c.ints, int64(arrowTime(e.expires)))
+	case fExtra, fChannel, fURL:
+		s := e.span(c.f)
+		c.spans = append(c.spans, s)
+		c.size += s.n
+		c.offs = append(c.offs, c.size)
 	default:
 		if c.offs != nil {
 			c.bytes = append(c.bytes, e.bytes(c.f)...)
@@ -393,7 +449,7 @@ func (c *column) fill() {
 // appendZeros writes n placeholders of a ROW field whose rows are null.
 func (c *column) appendZeros(n int) {
 	if c.offs != nil {
-		end := int32(len(c.bytes))
+		end := c.offs[len(c.offs)-1]
 		for range n {
 			c.offs = append(c.offs, end)
 		}
@@ -402,32 +458,51 @@ func (c *column) appendZeros(n int) {
 	}
 }
 
-// data is the column's n rows as Arrow array data; valid is the validity bitmap of the
-// ROW the column is a field of (nil: none).
-func (c *column) data(n int) arrow.ArrayData { return c.dataWith(n, nil, 0) }
+// data is the column's n rows as Arrow array data, whose buffers go back to mem when
+// it is released; the column lets go of its slices.
+func (c *column) data(n int, mem *pool) arrow.ArrayData { return c.dataWith(n, mem, nil, 0) }
 
-func (c *column) dataWith(n int, valid *memory.Buffer, nulls int) arrow.ArrayData {
+// dataWith is data for a column that is a field of a ROW with validity bitmap valid
+// (nil: none) and nulls null rows.
+func (c *column) dataWith(n int, mem *pool, valid *memory.Buffer, nulls int) arrow.ArrayData {
+	var bufs []*memory.Buffer
 	switch c.typ.ID() {
 	case arrow.INT32:
-		return array.NewData(c.typ, n, []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.int32s))}, nil, nulls, 0)
+		bufs = []*memory.Buffer{valid, memory.NewBufferWithAllocator(arrow.Int32Traits.CastToBytes(c.int32s), mem)}
 	case arrow.STRING:
+		bytes := memory.NewBufferBytes(c.bytes)
+		if c.text != nil {
+			b := mem.Allocate(int(c.size))[:0]
+			for _, s := range c.spans {
+				b = append(b, c.text[s.off:s.off+s.n]...)
+			}
+			bytes = memory.NewBufferWithAllocator(b, mem)
+		}
 		c.hint = len(c.bytes)
-		return array.NewData(c.typ, n, []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offs)), memory.NewBufferBytes(c.bytes)}, nil, nulls, 0)
+		bufs = []*memory.Buffer{valid, memory.NewBufferWithAllocator(arrow.Int32Traits.CastToBytes(c.offs), mem), bytes}
 	case arrow.STRUCT:
 		c.fill()
-		own := memory.NewBufferBytes(c.valid)
+		own := memory.NewBufferWithAllocator(c.valid, mem)
 		children := make([]arrow.ArrayData, len(c.children))
 		for i := range c.children {
-			children[i] = c.children[i].dataWith(n, own, c.nulls)
+			children[i] = c.children[i].dataWith(n, mem, own, c.nulls)
 		}
 		d := array.NewData(c.typ, n, []*memory.Buffer{own}, children, c.nulls, 0)
+		own.Release()
 		for _, ch := range children {
 			ch.Release()
 		}
+		c.valid = nil
 		return d
 	default:
-		return array.NewData(c.typ, n, []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(c.ints))}, nil, nulls, 0)
+		bufs = []*memory.Buffer{valid, memory.NewBufferWithAllocator(arrow.Int64Traits.CastToBytes(c.ints), mem)}
 	}
+	d := array.NewData(c.typ, n, bufs, nil, nulls, 0)
+	for _, b := range bufs[1:] { // valid is the ROW's, which releases it
+		b.Release()
+	}
+	c.int32s, c.offs, c.bytes, c.ints = nil, nil, nil, nil
+	return d
 }
 
 func (e *event) int(f field) int64 {
@@ -452,6 +527,16 @@ func (e *event) int(f field) int64 {
 		return e.price
 	}
 	return 0
+}
+
+func (e *event) span(f field) span {
+	switch f {
+	case fExtra:
+		return e.extraAt
+	case fChannel:
+		return e.channelAt
+	}
+	return e.urlAt
 }
 
 func (e *event) bytes(f field) []byte {
