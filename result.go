@@ -85,8 +85,8 @@ func (r *resultSink) Process(_ context.Context, _ int, b exec.Batch) error {
 	r.changes = r.changes[:0]
 	for row := 0; row < b.Len(); row++ {
 		r.cells = r.cells[:0]
-		for _, col := range cols {
-			r.cells = append(r.cells, r.cell(col, row))
+		for c, col := range cols {
+			r.cells = append(r.cells, r.cell(col, c, row))
 		}
 		kind := b.Kind(row)
 		switch {
@@ -113,8 +113,12 @@ func (r *resultSink) Process(_ context.Context, _ int, b exec.Batch) error {
 	return nil
 }
 
-// cell formats one value as the output format shows it.
-func (r *resultSink) cell(col arrow.Array, row int) string {
+// cell formats one value of column c as the output format shows it.
+func (r *resultSink) cell(col arrow.Array, c, row int) string {
+	var t planner.Type
+	if c < len(r.schema) {
+		t = r.schema[c].Type
+	}
 	null := col.IsNull(row)
 	f := r.cfg.Format
 	if r.out.live != nil {
@@ -125,7 +129,7 @@ func (r *resultSink) cell(col arrow.Array, row int) string {
 		if null {
 			return "null"
 		}
-		text := format.FormatValue(col, row, r.cfg.Location)
+		text := format.FormatTypedValue(col, row, t, r.cfg.Location)
 		switch col.DataType().ID() {
 		case arrow.INT32, arrow.INT64, arrow.BOOL, arrow.DECIMAL128:
 			return text
@@ -151,7 +155,7 @@ func (r *resultSink) cell(col arrow.Array, row int) string {
 			return "null"
 		}
 	}
-	return format.FormatValue(col, row, r.cfg.Location)
+	return format.FormatTypedValue(col, row, t, r.cfg.Location)
 }
 
 func (r *resultSink) columns() []string { return columnNames(r.schema) }

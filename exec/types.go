@@ -7,10 +7,11 @@ import (
 
 // ArrowType returns the Arrow type that holds values of SQL type t.
 // TIME(0) is time32[s], TIME(p > 0) time32[ms] (so that the array says how its values print).
-// TIMESTAMP and TIMESTAMP_LTZ are both epoch milliseconds: a TIMESTAMP is its wall clock
-// read as UTC, a TIMESTAMP_LTZ an instant (its Arrow type carries the zone "UTC"). CHAR(n)
+// TIMESTAMP(p) and TIMESTAMP_LTZ(p) are both epoch milliseconds whatever p: a TIMESTAMP is
+// its wall clock read as UTC, a TIMESTAMP_LTZ an instant (its Arrow type carries the zone
+// "UTC"); p decides only how values are cut and printed (see planner.TimestampDigits). CHAR(n)
 // is a string, BINARY(n) a binary array, both holding padded values. ROW, ARRAY and MAP
-// are struct, list and map arrays whose fields are all nullable, so that the Arrow type
+// (and MULTISET, element to INT count) are struct, list and map arrays whose fields are all nullable, so that the Arrow type
 // depends only on names and shapes: NOT NULL inside them is the planner's to know.
 func ArrowType(t planner.Type) arrow.DataType {
 	switch t.Kind {
@@ -32,7 +33,7 @@ func ArrowType(t planner.Type) arrow.DataType {
 		return arrow.StructOf(fields...)
 	case planner.Array:
 		return arrow.ListOf(ArrowType(t.Elem()))
-	case planner.Map:
+	case planner.Map, planner.Multiset: // a MULTISET maps each element to its count
 		return arrow.MapOf(ArrowType(t.Elem()), ArrowType(t.Value()))
 	case planner.Int:
 		return arrow.PrimitiveTypes.Int32

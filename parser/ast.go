@@ -118,16 +118,16 @@ type ColumnDef struct {
 }
 
 // TypeName is a SQL type as written: Name is upper case (INT, BIGINT, DECIMAL, VARCHAR, STRING,
-// TIMESTAMP, TIMESTAMP_LTZ, DATE, BOOLEAN, DOUBLE, ROW, ARRAY, MAP, ...), Params holds
-// (p[, s]). `TIMESTAMP(3) WITH LOCAL TIME ZONE` is normalised to TIMESTAMP_LTZ, `T ARRAY`
-// to ARRAY<T>.
+// TIMESTAMP, TIMESTAMP_LTZ, DATE, BOOLEAN, DOUBLE, ROW, ARRAY, MAP, MULTISET, ...), Params
+// holds (p[, s]). `TIMESTAMP(3) WITH LOCAL TIME ZONE` is normalised to TIMESTAMP_LTZ, `T
+// ARRAY` to ARRAY<T>, `T MULTISET` to MULTISET<T>.
 type TypeName struct {
 	Pos     Pos
 	Name    string
 	Params  []int
 	NotNull bool
 	Fields  []*RowField // ROW's fields
-	Elem    *TypeName   // ARRAY's element type, MAP's key type
+	Elem    *TypeName   // ARRAY's and MULTISET's element type, MAP's key type
 	Value   *TypeName   // MAP's value type
 }
 

@@ -36,7 +36,7 @@ var errorTests = []struct{ in, want string }{
 	{"CREATE TABLE t (a INT METADATA FROM x)", `1:37: unexpected "x", expected string literal`},
 	{"CREATE TABLE t (a INT) PARTITIONED BY a", `1:39: unexpected "a", expected '('`},
 	{"CREATE TABLE t ()", `1:17: unexpected ")", expected column definition, WATERMARK or PRIMARY KEY`},
-	{"CREATE TABLE t (a STRNG)", `1:19: unknown type "STRNG", expected BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, STRING, VARCHAR, CHAR, BYTES, BINARY, VARBINARY, TIMESTAMP, TIMESTAMP_LTZ, DATE, TIME, ROW, ARRAY or MAP`},
+	{"CREATE TABLE t (a STRNG)", `1:19: unknown type "STRNG", expected BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, STRING, VARCHAR, CHAR, BYTES, BINARY, VARBINARY, TIMESTAMP, TIMESTAMP_LTZ, DATE, TIME, ROW, ARRAY, MAP or MULTISET`},
 	{"CREATE TABLE t (a)", `1:18: unexpected ")", expected AS or type`},
 	{"CREATE TABLE t (a INT(3))", `1:22: type INT takes no parameters`},
 	{"CREATE TABLE t (a DECIMAL(x))", `1:27: unexpected "x", expected integer`},

@@ -126,6 +126,8 @@ var parseTests = []struct{ in, want string }{
 		"CREATE TABLE t (\n  r ROW<a INT NOT NULL, `b c` STRING>,\n  s ROW<x DOUBLE>,\n  e ROW<>\n)"},
 	{`CREATE TABLE t (a ARRAY<ARRAY<INT>>, b INT ARRAY NOT NULL, m MAP<STRING, ROW<v BIGINT>> NOT NULL)`,
 		"CREATE TABLE t (\n  a ARRAY<ARRAY<INT>>,\n  b ARRAY<INT> NOT NULL,\n  m MAP<STRING, ROW<v BIGINT>> NOT NULL\n)"},
+	{`CREATE TABLE t (a MULTISET<STRING>, b INT MULTISET NOT NULL)`,
+		"CREATE TABLE t (\n  a MULTISET<STRING>,\n  b MULTISET<INT> NOT NULL\n)"},
 	{`SELECT CAST(x AS ROW<a INT, b ARRAY<STRING>>), CAST(m AS MAP<INT, INT>) FROM t`,
 		`SELECT CAST(x AS ROW<a INT, b ARRAY<STRING>>), CAST(m AS MAP<INT, INT>) FROM t`},
 	// Constructors, subscripts and field access.

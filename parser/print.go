@@ -104,7 +104,7 @@ func (n *TypeName) String() string {
 			fs[i] = quoteIdent(f.Name) + " " + f.Type.String()
 		}
 		s += "<" + strings.Join(fs, ", ") + ">"
-	case "ARRAY":
+	case "ARRAY", "MULTISET":
 		s += "<" + n.Elem.String() + ">"
 	case "MAP":
 		s += "<" + n.Elem.String() + ", " + n.Value.String() + ">"

@@ -24,13 +24,13 @@ var canonicalTypes = map[string]string{
 	"TIMESTAMP_LTZ": "TIMESTAMP_LTZ",
 	"DATE":          "DATE",
 	"TIME":          "TIME",
-	"ROW":           "ROW", "ARRAY": "ARRAY", "MAP": "MAP",
+	"ROW":           "ROW", "ARRAY": "ARRAY", "MAP": "MAP", "MULTISET": "MULTISET",
 }
 
 // typeList names the supported types in error messages.
 var typeList = []string{"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE",
 	"DECIMAL", "STRING", "VARCHAR", "CHAR", "BYTES", "BINARY", "VARBINARY", "TIMESTAMP",
-	"TIMESTAMP_LTZ", "DATE", "TIME", "ROW", "ARRAY", "MAP"}
+	"TIMESTAMP_LTZ", "DATE", "TIME", "ROW", "ARRAY", "MAP", "MULTISET"}
 
 // maxTypeParams is how many (p, s) parameters a type takes.
 var maxTypeParams = map[string]int{"DECIMAL": 2, "VARCHAR": 1, "CHAR": 1, "BINARY": 1,
@@ -59,9 +59,9 @@ func (g *typeG) Parse(lex *lexer.PeekingLexer) error {
 }
 
 // parseType parses `name [(p[, s])] [WITH LOCAL TIME ZONE] [NOT NULL]`, the structured
-// types ROW<name T, ...> (or ROW(name T, ...)), ARRAY<T>, MAP<K, V>, and the postfix
-// form `T ARRAY`, normalising the name (INTEGER -> INT, REAL -> FLOAT, T ARRAY ->
-// ARRAY<T>, TIMESTAMP WITH LOCAL TIME ZONE -> TIMESTAMP_LTZ, ...). It returns nil, nil if
+// types ROW<name T, ...> (or ROW(name T, ...)), ARRAY<T>, MAP<K, V>, MULTISET<T>, and the
+// postfix forms `T ARRAY` and `T MULTISET`, normalising the name (INTEGER -> INT, REAL ->
+// FLOAT, T ARRAY -> ARRAY<T>, TIMESTAMP WITH LOCAL TIME ZONE -> TIMESTAMP_LTZ, ...). It returns nil, nil if
 // no type starts at the current token.
 func parseType(lex *lexer.PeekingLexer) (*TypeName, error) {
 	p := &exprParser{lex: lex}
@@ -88,7 +88,7 @@ func (p *exprParser) typeName(depth int) (*TypeName, error) {
 	if name == "DOUBLE" && isWord(p.peek(), "PRECISION") {
 		p.next()
 	}
-	if name == "ROW" || name == "ARRAY" || name == "MAP" {
+	if name == "ROW" || name == "ARRAY" || name == "MAP" || name == "MULTISET" {
 		if err := p.typeArgs(typ, depth); err != nil {
 			return nil, err
 		}
@@ -105,10 +105,10 @@ func (p *exprParser) typeName(depth int) (*TypeName, error) {
 		}
 	}
 	p.nullability(typ)
-	// INT ARRAY [NOT NULL] is ARRAY<INT>.
-	for isWord(p.peek(), "ARRAY") {
-		p.next()
-		typ = &TypeName{Pos: typ.Pos, Name: "ARRAY", Elem: typ}
+	// INT ARRAY [NOT NULL] is ARRAY<INT>, INT MULTISET MULTISET<INT>.
+	for isWord(p.peek(), "ARRAY") || isWord(p.peek(), "MULTISET") {
+		name := strings.ToUpper(p.next().Value)
+		typ = &TypeName{Pos: typ.Pos, Name: name, Elem: typ}
 		p.nullability(typ)
 	}
 	return typ, nil
@@ -126,7 +126,7 @@ func (p *exprParser) nullability(typ *TypeName) {
 	}
 }
 
-// typeArgs parses the <...> of ROW, ARRAY and MAP (ROW also takes (...)).
+// typeArgs parses the <...> of ROW, ARRAY, MAP and MULTISET (ROW also takes (...)).
 func (p *exprParser) typeArgs(typ *TypeName, depth int) error {
 	open := p.peek()
 	closer := ">"

@@ -175,15 +175,14 @@ func (c *aggSite) elementType(i int) (Type, error) {
 	return t, nil
 }
 
-// bindCollect types COLLECT: Flink's MULTISET<T>, which streamsql has no type for, is a
-// MAP<T, INT NOT NULL> from each distinct non-NULL value to how often it occurs (Flink
-// keeps a multiset so too).
+// bindCollect types COLLECT: MULTISET<T>, held as a map from each distinct non-NULL value
+// to how often it occurs (Flink keeps a multiset so too).
 func bindCollect(c *aggSite) (Type, error) {
 	t, err := c.elementType(0)
 	if err != nil {
 		return Type{}, err
 	}
-	return MapType(t, Type{Kind: Int, NotNull: true}), nil
+	return MultisetType(t), nil
 }
 
 // bindArrayAgg types ARRAY_AGG(x [RESPECT NULLS | IGNORE NULLS]): ARRAY<T>, NULL

@@ -116,7 +116,7 @@ func (p *Planner) PlanInsert(s *parser.InsertStmt) (_ Node, err error) {
 		var e Expr = &Literal{T: col.Type.Nullable()}
 		if j := source[i]; j >= 0 {
 			from := in[j].Type
-			if _, ok := commonType(from, col.Type); !ok && !(from.Kind == String && col.Type.Kind == String) {
+			if _, ok := commonType(from, col.Type); !ok && !(from.Kind == String && col.Type.Kind == String) && !multisetIntoMap(from, col.Type) {
 				return nil, errorf(s.Query, "column %s of %s is %s but the query produces %s", col.Name, t.Name, col.Type, from)
 			}
 			e = castTo(&ColumnRef{Index: j, Name: in[j].Name, T: from}, col.Type)
@@ -671,4 +671,13 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 // refreshRefs renames column references after the aggregate's output names settled.
 func refreshRefs(e Expr, s Schema) Expr {
 	return mapColumns(e, func(c *ColumnRef) Expr { return &ColumnRef{Index: c.Index, Name: s[c.Index].Name, T: c.T} })
+}
+
+// multisetIntoMap reports whether a MULTISET<T> is written to a MAP<T, INT> column: the
+// map of element to count it is held as. COLLECT was typed so before MULTISET was a
+// type of its own, and scripts that insert it into such a column keep running (Flink
+// refuses them).
+func multisetIntoMap(from, to Type) bool {
+	return from.Kind == Multiset && to.Kind == Map && to.Value().Kind == Int &&
+		from.Elem().Nullable() == to.Elem().Nullable()
 }

@@ -479,7 +479,8 @@ func typedLiteral(e *parser.TypedLit) (Expr, error) {
 		if !ok {
 			return nil, errorf(e, "invalid TIMESTAMP literal '%s', expected yyyy-MM-dd HH:mm:ss[.SSS]", e.Value)
 		}
-		return &Literal{Value: ms, T: Type{Kind: Timestamp, Precision: 3, NotNull: true}}, nil
+		// The literal's precision is its number of fraction digits, as Flink types it.
+		return &Literal{Value: ms, T: Type{Kind: Timestamp, Precision: fractionDigits(e.Value), NotNull: true}}, nil
 	case "TIME":
 		ms, digits, ok := ParseTimeOfDay(e.Value)
 		if !ok {
@@ -545,6 +546,24 @@ func ParseTimeOfDay(s string) (ms int64, digits int, ok bool) {
 		return 0, 0, false
 	}
 	return ((h*60+m)*60+sec)*1000 + frac, digits, true
+}
+
+// fractionDigits is how many digits follow the seconds' '.' in a timestamp's text, at
+// most 9.
+func fractionDigits(s string) int {
+	s = strings.TrimSpace(s)
+	dot := strings.LastIndexByte(s, '.')
+	if dot < 0 || strings.LastIndexByte(s, ':') > dot {
+		return 0
+	}
+	n := 0
+	for _, c := range s[dot+1:] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n++
+	}
+	return min(n, 9)
 }
 
 // ParseTimestamp parses yyyy-MM-dd[ HH:mm[:ss[.fff]]] (or with a 'T') into epoch
@@ -701,10 +720,10 @@ func (b *exprBinder) binaryOp(e *parser.BinaryExpr, l, r Expr) (out Expr, err er
 	}
 	// Timestamp arithmetic with intervals.
 	if (lt.Kind == Timestamp || lt.Kind == TimestampLTZ) && (rt.Kind == IntervalDayTime || rt.Kind == IntervalYearMonth) && (fn == FnAdd || fn == FnSub) {
-		return &Call{Fn: fn, Args: []Expr{l, r}, T: Type{Kind: lt.Kind, Precision: 3, NotNull: notNull}}, nil
+		return timestampArith(fn, l, r, notNull), nil
 	}
 	if (rt.Kind == Timestamp || rt.Kind == TimestampLTZ) && (lt.Kind == IntervalDayTime || lt.Kind == IntervalYearMonth) && fn == FnAdd {
-		return &Call{Fn: fn, Args: []Expr{r, l}, T: Type{Kind: rt.Kind, Precision: 3, NotNull: notNull}}, nil
+		return timestampArith(fn, r, l, notNull), nil
 	}
 	if fn == FnMul {
 		if folded, ok := scaleInterval(l, r); ok {
@@ -1018,4 +1037,18 @@ func (b *exprBinder) overlaps(e *parser.BinaryExpr) (Expr, error) {
 	return b.bind(&parser.BinaryExpr{Pos: e.Pos, Op: "AND",
 		Left:  &parser.BinaryExpr{Pos: e.Pos, Op: "<=", Left: lo(0), Right: hi(1)},
 		Right: &parser.BinaryExpr{Pos: e.Pos, Op: "<=", Left: lo(1), Right: hi(0)}})
+}
+
+// timestampArith is ts ± interval. The result keeps the timestamp's type, as in Flink; a
+// precision below milliseconds is computed to the millisecond and then cut to its digits
+// (TIMESTAMP(0) + INTERVAL '1.5' SECOND keeps whole seconds).
+func timestampArith(fn Func, ts, iv Expr, notNull bool) Expr {
+	t := ts.Type()
+	t.NotNull = notNull
+	if t.Precision >= 3 {
+		return &Call{Fn: fn, Args: []Expr{ts, iv}, T: t}
+	}
+	wide := t
+	wide.Precision = 3
+	return &Cast{X: &Call{Fn: fn, Args: []Expr{ts, iv}, T: wide}, T: t}
 }

@@ -217,6 +217,9 @@ func nestedCommon(a, b Type) (Type, bool) {
 		k, ok1 := part(a.Elem(), b.Elem())
 		v, ok2 := part(a.Value(), b.Value())
 		return MapType(k, v), ok1 && ok2
+	case Multiset:
+		e, ok := part(a.Elem(), b.Elem())
+		return MultisetType(e), ok
 	}
 	return Type{}, false
 }
@@ -243,6 +246,8 @@ func canCastNested(from, to Type) bool {
 		return canCast(from.Elem(), to.Elem())
 	case Map:
 		return canCast(from.Elem(), to.Elem()) && canCast(from.Value(), to.Value())
+	case Multiset:
+		return canCast(from.Elem(), to.Elem())
 	}
 	return false
 }

@@ -61,8 +61,14 @@ func commonType(a, b Type) (Type, bool) {
 		}
 		return Type{Kind: TinyInt}, true
 	}
-	if (a.Kind == Timestamp && b.Kind == Date) || (a.Kind == Date && b.Kind == Timestamp) {
-		return TypeTS, true
+	if a.Kind == Timestamp && b.Kind == Date {
+		return Type{Kind: Timestamp, Precision: a.Precision}, true
+	}
+	if a.Kind == Date && b.Kind == Timestamp {
+		return Type{Kind: Timestamp, Precision: b.Precision}, true
+	}
+	if (a.Kind == Timestamp || a.Kind == TimestampLTZ) && a.Kind == b.Kind {
+		return Type{Kind: a.Kind, Precision: max(a.Precision, b.Precision)}, true // the greater precision wins
 	}
 	if a.Kind == Time && b.Kind == Time {
 		return TimeType(max(a.Precision, b.Precision)), true

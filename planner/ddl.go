@@ -74,7 +74,7 @@ func BindType(t *parser.TypeName) (Type, error) {
 			fields[i] = Column{Name: f.Name, Type: ft}
 		}
 		out = RowType(fields)
-	case "ARRAY", "MAP":
+	case "ARRAY", "MAP", "MULTISET":
 		elem, err := BindType(t.Elem)
 		if err != nil {
 			return Type{}, err
@@ -83,18 +83,22 @@ func BindType(t *parser.TypeName) (Type, error) {
 			out = ArrayType(elem)
 			break
 		}
+		if t.Name == "MULTISET" {
+			out = MultisetType(elem)
+			break
+		}
 		value, err := BindType(t.Value)
 		if err != nil {
 			return Type{}, err
 		}
 		out = MapType(elem, value)
 	case "TIMESTAMP", "TIMESTAMP_LTZ":
-		p := param(0, 3)
+		p := param(0, 6) // TIMESTAMP is TIMESTAMP(6), as in Flink
 		if p < 0 || p > 9 {
 			return Type{}, errorf(t, "%s precision must be 0 to 9", t.Name)
 		}
-		// Values are kept at millisecond precision.
-		out = Type{Kind: Timestamp, Precision: 3}
+		// Values are kept to the millisecond whatever p says (see TimestampDigits).
+		out = Type{Kind: Timestamp, Precision: p}
 		if t.Name == "TIMESTAMP_LTZ" {
 			out.Kind = TimestampLTZ
 		}
@@ -175,8 +179,8 @@ func BindTable(s *parser.CreateTableStmt) (*Table, error) {
 		if i < 0 {
 			return nil, errorf(s.Watermark, "WATERMARK FOR unknown column `%s`%s", s.Watermark.Column, suggest(s.Watermark.Column, schemaNames(full)))
 		}
-		if k := full[i].Type.Kind; k != Timestamp && k != TimestampLTZ {
-			return nil, errorf(s.Watermark, "WATERMARK FOR column %s needs a TIMESTAMP(3) or TIMESTAMP_LTZ(3), got %s", full[i].Name, full[i].Type)
+		if k := full[i].Type.Kind; k != Timestamp && k != TimestampLTZ || full[i].Type.Precision > 3 {
+			return nil, errorf(s.Watermark, "WATERMARK FOR column %s needs a TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p from 0 to 3, got %s", full[i].Name, full[i].Type)
 		}
 		e, err := (&exprBinder{sc: newScope(s.Name, full)}).bind(s.Watermark.Expr)
 		if err != nil {

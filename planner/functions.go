@@ -101,7 +101,7 @@ func functionRows() []Function {
 		isPred(FnIsNotFalse, Example{"CAST(NULL AS BOOLEAN) IS NOT FALSE", "true"}),
 
 		// Arithmetic.
-		arith(FnAdd, Example{"1 + 2", "3"}, Example{"1.5 + 1", "2.5"}, Example{"TIMESTAMP '2024-01-31 10:00:00' + INTERVAL '1' DAY", "2024-02-01 10:00:00.000"}),
+		arith(FnAdd, Example{"1 + 2", "3"}, Example{"1.5 + 1", "2.5"}, Example{"TIMESTAMP '2024-01-31 10:00:00' + INTERVAL '1' DAY", "2024-02-01 10:00:00"}),
 		arith(FnSub, Example{"1 - 2.5", "-1.5"}, Example{"DATE '2024-03-01' - INTERVAL '1' DAY", "2024-02-29"}),
 		arith(FnMul, Example{"3 * 4", "12"}, Example{"1.5 * 1.5", "2.25"}),
 		arith(FnDiv, Example{"7 / 2", "3"}, Example{"7.0 / 2", "3.500000000000"}, Example{"1e0 / 0", "Infinity"}),
@@ -434,8 +434,8 @@ func functionRows() []Function {
 				}
 				return t
 			},
-			Examples: []Example{{"TIMESTAMPADD(DAY, 2, TIMESTAMP '2024-02-28 10:00:00')", "2024-03-01 10:00:00.000"}, {"TIMESTAMPADD(MONTH, 1, DATE '2024-01-31')", "2024-02-29"},
-				{"TIMESTAMPADD(HOUR, -3, DATE '2024-01-01')", "2023-12-31 21:00:00.000"}, {"TIMESTAMPADD(YEAR, 1, TIMESTAMP '2024-02-29 00:00:00')", "2025-02-28 00:00:00.000"}}},
+			Examples: []Example{{"TIMESTAMPADD(DAY, 2, TIMESTAMP '2024-02-28 10:00:00')", "2024-03-01 10:00:00"}, {"TIMESTAMPADD(MONTH, 1, DATE '2024-01-31')", "2024-02-29"},
+				{"TIMESTAMPADD(HOUR, -3, DATE '2024-01-01')", "2023-12-31 21:00:00.000"}, {"TIMESTAMPADD(YEAR, 1, TIMESTAMP '2024-02-29 00:00:00')", "2025-02-28 00:00:00"}}},
 		{Fn: FnTimestampDiff, Names: []string{"TIMESTAMPDIFF"}, Unit: true, Units: timeUnits, Args: []Arg{ArgString, ArgTemporal, ArgTemporal}, Result: returns(TypeInt),
 			Examples: []Example{{"TIMESTAMPDIFF(DAY, TIMESTAMP '2024-01-01 12:00:00', TIMESTAMP '2024-01-03 11:00:00')", "1"},
 				{"TIMESTAMPDIFF(MONTH, DATE '2024-01-31', DATE '2024-02-29')", "0"}, {"TIMESTAMPDIFF(MONTH, DATE '2024-01-15', DATE '2024-03-15')", "2"},
@@ -451,11 +451,11 @@ func functionRows() []Function {
 
 		// FLOOR(x TO unit) and CEIL(x TO unit) have syntax of their own; the unit comes first.
 		{Fn: FnFloorTime, Args: []Arg{ArgString, ArgClock}, Result: sameAs(1), Bind: floorTime,
-			Examples: []Example{{"FLOOR(TIME '12:44:31' TO MINUTE)", "12:44:00"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 07:00:00.000"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO QUARTER)", "2024-04-01 00:00:00.000"},
-				{"FLOOR(DATE '2024-05-06' TO YEAR)", "2024-01-01"}, {"FLOOR(TIMESTAMP '1969-12-31 23:59:59.5' TO SECOND)", "1969-12-31 23:59:59.000"}}},
+			Examples: []Example{{"FLOOR(TIME '12:44:31' TO MINUTE)", "12:44:00"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 07:00:00"}, {"FLOOR(TIMESTAMP '2024-05-06 07:08:09' TO QUARTER)", "2024-04-01 00:00:00"},
+				{"FLOOR(DATE '2024-05-06' TO YEAR)", "2024-01-01"}, {"FLOOR(TIMESTAMP '1969-12-31 23:59:59.5' TO SECOND)", "1969-12-31 23:59:59.0"}}},
 		{Fn: FnCeilTime, Args: []Arg{ArgString, ArgClock}, Result: sameAs(1), Bind: floorTime,
-			Examples: []Example{{"CEIL(TIME '12:44:31' TO MINUTE)", "12:45:00"}, {"CEIL(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 08:00:00.000"}, {"CEIL(TIMESTAMP '2024-05-06 00:00:00' TO DAY)", "2024-05-06 00:00:00.000"},
-				{"CEIL(DATE '2024-05-06' TO MONTH)", "2024-06-01"}, {"CEILING(TIMESTAMP '2024-12-31 10:00:00' TO YEAR)", "2025-01-01 00:00:00.000"}}},
+			Examples: []Example{{"CEIL(TIME '12:44:31' TO MINUTE)", "12:45:00"}, {"CEIL(TIMESTAMP '2024-05-06 07:08:09' TO HOUR)", "2024-05-06 08:00:00"}, {"CEIL(TIMESTAMP '2024-05-06 00:00:00' TO DAY)", "2024-05-06 00:00:00"},
+				{"CEIL(DATE '2024-05-06' TO MONTH)", "2024-06-01"}, {"CEILING(TIMESTAMP '2024-12-31 10:00:00' TO YEAR)", "2025-01-01 00:00:00"}}},
 		{Fn: FnCurrentDate, Names: []string{"CURRENT_DATE"}, Niladic: true, Result: returns(Type{Kind: Date, NotNull: true}), Nulls: NullAware,
 			// The test's clock reads 2024-05-06 07:08:09 UTC.
 			Examples: []Example{{"CURRENT_DATE", "2024-05-06"}}},
@@ -515,6 +515,8 @@ func functionRows() []Function {
 			Examples: []Example{{"TYPEOF(1)", "INT NOT NULL"}, {"TYPEOF(CAST(NULL AS BIGINT))", "BIGINT"}, {"TYPEOF(1.50)", "DECIMAL(3, 2) NOT NULL"}, {"TYPEOF('abc')", "STRING NOT NULL"},
 				{"TYPEOF('abc', TRUE)", "VARCHAR(2147483647) NOT NULL"}, {"TYPEOF('abc', FALSE)", "STRING NOT NULL"},
 				{"TYPEOF(CAST(NULL AS TIMESTAMP_LTZ(3)), TRUE)", "TIMESTAMP(3) WITH LOCAL TIME ZONE"},
+				{"TYPEOF(TIMESTAMP '2024-01-01 00:00:01.25')", "TIMESTAMP(2) NOT NULL"}, {"TYPEOF(CAST(NULL AS TIMESTAMP))", "TIMESTAMP(6)"},
+				{"TYPEOF(CAST(NULL AS MULTISET<INT>))", "MULTISET<INT>"},
 				{"TYPEOF(MAP['a', CAST(NULL AS BYTES)], TRUE)", "MAP<VARCHAR(2147483647) NOT NULL, VARBINARY(2147483647)> NOT NULL"}}},
 		{Fn: FnNullIf, Names: []string{"NULLIF"}, Args: []Arg{ArgCommon, ArgCommon}, Nulls: NullAware,
 			Result:   func(args []Expr) Type { return args[0].Type().Nullable() },
@@ -534,21 +536,22 @@ func functionRows() []Function {
 			Examples: []Example{{"ROW(1, 'a').EXPR$1", "a"}, {"ROW(ROW(2, 3)).EXPR$0.EXPR$1", "3"}, {"CAST(NULL AS ROW<a INT>).a", "null"}}},
 		{Fn: FnCardinality, Names: []string{"CARDINALITY"}, Args: []Arg{ArgAny}, Result: returns(TypeInt),
 			Bind: func(c *CallSite) (Expr, error) {
-				if k := c.Args[0].Type().Kind; k != Array && k != Map && k != Null {
-					return nil, c.Errorf(0, "CARDINALITY needs an ARRAY or a MAP, got %s", c.Args[0].Type().Nullable())
+				if k := c.Args[0].Type().Kind; k != Array && k != Map && k != Multiset && k != Null {
+					return nil, c.Errorf(0, "CARDINALITY needs an ARRAY, a MAP or a MULTISET, got %s", c.Args[0].Type().Nullable())
 				}
 				return c.Default(), nil
 			},
-			Examples: []Example{{"CARDINALITY(ARRAY[1, 2, 3])", "3"}, {"CARDINALITY(MAP['a', 1])", "1"}, {"CARDINALITY(CAST(NULL AS ARRAY<INT>))", "null"}}},
+			Examples: []Example{{"CARDINALITY(ARRAY[1, 2, 3])", "3"}, {"CARDINALITY(MAP['a', 1])", "1"}, {"CARDINALITY(CAST(NULL AS ARRAY<INT>))", "null"},
+				{"CARDINALITY(CAST(NULL AS MULTISET<STRING>))", "null"}}},
 		{Fn: FnElement, Names: []string{"ELEMENT"}, Args: []Arg{ArgAny}, Nulls: NullStrictNullable,
 			Result: func(args []Expr) Type { return args[0].Type().Elem().Nullable() },
 			Bind: func(c *CallSite) (Expr, error) {
-				if k := c.Args[0].Type().Kind; k != Array {
-					return nil, c.Errorf(0, "ELEMENT needs an ARRAY, got %s", c.Args[0].Type().Nullable())
+				if k := c.Args[0].Type().Kind; k != Array && k != Multiset {
+					return nil, c.Errorf(0, "ELEMENT needs an ARRAY or a MULTISET, got %s", c.Args[0].Type().Nullable())
 				}
 				return c.Default(), nil
 			},
-			Examples: []Example{{"ELEMENT(ARRAY['x'])", "x"}, {"ELEMENT(ARRAY[CAST(NULL AS INT)])", "null"}}},
+			Examples: []Example{{"ELEMENT(ARRAY['x'])", "x"}, {"ELEMENT(ARRAY[CAST(NULL AS INT)])", "null"}, {"ELEMENT(CAST(NULL AS MULTISET<INT>))", "null"}}},
 		{Fn: FnArrayContains, Names: []string{"ARRAY_CONTAINS"}, Args: []Arg{ArgAny, ArgAny}, Result: returns(TypeBoolean), Nulls: NullAware, Bind: needleOfElemType,
 			Examples: []Example{{"ARRAY_CONTAINS(ARRAY[1, 2, 3], 2)", "true"}, {"ARRAY_CONTAINS(ARRAY[1, 2], 3)", "false"}, {"ARRAY_CONTAINS(ARRAY[1, NULL], CAST(NULL AS INT))", "true"},
 				{"ARRAY_CONTAINS(ARRAY[1, 2], CAST(NULL AS INT))", "false"}, {"ARRAY_CONTAINS(ARRAY[1.5, 2.0], 2)", "true"}, {"ARRAY_CONTAINS(CAST(NULL AS ARRAY<INT>), 1)", "null"}}},

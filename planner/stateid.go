@@ -94,7 +94,7 @@ func AggStateOrder(n *Aggregate) []int {
 func aggCallTexts(n *Aggregate, col func(int) string) []string {
 	calls := make([]string, len(n.Aggs))
 	for i, a := range n.Aggs {
-		calls[i] = fmt.Sprintf("%s %s", a.argText(col), a.T)
+		calls[i] = fmt.Sprintf("%s %s", a.argText(col), stateTypeText(a.T))
 	}
 	return calls
 }
@@ -140,7 +140,7 @@ func lineage(n Node) []string {
 		for _, c := range n.Children() {
 			d := c.Describe()
 			if s, ok := c.(*Scan); ok {
-				d = fmt.Sprintf("%s %s", d, s.Table.Schema())
+				d = fmt.Sprintf("%s %s", d, stateSchemaText(s.Table.Schema()))
 			}
 			lines = append(lines, strings.Repeat("  ", depth)+d)
 			walk(c, depth+1)
@@ -148,4 +148,49 @@ func lineage(n Node) []string {
 	}
 	walk(n, 0)
 	return lines
+}
+
+// stateTypeText prints t as a state meaning names it: in the form it had before the
+// type carried what it now does, where the state it describes is laid out the same, so
+// that savepoints taken then still restore. A MULTISET is the MAP of element to count it
+// is held as; a TIMESTAMP(p) or TIMESTAMP_LTZ(p), kept to milliseconds for every p,
+// prints p as 3.
+func stateTypeText(t Type) string { return stateType(t).String() }
+
+func stateType(t Type) Type {
+	var out Type
+	switch t.Kind {
+	case Timestamp, TimestampLTZ:
+		out = Type{Kind: t.Kind, Precision: 3}
+	case Multiset:
+		out = MapType(stateType(t.Elem()), t.Value())
+	case Map:
+		out = MapType(stateType(t.Elem()), stateType(t.Value()))
+	case Array:
+		out = ArrayType(stateType(t.Elem()))
+	case Row:
+		fields := make([]Column, len(t.Fields()))
+		for i, f := range t.Fields() {
+			fields[i] = Column{Name: f.Name, Type: stateType(f.Type)}
+		}
+		out = RowType(fields)
+	default:
+		return t
+	}
+	out.NotNull = t.NotNull
+	return out
+}
+
+// stateSchemaText prints s as Schema.String does, each type by stateTypeText.
+func stateSchemaText(s Schema) string {
+	b := []byte{'('}
+	for i, c := range s {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, c.Name...)
+		b = append(b, ' ')
+		b = append(b, stateTypeText(c.Type)...)
+	}
+	return string(append(b, ')'))
 }

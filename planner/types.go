@@ -17,8 +17,8 @@ const (
 	Double                        // DOUBLE
 	Decimal                       // DECIMAL(p, s), p <= 38
 	String                        // STRING, VARCHAR(n)
-	Timestamp                     // TIMESTAMP(3): a wall-clock time without zone, millisecond precision
-	TimestampLTZ                  // TIMESTAMP_LTZ(3): an instant, shown in the session time zone
+	Timestamp                     // TIMESTAMP(p): a wall-clock time without zone; p 0 to 9, kept to milliseconds
+	TimestampLTZ                  // TIMESTAMP_LTZ(p): an instant, shown in the session time zone
 	Date                          // DATE: days since the epoch
 	IntervalDayTime               // INTERVAL ... DAY TO SECOND: milliseconds
 	IntervalYearMonth             // INTERVAL ... YEAR TO MONTH: months
@@ -30,6 +30,7 @@ const (
 	Array                         // ARRAY<T>: Elem
 	Map                           // MAP<K, V>: Key and Value
 	Time                          // TIME(p): a time of day without zone; Precision 0 to 9, kept to milliseconds
+	Multiset                      // MULTISET<T>: Elem, each distinct element with how often it occurs
 )
 
 // Type is a SQL type. Types are values: compare them with ==. The element types of ROW,
@@ -78,6 +79,12 @@ func ArrayType(elem Type) Type { return nest(Array, nested{elem: elem}) }
 // MapType returns MAP<key, value>.
 func MapType(key, value Type) Type { return nest(Map, nested{elem: key, value: value}) }
 
+// MultisetType returns MULTISET<elem>. A multiset is held as Flink holds it: a map from
+// each distinct element to its count, so its Value is INT NOT NULL.
+func MultisetType(elem Type) Type {
+	return nest(Multiset, nested{elem: elem, value: Type{Kind: Int, NotNull: true}})
+}
+
 // Fields returns the fields of a ROW (nil for other types); the slice must not be changed.
 func (t Type) Fields() []Column {
 	if t.nested == nil {
@@ -86,7 +93,7 @@ func (t Type) Fields() []Column {
 	return t.nested.fields
 }
 
-// Elem returns the element type of an ARRAY, the key type of a MAP.
+// Elem returns the element type of an ARRAY or MULTISET, the key type of a MAP.
 func (t Type) Elem() Type {
 	if t.nested == nil {
 		return TypeNull
@@ -94,7 +101,7 @@ func (t Type) Elem() Type {
 	return t.nested.elem
 }
 
-// Value returns the value type of a MAP.
+// Value returns the value type of a MAP, INT NOT NULL (the count) for a MULTISET.
 func (t Type) Value() Type {
 	if t.nested == nil {
 		return TypeNull
@@ -102,8 +109,13 @@ func (t Type) Value() Type {
 	return t.nested.value
 }
 
-// IsNested reports whether t is a ROW, ARRAY or MAP.
-func (t Type) IsNested() bool { return t.Kind == Row || t.Kind == Array || t.Kind == Map }
+// IsNested reports whether t is a ROW, ARRAY, MAP or MULTISET.
+func (t Type) IsNested() bool {
+	return t.Kind == Row || t.Kind == Array || t.Kind == Map || t.Kind == Multiset
+}
+
+// IsMapLike reports whether t is held as a map: a MAP, or a MULTISET (element to count).
+func (t Type) IsMapLike() bool { return t.Kind == Map || t.Kind == Multiset }
 
 // Common types.
 var (
@@ -132,6 +144,32 @@ func TimeUnitMillis(t Type) int64 {
 		return 1000
 	}
 	return 1
+}
+
+// TimestampDigits is how many fraction digits a TIMESTAMP(p) or TIMESTAMP_LTZ(p) value
+// prints: p. Values are kept to the millisecond: a p below 3 drops the digits beyond p
+// (CAST, literals and sources cut them), a p above 3 prints zeros past the third.
+func TimestampDigits(t Type) int { return t.Precision }
+
+// TruncateMillis cuts epoch milliseconds ms to p fraction digits (toward the past), as a
+// TIMESTAMP(p) holds them; p of 3 or more keeps ms.
+func TruncateMillis(ms int64, p int) int64 {
+	var unit int64
+	switch p {
+	case 0:
+		unit = 1000
+	case 1:
+		unit = 100
+	case 2:
+		unit = 10
+	default:
+		return ms
+	}
+	q := ms / unit
+	if ms%unit < 0 {
+		q--
+	}
+	return q * unit
 }
 
 // TimeDigits is how many fraction digits a TIME(p) value keeps and prints: p, at most 3.
@@ -228,6 +266,8 @@ func (t Type) format(full bool) string {
 		s = "ARRAY<" + t.Elem().format(full) + ">"
 	case Map:
 		s = "MAP<" + t.Elem().format(full) + ", " + t.Value().format(full) + ">"
+	case Multiset:
+		s = "MULTISET<" + t.Elem().format(full) + ">"
 	case Timestamp:
 		s = fmt.Sprintf("TIMESTAMP(%d)", t.Precision)
 	case TimestampLTZ:

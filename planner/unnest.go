@@ -6,9 +6,10 @@ import (
 	"github.com/streamsql/streamsql/parser"
 )
 
-// Unnest joins each input row with the elements of its ARRAY or MAP column Col (FROM t
-// CROSS JOIN UNNEST(t.tags)): a row per element, of the input's columns and then the
-// element's: a ROW element's fields, a MAP entry's key and value, or the element itself,
+// Unnest joins each input row with the elements of its ARRAY, MAP or MULTISET column Col
+// (FROM t CROSS JOIN UNNEST(t.tags)): a row per element (a multiset's as often as it
+// occurs), of the input's columns and then the element's: an ARRAY's ROW element's
+// fields, a MAP entry's key and value, or the element itself,
 // and with Ordinality its 1-based position. With Outer (LEFT JOIN UNNEST(...) ON TRUE) a
 // row whose collection is empty or NULL gives one row, its element columns NULL. Each
 // output row has its input row's kind, so an updating input stays updating.
@@ -28,7 +29,7 @@ func unnestColumns(t Type, ordinality, outer bool) Schema {
 	switch {
 	case t.Kind == Map:
 		cols = Schema{{Name: "EXPR$0", Type: t.Elem()}, {Name: "EXPR$1", Type: t.Value()}}
-	case t.Elem().Kind == Row:
+	case t.Kind == Array && t.Elem().Kind == Row:
 		cols = append(cols, t.Elem().Fields()...)
 	default:
 		cols = Schema{{Name: "EXPR$0", Type: t.Elem()}}
@@ -78,8 +79,8 @@ func (p *Planner) unnest(t *parser.JoinTable, u *parser.UnnestTable, depth int) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if k := arg.Type().Kind; k != Array && k != Map {
-		return nil, nil, errorf(u.Expr, "UNNEST takes an ARRAY or a MAP, not %s", arg.Type().Nullable())
+	if k := arg.Type().Kind; k != Array && k != Map && k != Multiset {
+		return nil, nil, errorf(u.Expr, "UNNEST takes an ARRAY, a MAP or a MULTISET, not %s", arg.Type().Nullable())
 	}
 	n := &Unnest{Input: left, Outer: t.Kind == "LEFT", Ordinality: u.Ordinality, Elems: unnestColumns(arg.Type(), u.Ordinality, t.Kind == "LEFT")}
 	width := len(left.Schema())

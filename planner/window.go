@@ -50,8 +50,10 @@ func (n *WatermarkAssigner) Describe() string {
 
 func (n *WindowTVF) Schema() Schema {
 	in := n.Input.Schema()
-	timeType := in[n.TimeCol].Type
-	timeType.NotNull = true
+	// window_time, the last millisecond of the window, is a time attribute of the time
+	// column's kind; like window_start and window_end it is kept to milliseconds,
+	// TIMESTAMP(3), whatever the time column's precision.
+	timeType := Type{Kind: in[n.TimeCol].Type.Kind, Precision: 3, NotNull: true}
 	ts := Type{Kind: Timestamp, Precision: 3, NotNull: true}
 	return append(append(Schema(nil), in...),
 		Column{Name: "window_start", Type: ts}, Column{Name: "window_end", Type: ts}, Column{Name: "window_time", Type: timeType})

@@ -374,7 +374,7 @@ func newFieldGen(o *Options, c planner.Column, col int) (fieldGen, int64, error)
 		if err != nil {
 			return nil, 0, err
 		}
-		g := &randomTime{z: z, kind: c.Type.Kind, maxPast: past.Milliseconds()}
+		g := &randomTime{z: z, kind: c.Type.Kind, maxPast: past.Milliseconds(), prec: c.Type.Precision}
 		if c.Type.Kind == planner.Time {
 			g.unit, g.keep = planner.TimeUnitMillis(c.Type), 1
 			for k := planner.TimeDigits(c.Type); k < 3; k++ {

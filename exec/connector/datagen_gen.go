@@ -224,6 +224,7 @@ type randomTime struct {
 	kind       planner.Kind
 	maxPast    int64
 	unit, keep int64 // TIME: milliseconds per stored unit; the fraction kept, in ms
+	prec       int   // TIMESTAMP(p), TIMESTAMP_LTZ(p): p, the fraction digits kept
 	ts         []arrow.Timestamp
 	dates      []arrow.Date32
 	times      []arrow.Time32
@@ -261,7 +262,7 @@ func (g *randomTime) append(b array.Builder, s rowSpan) {
 		}
 		g.ts = resize(g.ts, s.n)
 		for i := range g.ts {
-			g.ts[i] = arrow.Timestamp(at - g.past(w.next()))
+			g.ts[i] = arrow.Timestamp(planner.TruncateMillis(at-g.past(w.next()), g.prec))
 		}
 		b.(*array.TimestampBuilder).AppendValues(g.ts, valid)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/format"
+	"github.com/streamsql/streamsql/planner"
 )
 
 // ErrNotAppendOnly: an append-only sink received a row other than an insert.
@@ -153,14 +154,14 @@ func openFileSink(spec SinkSpec) (*FileSink, error) {
 		return nil, err
 	}
 	var data []int
-	var dataNames []string
+	var dataCols planner.Schema
 	for i, n := range names {
 		if part == nil || !part.isKey(i) {
 			data = append(data, i)
-			dataNames = append(dataNames, n)
+			dataCols = append(dataCols, planner.Column{Name: n, Type: spec.Schema[i].Type})
 		}
 	}
-	enc, err := format.NewEncoder(o.Format(), dataNames, t.Options, spec.Location)
+	enc, err := format.NewEncoder(o.Format(), dataCols, t.Options, spec.Location)
 	if err != nil {
 		return nil, formatErr(o, err)
 	}

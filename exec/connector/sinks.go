@@ -40,7 +40,7 @@ func openPrint(spec SinkSpec) (*printSink, error) {
 		w = spec.Stderr
 	}
 	id, _ := spec.Table.Option("print-identifier")
-	return &printSink{w: w, enc: format.NewChangelogEncoder(id, spec.Location)}, nil
+	return &printSink{w: w, enc: format.NewChangelogEncoder(id, spec.Location).Typed(spec.Schema)}, nil
 }
 
 func (s *printSink) Process(_ context.Context, _ int, b exec.Batch) error {

@@ -25,11 +25,14 @@ func sameCastType(a, b planner.Type) bool {
 	case a.Kind == planner.Time:
 		// Same unit, and b keeps every fraction digit a has.
 		return planner.TimeUnitMillis(a) == planner.TimeUnitMillis(b) && planner.TimeDigits(b) >= planner.TimeDigits(a)
+	case a.Kind == planner.Timestamp || a.Kind == planner.TimestampLTZ:
+		// Milliseconds either way; b keeps every digit a has, or all that are kept.
+		return b.Precision >= min(a.Precision, 3)
 	case a.Kind == planner.Binary:
 		// Values of a fit b when b is unbounded, or bounded no shorter without padding.
 		return !b.Fixed && (b.Length == 0 || a.Length > 0 && a.Length <= b.Length) || a.Nullable() == b.Nullable()
 	}
-	return true // VARCHAR(n) does not truncate; TIMESTAMP precisions share milliseconds
+	return true // VARCHAR(n) does not truncate
 }
 
 // castMayFail reports whether CAST (not TRY_CAST) from a to b can fail for some value.
@@ -456,15 +459,18 @@ func castToTemporal(from planner.Type, f castFail, to planner.Type, dt arrow.Dat
 				return int32(floorDiv(w, msPerDay)), ok, err
 			})
 		}
-		if to.Kind == planner.TimestampLTZ && from.Kind == planner.TimestampLTZ {
+		if to.Kind == planner.TimestampLTZ && from.Kind == planner.TimestampLTZ && to.Precision >= min(from.Precision, 3) {
 			return identityKernel(c, n, args)
 		}
+		// A precision below milliseconds cuts the digits past it (zone offsets are
+		// whole seconds, so the wall clock and the instant lose the same).
+		p := to.Precision
 		return fixedRows(c, n, args, dt, func(i int) (int64, bool, error) {
 			w, ok, err := wall(i)
 			if to.Kind == planner.TimestampLTZ {
 				w = fromWall(c.loc, w)
 			}
-			return w, ok, err
+			return planner.TruncateMillis(w, p), ok, err
 		})
 	}
 }

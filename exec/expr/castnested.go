@@ -57,13 +57,13 @@ func castNested(from, to planner.Type, try bool) (kernelFn, error) {
 			defer all.Release()
 			return arrDatum(maskNulls(c.mem, all, keep), false), nil
 		}, nil
-	case planner.Array, planner.Map:
+	case planner.Array, planner.Map, planner.Multiset:
 		kk, err := castKernel(from.Elem(), to.Elem(), try)
 		if err != nil {
 			return nil, err
 		}
 		var kv kernelFn
-		if from.Kind == planner.Map {
+		if from.IsMapLike() {
 			if kv, err = castKernel(from.Value(), to.Value(), try); err != nil {
 				return nil, err
 			}

@@ -79,7 +79,7 @@ func physOf(t planner.Type) phys {
 		return physDec
 	case planner.String:
 		return physStr
-	case planner.Row, planner.Array, planner.Map:
+	case planner.Row, planner.Array, planner.Map, planner.Multiset:
 		return physNested
 	case planner.TinyInt:
 		return physI8

@@ -157,7 +157,7 @@ func evalConst(mem memory.Allocator, env *expr.Env, e planner.Expr) (string, err
 		return "", err
 	}
 	defer out.Release()
-	return format.FormatValue(out, 0, time.UTC), nil
+	return format.FormatTypedValue(out, 0, e.Type(), time.UTC), nil
 }
 
 // evalColumns evaluates e with the literals of set read from columns, over rows 1 to 3 of a
@@ -211,7 +211,7 @@ func evalColumns(t *testing.T, mem memory.Allocator, env *expr.Env, e planner.Ex
 	}
 	defer out.Release()
 	for i := 0; i < out.Len(); i++ {
-		if got := format.FormatValue(out, i, time.UTC); got != want {
+		if got := format.FormatTypedValue(out, i, withCols.Type(), time.UTC); got != want {
 			return true, fmt.Errorf("row %d = %s, want %s", i, got, want)
 		}
 	}

@@ -178,8 +178,18 @@ func init() {
 		planner.FnMap: {kernel: func(_ *compiler, e *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
 			return listKernel(e.T, argT), nil
 		}, mayFail: func(*planner.Call) bool { return true }},
-		planner.FnCardinality:   fixed(cardinalityKernel),
-		planner.FnElement:       failing(fixed(elementKernel)),
+		planner.FnCardinality: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			if argT[0].Kind == planner.Multiset {
+				return multisetCardinalityKernel, nil
+			}
+			return cardinalityKernel, nil
+		}},
+		planner.FnElement: {kernel: func(_ *compiler, _ *planner.Call, _ []node, argT []planner.Type) (kernelFn, error) {
+			if argT[0].Kind == planner.Multiset {
+				return multisetElementKernel, nil
+			}
+			return elementKernel, nil
+		}, mayFail: func(*planner.Call) bool { return true }},
 		planner.FnArrayContains: {kernel: arrayFind},
 		planner.FnArrayPosition: {kernel: arrayFind},
 		planner.FnArrayDistinct: {kernel: arrayPick},

@@ -7,6 +7,7 @@ import (
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"github.com/streamsql/streamsql/planner"
+	"math"
 )
 
 // Kernels of the structured types. A ROW, ARRAY or MAP is never a scalar datum except as
@@ -293,6 +294,75 @@ func cardinalityKernel(c *ctx, n int, args []datum) (datum, error) {
 		out[i] = int32(end - start)
 	}
 	return arrDatum(arrowbuf.NewArray(arrow.PrimitiveTypes.Int32, n, andValidity(c.mem, n, args), buf, array.UnknownNullCount), true), nil
+}
+
+// multisetCardinalityKernel is CARDINALITY of a MULTISET: how many elements it holds,
+// each counted as often as it occurs (the sum of the counts of its map).
+func multisetCardinalityKernel(c *ctx, n int, args []datum) (datum, error) {
+	m, counts, err := multisetOf("CARDINALITY", args[0])
+	if err != nil {
+		return datum{}, err
+	}
+	return fixedRows(c, n, args, arrow.PrimitiveTypes.Int32, func(i int) (int32, bool, error) {
+		start, end := m.ValueOffsets(i)
+		var sum int64
+		for k := start; k < end; k++ {
+			sum += int64(counts.Value(int(k)))
+		}
+		if sum > math.MaxInt32 {
+			return 0, false, newError(ErrInvalidArgument, "CARDINALITY of a MULTISET of %d elements overflows INT", sum)
+		}
+		return int32(sum), true, nil
+	})
+}
+
+// multisetOf returns d's MULTISET as a map array and its counts.
+func multisetOf(fn string, d datum) (*array.Map, *array.Int32, error) {
+	m, ok := d.arr.(*array.Map)
+	if !ok {
+		return nil, nil, newError(ErrUnsupported, "%s of %s", fn, d.arr.DataType())
+	}
+	counts, ok := m.Items().(*array.Int32)
+	if !ok {
+		return nil, nil, newError(ErrUnsupported, "%s of %s", fn, d.arr.DataType())
+	}
+	return m, counts, nil
+}
+
+// multisetElementKernel returns a MULTISET's only element: NULL when it is empty, an
+// error when it holds more than one (one element twice is two), as Calcite's ELEMENT.
+func multisetElementKernel(c *ctx, n int, args []datum) (datum, error) {
+	m, counts, err := multisetOf("ELEMENT", args[0])
+	if err != nil {
+		return datum{}, err
+	}
+	sel := make([]int32, n)
+	keep := make([]byte, (n+7)/8)
+	for i := 0; i < n; i++ {
+		if m.IsNull(i) {
+			continue
+		}
+		start, end := m.ValueOffsets(i)
+		var total int64
+		for k := start; k < end; k++ {
+			total += int64(counts.Value(int(k)))
+		}
+		switch {
+		case total == 0:
+		case total == 1:
+			sel[i] = int32(start)
+			setBit(keep, i)
+		default:
+			return datum{}, newError(ErrInvalidArgument, "ELEMENT of a MULTISET of %d elements: it must have at most one", total)
+		}
+	}
+	keys := m.Keys()
+	if keys.Len() == 0 {
+		return nullDatum(), nil
+	}
+	taken := exec.Take(c.mem, keys, sel)
+	defer taken.Release()
+	return arrDatum(maskNulls(c.mem, taken, keep), false), nil
 }
 
 // elementKernel returns an ARRAY's only element: NULL when it is empty, an error when it

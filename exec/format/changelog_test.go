@@ -250,7 +250,7 @@ func TestChangelogEncode(t *testing.T) {
 `,
 	}
 	for _, f := range []string{Debezium, Canal, Maxwell} {
-		enc, err := NewEncoder(f, []string{"id", "name", "description", "weight"}, nil, nil)
+		enc, err := NewEncoder(f, namedColumns("id", "name", "description", "weight"), nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

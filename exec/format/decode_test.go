@@ -25,6 +25,15 @@ var allTypes = planner.Schema{
 	{Name: "dt", Type: planner.TypeDate},
 }
 
+// namedColumns is a schema of STRING columns with the given names.
+func namedColumns(names ...string) planner.Schema {
+	s := make(planner.Schema, len(names))
+	for i, n := range names {
+		s[i] = planner.Column{Name: n, Type: planner.TypeString}
+	}
+	return s
+}
+
 var sensors = planner.Schema{
 	{Name: "id", Type: planner.TypeString},
 	{Name: "temperature", Type: planner.TypeDouble},

@@ -206,7 +206,7 @@ func readable(t planner.Type, nested bool) bool {
 		return nested
 	case planner.Array:
 		return nested && readable(t.Elem(), nested)
-	case planner.Map:
+	case planner.Map, planner.Multiset:
 		return nested && readable(t.Elem(), nested) && readable(t.Value(), nested)
 	}
 	return false
@@ -261,6 +261,7 @@ func (c *column) parseText(dst *cell, text []byte, loc *time.Location) string {
 		dst.d, r = parseDecimal(text, c.prec, c.scale)
 	case planner.Timestamp, planner.TimestampLTZ:
 		dst.i, r = parseTimestamp(text, c.ltz, loc)
+		dst.i = planner.TruncateMillis(dst.i, c.prec) // TIMESTAMP(p < 3) keeps p digits
 	case planner.Date:
 		var d int32
 		d, r = parseDate(text)
@@ -305,7 +306,7 @@ func (b *rowBuilder) appendRow(cells []cell, kind exec.RowKind) {
 			c.tsB.Append(arrow.Timestamp(v.i))
 		case planner.Date:
 			c.dateB.Append(arrow.Date32(v.i))
-		case planner.Row, planner.Array, planner.Map:
+		case planner.Row, planner.Array, planner.Map, planner.Multiset:
 			c.nested.append(c.other, v.tree)
 		default:
 			appendLeaf(c.other, v)

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/planner"
 )
 
 // Encoder appends rows as text records, each ending in a newline. Values print as
@@ -27,10 +28,16 @@ func AppendRows(dst []byte, enc Encoder, b exec.Batch) []byte {
 	return dst
 }
 
-// NewEncoder returns the encoder of format (one of Formats) for rows with the given
-// column names, configured by the format's keys in opts (other keys are ignored). loc
-// is the session time zone (nil means UTC).
-func NewEncoder(format string, names []string, opts map[string]string, loc *time.Location) (Encoder, error) {
+// NewEncoder returns the encoder of format (one of Formats) for rows of the given
+// columns, configured by the format's keys in opts (other keys are ignored). loc is the
+// session time zone (nil means UTC). Values print by their column's type (a TIMESTAMP(p)
+// with p fraction digits).
+func NewEncoder(format string, cols planner.Schema, opts map[string]string, loc *time.Location) (Encoder, error) {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	digits := columnDigits(cols)
 	switch format {
 	case "csv":
 		o, err := ParseCSVOptions(opts)
@@ -38,21 +45,27 @@ func NewEncoder(format string, names []string, opts map[string]string, loc *time
 			return nil, err
 		}
 		o.Location = loc
-		return NewCSVEncoder(o), nil
+		e := NewCSVEncoder(o)
+		e.digits = digits
+		return e, nil
 	case "json":
 		o, err := ParseJSONOptions(opts)
 		if err != nil {
 			return nil, err
 		}
 		o.Location = loc
-		return NewJSONEncoder(names, o), nil
+		e := NewJSONEncoder(names, o)
+		e.digits = digits
+		return e, nil
 	case Debezium, Canal, Maxwell:
 		o, err := ParseChangelogOptions(format, opts)
 		if err != nil {
 			return nil, err
 		}
 		o.JSON.Location = loc
-		return NewCDCEncoder(names, o), nil
+		e := NewCDCEncoder(names, o)
+		e.row.digits = digits
+		return e, nil
 	case Raw:
 		o, err := ParseRawOptions(opts)
 		if err != nil {
@@ -69,6 +82,7 @@ func NewEncoder(format string, names []string, opts map[string]string, loc *time
 // or equals the null literal.
 type CSVEncoder struct {
 	opts    CSVOptions
+	digits  []int     // fraction digits of each TIMESTAMP column (see columnDigits); nil: 3
 	special [256]bool // bytes that force quoting
 	// plainValues: the text of a value other than a string (a number, a date, ...)
 	// never needs quoting, because neither the delimiter nor the quote can occur in it.
@@ -118,7 +132,11 @@ func (e *CSVEncoder) AppendRow(dst []byte, b exec.Batch, i int) []byte {
 		start := len(dst)
 		var nested bool
 		if dst, nested = appendCSVNested(dst, col, i, e.opts.Location); !nested {
-			dst = AppendValue(dst, col, i, e.opts.Location)
+			if ts, ok := col.(*array.Timestamp); ok && e.digits != nil {
+				dst = appendTimestampCol(dst, ts, i, e.opts.Location, digitsAt(e.digits, c))
+			} else {
+				dst = AppendValue(dst, col, i, e.opts.Location)
+			}
 		}
 		if e.plainValues && plainText(col) {
 			continue
@@ -175,8 +193,9 @@ func (e *CSVEncoder) quoteTail(dst []byte, start int) []byte {
 // number, TIMESTAMP and DATE as strings in the text form, TIMESTAMP_LTZ as a UTC string
 // ending in Z (2019-01-17 09:43:19.000Z), intervals as strings, NULL as null.
 type JSONEncoder struct {
-	keys []string // `"name":` for each column, with the separating comma
-	opts JSONOptions
+	keys   []string // `"name":` for each column, with the separating comma
+	opts   JSONOptions
+	digits []int // fraction digits of each TIMESTAMP column (see columnDigits); nil: 3
 }
 
 var _ Encoder = (*JSONEncoder)(nil)
@@ -213,12 +232,12 @@ func (e *JSONEncoder) appendObject(dst []byte, b exec.Batch, i int) []byte {
 			dst = appendJSONString(dst, fmt.Sprintf("f%d", c))
 			dst = append(dst, ':')
 		}
-		dst = e.appendValue(dst, col, i)
+		dst = e.appendValue(dst, col, c, i)
 	}
 	return append(dst, '}')
 }
 
-func (e *JSONEncoder) appendValue(dst []byte, col arrow.Array, i int) []byte {
+func (e *JSONEncoder) appendValue(dst []byte, col arrow.Array, c, i int) []byte {
 	if col.IsNull(i) {
 		return append(dst, "null"...)
 	}
@@ -245,7 +264,7 @@ func (e *JSONEncoder) appendValue(dst []byte, col arrow.Array, i int) []byte {
 			sep = 'T'
 		}
 		dst = append(dst, '"')
-		dst = appendTimestamp(dst, toMillis(int64(a.Value(i)), t.Unit), time.UTC, sep)
+		dst = appendTimestamp(dst, toMillis(int64(a.Value(i)), t.Unit), time.UTC, sep, digitsAt(e.digits, c))
 		if t.TimeZone != "" {
 			dst = append(dst, 'Z')
 		}
@@ -312,6 +331,7 @@ func appendJSONString(dst []byte, s string) []byte {
 type ChangelogEncoder struct {
 	prefix string
 	loc    *time.Location
+	digits []int // fraction digits of each TIMESTAMP column (see columnDigits); nil: 3
 }
 
 var _ Encoder = (*ChangelogEncoder)(nil)
@@ -323,6 +343,13 @@ func NewChangelogEncoder(identifier string, loc *time.Location) *ChangelogEncode
 	if identifier != "" {
 		e.prefix = identifier + "> "
 	}
+	return e
+}
+
+// Typed makes e print the values of the given columns by their types (a TIMESTAMP(p)
+// with p fraction digits) and returns it.
+func (e *ChangelogEncoder) Typed(cols planner.Schema) *ChangelogEncoder {
+	e.digits = columnDigits(cols)
 	return e
 }
 
@@ -339,7 +366,21 @@ func (e *ChangelogEncoder) AppendRow(dst []byte, b exec.Batch, i int) []byte {
 			dst = append(dst, NullText...)
 			continue
 		}
+		if ts, ok := col.(*array.Timestamp); ok && e.digits != nil {
+			dst = appendTimestampCol(dst, ts, i, e.loc, digitsAt(e.digits, c))
+			continue
+		}
 		dst = AppendValue(dst, col, i, e.loc)
 	}
 	return append(dst, ']', '\n')
+}
+
+// appendTimestampCol appends a[i] with digits fraction digits, in loc for a
+// TIMESTAMP_LTZ, as AppendValue does with three.
+func appendTimestampCol(dst []byte, a *array.Timestamp, i int, loc *time.Location, digits int) []byte {
+	t := a.DataType().(*arrow.TimestampType)
+	if t.TimeZone == "" {
+		loc = time.UTC
+	}
+	return appendTimestamp(dst, toMillis(int64(a.Value(i)), t.Unit), loc, ' ', digits)
 }

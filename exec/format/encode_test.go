@@ -123,10 +123,9 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	rec := recordFromJSON(t, mem, everyType, everyTypeRows)
 	defer rec.Release()
 	want := render(rec, time.UTC)
-	names := []string{"b", "i", "l", "d", "m", "s", "ts", "lt", "dt"}
 	for _, format := range []string{"csv", "json"} {
 		opts := map[string]string{"csv.null-literal": "\\N"}
-		enc, err := NewEncoder(format, names, opts, time.UTC)
+		enc, err := NewEncoder(format, allTypes, opts, time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -50,11 +50,7 @@ func fuzzDecode(t *testing.T, format string, line []byte) {
 		}
 	}
 	want := render(rec, time.UTC)
-	names := make([]string, len(allTypes))
-	for i, c := range allTypes {
-		names[i] = c.Name
-	}
-	enc, err := NewEncoder(format, names, nil, time.UTC)
+	enc, err := NewEncoder(format, allTypes, nil, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}

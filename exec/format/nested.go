@@ -124,7 +124,7 @@ func (e *JSONEncoder) appendJSONNested(dst []byte, arr arrow.Array, i int) ([]by
 			}
 			dst = appendJSONString(dst, st.Field(f).Name)
 			dst = append(dst, ':')
-			dst = e.appendValue(dst, a.Field(f), i)
+			dst = e.appendValue(dst, a.Field(f), -1, i)
 		}
 		return append(dst, '}'), true
 	case *array.Map:
@@ -138,7 +138,7 @@ func (e *JSONEncoder) appendJSONNested(dst []byte, arr arrow.Array, i int) ([]by
 			var buf [64]byte
 			dst = appendJSONString(dst, unsafeString(appendInner(buf[:0], keys, int(k), e.opts.Location)))
 			dst = append(dst, ':')
-			dst = e.appendValue(dst, items, int(k))
+			dst = e.appendValue(dst, items, -1, int(k))
 		}
 		return append(dst, '}'), true
 	case *array.List:
@@ -149,7 +149,7 @@ func (e *JSONEncoder) appendJSONNested(dst []byte, arr arrow.Array, i int) ([]by
 			if k > start {
 				dst = append(dst, ',')
 			}
-			dst = e.appendValue(dst, values, int(k))
+			dst = e.appendValue(dst, values, -1, int(k))
 		}
 		return append(dst, ']'), true
 	}
@@ -159,5 +159,5 @@ func (e *JSONEncoder) appendJSONNested(dst []byte, arr arrow.Array, i int) ([]by
 // JSONValue returns the JSON text of arr[i] as the json format writes it (null for NULL).
 func JSONValue(arr arrow.Array, i int, loc *time.Location) string {
 	e := &JSONEncoder{opts: JSONOptions{Location: loc}}
-	return string(e.appendValue(nil, arr, i))
+	return string(e.appendValue(nil, arr, -1, i))
 }

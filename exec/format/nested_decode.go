@@ -40,7 +40,7 @@ func newNestedCol(t planner.Type) *nestedCol {
 		}
 	case planner.Array:
 		n.elem = newNestedCol(t.Elem())
-	case planner.Map:
+	case planner.Map, planner.Multiset:
 		n.elem, n.value = newNestedCol(t.Elem()), newNestedCol(t.Value())
 	default:
 		n.leaf = leafColumn("", t)
@@ -83,7 +83,7 @@ func (n *nestedCol) parse(b []byte, p int, loc *time.Location, depth int) (any, 
 			}
 		}
 		return fields, end, msg
-	case planner.Map:
+	case planner.Map, planner.Multiset:
 		var entries []mapEntry
 		end, msg := eachMember(b, p, func(key []byte, q int) (int, string) {
 			k := &cell{}
@@ -95,6 +95,9 @@ func (n *nestedCol) parse(b []byte, p int, loc *time.Location, depth int) (any, 
 				return q, keyCol.valueError(key, r)
 			}
 			v, q, msg := n.value.parse(b, q, loc, depth+1)
+			if c, ok := v.(*cell); ok && msg == "" && n.t.Kind == planner.Multiset && c.i <= 0 {
+				return q, "a MULTISET count must be a positive INT, got " + strconv.FormatInt(c.i, 10)
+			}
 			entries = append(entries, mapEntry{key: k, value: v})
 			return q, msg
 		})

@@ -34,7 +34,7 @@ func rawRoundTrip(t *testing.T, typ planner.Type, opts map[string]string, record
 	}
 	defer rec.Release()
 	b := exec.Batch{Rec: rec}
-	enc, err := NewEncoder(Raw, []string{"v"}, opts, nil)
+	enc, err := NewEncoder(Raw, namedColumns("v"), opts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

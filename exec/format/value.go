@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/decimal128"
+	"github.com/streamsql/streamsql/planner"
 )
 
 // NullText is how FormatValue prints NULL, as Flink's changelog does.
@@ -24,8 +25,9 @@ const NullText = "null"
 //     NaN, Infinity, -Infinity
 //   - DECIMAL(p, s): plain with exactly s fraction digits (12.50)
 //   - STRING: as is
-//   - TIMESTAMP(3): 2019-01-17 09:43:19.000 (always three fraction digits)
-//   - TIMESTAMP_LTZ(3): the same form, of the wall clock in loc (nil means UTC)
+//   - TIMESTAMP(p): 2019-01-17 09:43:19.000, three fraction digits (the milliseconds
+//     values keep); AppendTypedValue prints exactly p
+//   - TIMESTAMP_LTZ(p): the same form, of the wall clock in loc (nil means UTC)
 //   - DATE: 2019-01-17
 //   - TIME(0): 09:43:19; TIME(p > 0): 09:43:19.123 (three fraction digits, as the
 //     milliseconds it keeps); an Arrow time64 column with 6 or 9 digits
@@ -80,7 +82,7 @@ func AppendValue(dst []byte, arr arrow.Array, i int, loc *time.Location) []byte 
 		if t.TimeZone == "" {
 			loc = time.UTC
 		}
-		return appendTimestamp(dst, ms, loc, ' ')
+		return appendTimestamp(dst, ms, loc, ' ', 3)
 	case *array.Date32:
 		return appendDate(dst, int64(a.Value(i)))
 	case *array.Date64:
@@ -255,9 +257,69 @@ func appendDate(dst []byte, days int64) []byte {
 	return appendYMD(dst, y, m, d)
 }
 
+// AppendTypedValue appends the text of the non-null value arr[i] of SQL type t: as
+// AppendValue, but a TIMESTAMP(p) or TIMESTAMP_LTZ(p) with exactly p fraction digits, as
+// Flink prints it (TIMESTAMP(0): 2019-01-17 09:43:19, TIMESTAMP(6): ...19.123000).
+func AppendTypedValue(dst []byte, arr arrow.Array, i int, t planner.Type, loc *time.Location) []byte {
+	if d := timestampDigits(t); d >= 0 {
+		if a, ok := arr.(*array.Timestamp); ok {
+			tt := a.DataType().(*arrow.TimestampType)
+			if tt.TimeZone == "" {
+				loc = time.UTC
+			}
+			return appendTimestamp(dst, toMillis(int64(a.Value(i)), tt.Unit), loc, ' ', d)
+		}
+	}
+	return AppendValue(dst, arr, i, loc)
+}
+
+// FormatTypedValue is FormatValue by AppendTypedValue.
+func FormatTypedValue(arr arrow.Array, i int, t planner.Type, loc *time.Location) string {
+	if arr.IsNull(i) {
+		return NullText
+	}
+	var buf [64]byte
+	return string(AppendTypedValue(buf[:0], arr, i, t, loc))
+}
+
+// timestampDigits is the fraction digits a TIMESTAMP or TIMESTAMP_LTZ of type t prints,
+// -1 for other types.
+func timestampDigits(t planner.Type) int {
+	if t.Kind == planner.Timestamp || t.Kind == planner.TimestampLTZ {
+		return planner.TimestampDigits(t)
+	}
+	return -1
+}
+
+// columnDigits lists timestampDigits of each column (nil when none is a timestamp).
+func columnDigits(cols planner.Schema) []int {
+	var d []int
+	for i, c := range cols {
+		if k := timestampDigits(c.Type); k >= 0 {
+			if d == nil {
+				d = make([]int, len(cols))
+				for j := range d {
+					d[j] = -1
+				}
+			}
+			d[i] = k
+		}
+	}
+	return d
+}
+
+// digitsAt is digits[c], or 3 (the milliseconds values keep) when digits does not say.
+func digitsAt(digits []int, c int) int {
+	if c >= 0 && c < len(digits) && digits[c] >= 0 {
+		return digits[c]
+	}
+	return 3
+}
+
 // appendTimestamp formats epoch milliseconds as the wall clock in loc:
-// yyyy-MM-dd HH:mm:ss.SSS, with sep between date and time.
-func appendTimestamp(dst []byte, ms int64, loc *time.Location, sep byte) []byte {
+// yyyy-MM-dd HH:mm:ss with digits fraction digits (zeros past the third), with sep
+// between date and time.
+func appendTimestamp(dst []byte, ms int64, loc *time.Location, sep byte, digits int) []byte {
 	var y, mo, d, h, mi, s, frac int
 	if loc == nil || loc == time.UTC {
 		days := floorDiv(ms, 86400000)
@@ -279,7 +341,16 @@ func appendTimestamp(dst []byte, ms int64, loc *time.Location, sep byte) []byte 
 	dst = append2(dst, mi)
 	dst = append(dst, ':')
 	dst = append2(dst, s)
-	return append(dst, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+	if digits <= 0 {
+		return dst
+	}
+	ms3 := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	dst = append(dst, '.')
+	dst = append(dst, ms3[:min(digits, 3)]...)
+	for k := 3; k < digits; k++ {
+		dst = append(dst, '0')
+	}
+	return dst
 }
 
 // appendTimeOfDay formats nanoseconds of the day as HH:mm:ss with digits fraction digits.

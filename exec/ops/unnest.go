@@ -11,13 +11,15 @@ import (
 	"github.com/streamsql/streamsql/planner"
 )
 
-// unnest emits each input row once per element of its ARRAY or MAP column, in order, so
-// that an updating input's retractions stay before the rows that replace them.
+// unnest emits each input row once per element of its ARRAY, MAP or MULTISET column (a
+// multiset's element as often as it occurs), in order, so that an updating input's
+// retractions stay before the rows that replace them.
 type unnest struct {
 	mem        memory.Allocator
 	schema     *arrow.Schema
 	col        int
 	fields     bool // each element is a ROW, or a MAP entry: its fields are columns
+	multiset   bool // the column is a MULTISET: a map of element to count
 	outer      bool
 	ordinality bool
 	out        exec.Output
@@ -31,13 +33,22 @@ var _ exec.Operator = (*unnest)(nil)
 func NewUnnest(mem memory.Allocator, n *planner.Unnest, out exec.Output) exec.Operator {
 	t := n.Input.Schema()[n.Col].Type
 	return &unnest{mem: mem, schema: exec.ArrowSchema(n.Schema()), col: n.Col, outer: n.Outer, ordinality: n.Ordinality, out: out,
-		fields: t.Kind == planner.Map || t.Elem().Kind == planner.Row}
+		fields: t.Kind == planner.Map || t.Kind == planner.Array && t.Elem().Kind == planner.Row, multiset: t.Kind == planner.Multiset}
 }
 
 func (u *unnest) Process(ctx context.Context, _ int, b exec.Batch) error {
 	list, ok := b.Rec.Column(u.col).(array.ListLike)
 	if !ok {
 		return fmt.Errorf("unnest: column %d is %s, not a list or map", u.col, b.Rec.Column(u.col).DataType())
+	}
+	var counts *array.Int32
+	if u.multiset {
+		if m, ok := list.(*array.Map); ok {
+			counts, _ = m.Items().(*array.Int32)
+		}
+		if counts == nil {
+			return fmt.Errorf("unnest: column %d is %s, not a multiset", u.col, list.DataType())
+		}
 	}
 	u.rows, u.elems = u.rows[:0], u.elems[:0]
 	padded := false
@@ -51,7 +62,13 @@ func (u *unnest) Process(ctx context.Context, _ int, b exec.Batch) error {
 			continue
 		}
 		for j := first; j < end; j++ {
-			u.rows, u.elems = append(u.rows, int32(i)), append(u.elems, int32(j))
+			times := 1
+			if counts != nil {
+				times = int(counts.Value(int(j)))
+			}
+			for range times {
+				u.rows, u.elems = append(u.rows, int32(i)), append(u.elems, int32(j))
+			}
 		}
 	}
 	if len(u.rows) == 0 {
@@ -67,6 +84,9 @@ func (u *unnest) Process(ctx context.Context, _ int, b exec.Batch) error {
 		cols = append(cols, exec.Take(u.mem, c, u.rows))
 	}
 	values := list.ListValues()
+	if m, ok := list.(*array.Map); ok && u.multiset {
+		values = m.Keys()
+	}
 	var elems []arrow.Array
 	sel := u.elems
 	if st, ok := values.(*array.Struct); ok && u.fields {
@@ -92,7 +112,7 @@ func (u *unnest) Process(ctx context.Context, _ int, b exec.Batch) error {
 		cols = append(cols, c)
 	}
 	if u.ordinality {
-		cols = append(cols, u.positions(list))
+		cols = append(cols, u.positions())
 	}
 	rec := array.NewRecord(u.schema, cols, int64(len(u.rows)))
 	defer rec.Release()
@@ -106,17 +126,23 @@ func (u *unnest) Process(ctx context.Context, _ int, b exec.Batch) error {
 	return u.out.Emit(ctx, out)
 }
 
-// positions is each output row's 1-based position in its collection, NULL when padded.
-func (u *unnest) positions(list array.ListLike) arrow.Array {
+// positions is each output row's 1-based position among its input row's, NULL when
+// padded: an element's position in its collection (a multiset's repeated element takes
+// as many as it occurs).
+func (u *unnest) positions() arrow.Array {
 	bld := array.NewInt32Builder(u.mem)
 	defer bld.Release()
 	bld.Reserve(len(u.rows))
+	pos := int32(0)
 	for k, j := range u.elems {
+		if k == 0 || u.rows[k] != u.rows[k-1] {
+			pos = 0
+		}
 		if j < 0 {
 			bld.UnsafeAppendBoolToBitmap(false)
 		} else {
-			first, _ := list.ValueOffsets(int(u.rows[k]))
-			bld.UnsafeAppend(j - int32(first) + 1)
+			pos++
+			bld.UnsafeAppend(pos)
 		}
 	}
 	return bld.NewArray()

@@ -140,7 +140,7 @@ func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, err
 	for _, i := range physical {
 		valNames = append(valNames, names[i])
 	}
-	if s.enc, err = format.NewEncoder(o.Format(), valNames, t.Options, spec.Location); err != nil {
+	if s.enc, err = format.NewEncoder(o.Format(), columnsAt(spec, valNames, physical), t.Options, spec.Location); err != nil {
 		return nil, o.Err("%v", err)
 	}
 	fields, hasFields := t.Option("key.fields")
@@ -164,7 +164,7 @@ func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, err
 		for i, c := range s.keyCols {
 			keyNames[i] = names[c]
 		}
-		if s.keyEnc, err = format.NewEncoder(keyFormat, keyNames, keyOptions(t, keyFormat), spec.Location); err != nil {
+		if s.keyEnc, err = format.NewEncoder(keyFormat, columnsAt(spec, keyNames, s.keyCols), keyOptions(t, keyFormat), spec.Location); err != nil {
 			return nil, o.Err("option 'key.format': %v", err)
 		}
 		if include == "except_key" {
@@ -176,7 +176,7 @@ func openSink(ctx context.Context, spec connector.SinkSpec) (connector.Sink, err
 					valNames = append(valNames, names[i])
 				}
 			}
-			if s.enc, err = format.NewEncoder(o.Format(), valNames, t.Options, spec.Location); err != nil {
+			if s.enc, err = format.NewEncoder(o.Format(), columnsAt(spec, valNames, s.valCols), t.Options, spec.Location); err != nil {
 				return nil, o.Err("%v", err)
 			}
 		}
@@ -247,6 +247,16 @@ func (s *KafkaSink) connect(ctx context.Context, o *connector.Options, opts []kg
 // columnNames are the names rows are written with: the table's columns, as Flink
 // writes them, when the query's row has as many; and by column, the metadata key it
 // writes ("" for a physical column).
+// columnsAt is the columns idx of spec's schema, named by names (one for each of idx),
+// as a format writes them.
+func columnsAt(spec connector.SinkSpec, names []string, idx []int) planner.Schema {
+	cols := make(planner.Schema, len(idx))
+	for i, c := range idx {
+		cols[i] = planner.Column{Name: names[i], Type: spec.Schema[c].Type}
+	}
+	return cols
+}
+
 func columnNames(spec connector.SinkSpec) ([]string, []string) {
 	names := make([]string, len(spec.Schema))
 	meta := make([]string, len(spec.Schema))

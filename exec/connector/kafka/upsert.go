@@ -433,10 +433,10 @@ func openUpsertSink(ctx context.Context, spec connector.SinkSpec) (connector.Sin
 	if len(u.valCols) < len(names) {
 		s.valCols = u.valCols
 	}
-	if s.enc, err = format.NewEncoder(u.valFormat, valNames, u.valOpts, spec.Location); err != nil {
+	if s.enc, err = format.NewEncoder(u.valFormat, columnsAt(spec, valNames, u.valCols), u.valOpts, spec.Location); err != nil {
 		return nil, o.Err("option 'value.format': %v", err)
 	}
-	if s.keyEnc, err = format.NewEncoder(u.keyFormat, u.keyNames, u.keyOpts, spec.Location); err != nil {
+	if s.keyEnc, err = format.NewEncoder(u.keyFormat, columnsAt(spec, u.keyNames, u.keyCols), u.keyOpts, spec.Location); err != nil {
 		return nil, o.Err("option 'key.format': %v", err)
 	}
 	opts = append(opts, kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
