@@ -60,6 +60,7 @@ func benchNexmark(args []string, stdout, stderr io.Writer) int {
 	dir := fset.String("dir", "queries/nexmark", "directory of the query files (qN.sql)")
 	asJSON := fset.Bool("json", false, "print one JSON object per query instead of a table")
 	profile := fset.String("cpuprofile", "", "write each query's CPU profile to `PREFIX`.<query>.prof (for go tool pprof)")
+	heap := fset.String("memprofile", "", "write each query's heap profile to `PREFIX`.<query>.heap every 5 s while it runs, so that it shows the heap near its end")
 	if err := fset.Parse(args); err != nil {
 		return parseFailed(err)
 	}
@@ -113,7 +114,11 @@ func benchNexmark(args []string, stdout, stderr io.Writer) int {
 			}
 			defer stop()
 		}
-		r, err := runNexmark(filepath.Join(tmp, name), settings+sql, stderr)
+		heapPath := ""
+		if *heap != "" {
+			heapPath = *heap + "." + name + ".heap"
+		}
+		r, err := runNexmark(filepath.Join(tmp, name), settings+sql, heapPath, stderr)
 		if err != nil {
 			return fmt.Errorf("%s: %v", name, err)
 		}
@@ -202,8 +207,9 @@ func generatorOnly(query string) (string, error) {
 		"INSERT INTO nexmark_generator SELECT event_type, person, auction, bid FROM datagen;\n", nil
 }
 
-// runNexmark runs one script to its end with its state under dir and measures it.
-func runNexmark(dir, sql string, stderr io.Writer) (nexmarkResult, error) {
+// runNexmark runs one script to its end with its state under dir and measures it; with
+// a heapPath it writes the heap's profile there every 5 s.
+func runNexmark(dir, sql, heapPath string, stderr io.Writer) (nexmarkResult, error) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	resetPeakRSS()
@@ -221,7 +227,12 @@ func runNexmark(dir, sql string, stderr io.Writer) (nexmarkResult, error) {
 		defer close(watched)
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
+		lastHeap := time.Now()
 		for {
+			if heapPath != "" && time.Since(lastHeap) >= 5*time.Second {
+				writeHeapProfile(heapPath, stderr)
+				lastHeap = time.Now()
+			}
 			n, b := stateOf(dir)
 			r.Checkpoints, r.StateBytes = max(r.Checkpoints, n), max(r.StateBytes, b)
 			select {
@@ -248,6 +259,21 @@ func runNexmark(dir, sql string, stderr io.Writer) (nexmarkResult, error) {
 		return nexmarkResult{}, err
 	}
 	return r, nil
+}
+
+// writeHeapProfile replaces path with the heap's profile (in use as of the last
+// collection).
+func writeHeapProfile(path string, stderr io.Writer) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "streamsql bench nexmark: heap profile: %v\n", err)
+	}
 }
 
 // cpuTime is the CPU time of the process so far, user and system.

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -48,8 +49,9 @@ type join struct {
 	lastBytes int64
 	lastKeys  int64
 
-	hashes []uint64
-	cands  [][]*joinRow
+	hashes  []uint64
+	cands   [][]*joinRow
+	expired []*joinKey // scratch of ProcessWatermark
 }
 
 type joinMode int
@@ -78,6 +80,9 @@ type joinKey struct {
 	rows   []*joinRow
 	access int64 // regular join: processing time of the last access, for the TTL
 	dirty  bool  // listed in join.dirty
+	// expiring: the watermark being processed expired some of its rows (see
+	// ProcessWatermark), which it then removes all at once.
+	expiring bool
 }
 
 // dirtyKey is a key of a side that changed since the last checkpoint.
@@ -95,6 +100,7 @@ type joinRow struct {
 	time   int64 // interval and window joins: its event time or window_end
 	expire int64 // the watermark at which it expires
 	key    *joinKey
+	gone   bool // expired, to be removed from its key's rows
 }
 
 // JoinOptions configures a join operator.
@@ -541,6 +547,9 @@ func (j *join) ProcessWatermark(ctx context.Context, wm int64) error {
 	j.watermark = max(j.watermark, wm)
 	if j.mode != regularJoin {
 		for _, s := range j.sides {
+			// A key's expired rows go in one pass over its rows: a window join's key
+			// may be the window alone, holding every row of the window.
+			j.expired = j.expired[:0]
 			for len(s.expiry) > 0 && s.expiry[0].expire <= j.watermark {
 				r := heap.Pop(&s.expiry).(*joinRow)
 				switch {
@@ -549,16 +558,19 @@ func (j *join) ProcessWatermark(ctx context.Context, wm int64) error {
 				case j.n.Kind == "ANTI" && s.index == 0 && r.assoc == 0:
 					j.left(r.vals, exec.Insert, 1)
 				}
-				k := r.key
-				for i, x := range k.rows {
-					if x == r {
-						k.rows = append(k.rows[:i], k.rows[i+1:]...)
-						break
-					}
+				r.gone = true
+				if k := r.key; !k.expiring {
+					k.expiring = true
+					j.expired = append(j.expired, k)
 				}
+			}
+			for _, k := range j.expired {
+				k.expiring = false
+				k.rows = slices.DeleteFunc(k.rows, func(r *joinRow) bool { return r.gone })
 				j.markDirty(s, k)
 				j.dropIfEmpty(s, k)
 			}
+			clear(j.expired)
 		}
 		if err := j.emit(ctx); err != nil {
 			return err

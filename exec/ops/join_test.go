@@ -141,6 +141,13 @@ func TestIntervalJoin(t *testing.T) {
 	h.expect("+I[1, 100, 1, 105]")
 	h.watermark(150) // the left rows at 100 can meet right rows up to 110: they expire
 	h.expect("+I[2, 100, null, null] wm")
+	stored := 0
+	for _, k := range h.op.(*join).sides[0].keys {
+		stored += len(k.rows)
+	}
+	if stored != 1 {
+		t.Errorf("%d left rows stored after the watermark expired two, want the one at 200", stored)
+	}
 	h.feed(1, `[{"k":1,"u":205}]`)
 	h.expect("+I[1, 200, 1, 205]")
 	h.watermark(exec.MaxWatermark)
