@@ -102,14 +102,36 @@ func (e *exchange) emit(ctx context.Context, r *route, b Batch) error {
 }
 
 // send passes a batch the caller keeps: the channel gets its own reference. Kinds are
-// copied, since the caller may reuse them; the origin stays behind (see Origin).
+// copied, since the caller may reuse them; the origin stays behind (see Origin). The
+// sender, and every stage it feeds, may read the batch at once: the null counts Arrow
+// computes on first use, and then caches, are computed before it goes.
 func (e *exchange) send(ctx context.Context, ch outlet, b Batch) error {
+	if b.Rec != nil {
+		for _, col := range b.Rec.Columns() {
+			settleNulls(col)
+		}
+	}
 	b.Retain()
 	b.Origin = nil
 	if b.Kinds != nil {
 		b.Kinds = append([]RowKind(nil), b.Kinds...)
 	}
 	return e.sendOwned(ctx, ch, b)
+}
+
+// settleNulls makes an array and the arrays it holds compute their null counts.
+func settleNulls(a arrow.Array) {
+	a.NullN()
+	switch a := a.(type) {
+	case *array.Struct:
+		for i := range a.NumField() {
+			settleNulls(a.Field(i))
+		}
+	case array.ListLike:
+		settleNulls(a.ListValues())
+	case *array.Dictionary:
+		settleNulls(a.Dictionary())
+	}
 }
 
 func (e *exchange) sendOwned(ctx context.Context, ch outlet, b Batch) error {
