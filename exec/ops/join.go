@@ -46,6 +46,7 @@ type join struct {
 
 	state     *KeyedState
 	dirty     []dirtyKey // keys changed since the last checkpoint, each once
+	goneDirty int        // of them, keys gone (see joinKey.gone)
 	lastBytes int64
 	lastKeys  int64
 
@@ -83,6 +84,9 @@ type joinKey struct {
 	// expiring: the watermark being processed expired some of its rows (see
 	// ProcessWatermark), which it then removes all at once.
 	expiring bool
+	// stored: a checkpoint holds it; gone: dropped before any checkpoint held it, so
+	// that the next one has nothing to write for it.
+	stored, gone bool
 }
 
 // dirtyKey is a key of a side that changed since the last checkpoint.
@@ -663,10 +667,21 @@ func (j *join) markDirty(s *joinSide, k *joinKey) {
 	}
 }
 
-// dropIfEmpty forgets a key without rows.
+// dropIfEmpty forgets a key without rows. One no checkpoint holds leaves the dirty
+// list too, once such keys are half of it: windows open and close many keys between
+// two checkpoints, and the list would hold them all until the next.
 func (j *join) dropIfEmpty(s *joinSide, k *joinKey) {
-	if len(k.rows) == 0 && s.keys[k.enc] == k {
-		delete(s.keys, k.enc)
+	if len(k.rows) != 0 || s.keys[k.enc] != k {
+		return
+	}
+	delete(s.keys, k.enc)
+	if k.dirty && !k.stored {
+		k.gone = true
+		j.goneDirty++
+		if j.goneDirty > 1024 && 2*j.goneDirty > len(j.dirty) {
+			j.dirty = slices.DeleteFunc(j.dirty, func(dk dirtyKey) bool { return dk.key.gone })
+			j.goneDirty = 0
+		}
 	}
 }
 

@@ -40,6 +40,9 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	done := make(map[string]bool, len(j.dirty)) // a key dropped and made again is listed twice
 	for _, dk := range j.dirty {
 		dk.key.dirty = false
+		if dk.key.gone {
+			continue // no checkpoint holds it, and it holds nothing now
+		}
 		s := j.sides[dk.side]
 		sk := j.stateKey(s, dk.key)
 		if done[string(sk)] {
@@ -47,6 +50,7 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 		}
 		done[string(sk)] = true
 		if k := s.keys[dk.key.enc]; k != nil && len(k.rows) > 0 {
+			k.stored = true
 			v := j.appendKey(nil, s, k)
 			d.Puts = append(d.Puts, state.KV{Key: sk, Value: v})
 			written += int64(len(sk) + len(v))
@@ -54,7 +58,8 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 			d.Deletes = append(d.Deletes, sk)
 		}
 	}
-	j.dirty = j.dirty[:0]
+	clear(j.dirty)
+	j.dirty, j.goneDirty = j.dirty[:0], 0
 	j.lastBytes, j.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
 	return persistDelta(j.state, id, d, j.watermark), nil
 }
@@ -94,7 +99,7 @@ func (j *join) Restore(handle []byte) error {
 			return fmt.Errorf("%w: join state key", state.ErrCorrupt)
 		}
 		s := j.sides[key[2]]
-		k := &joinKey{enc: string(key[3:]), kg: binary.BigEndian.Uint16(key)}
+		k := &joinKey{enc: string(key[3:]), kg: binary.BigEndian.Uint16(key), stored: true}
 		d := &decoder{buf: v}
 		k.access = d.varint()
 		n, size := binary.Uvarint(d.buf)

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -227,5 +228,74 @@ func TestScalarJoinSecondRow(t *testing.T) {
 	err := h.op.Process(context.Background(), 1, b)
 	if err == nil || !strings.Contains(err.Error(), "scalar subquery produced 2 rows") {
 		t.Fatalf("a second row: got %v", err)
+	}
+}
+
+// TestJoinForgetsKeysNoCheckpointHeld: keys that come and go between two checkpoints
+// (as a window's do) leave the list of changed keys, so it does not grow with what
+// passes between checkpoints, and the next checkpoint writes nothing for them; a key a
+// checkpoint held is deleted by the next one.
+func TestJoinForgetsKeysNoCheckpointHeld(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ks := &KeyedState{Store: store, Namespace: "j", LastKG: exec.MaxParallelism - 1}
+	left := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "t", Type: planner.TypeBigInt}}
+	right := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "u", Type: planner.TypeBigInt}}
+	n := &planner.Join{Left: input{schema: left}, Right: input{schema: right}, Kind: "INNER", LeftKeys: []int{0}, RightKeys: []int{0},
+		Interval: &planner.Interval{Lower: -10, Upper: 0}, LeftTime: 1, RightTime: 1}
+	h := newJoinHarness(t, mem, n, JoinOptions{State: ks})
+	ctx := context.Background()
+	h.feed(0, `[{"k":0,"t":100}]`)
+	first, err := h.op.(exec.Snapshotter).Snapshot(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows strings.Builder
+	for i := 1; i <= 5000; i++ {
+		if rows.Len() > 0 {
+			rows.WriteByte(',')
+		}
+		fmt.Fprintf(&rows, `{"k":%d,"t":%d}`, i, 200+i)
+		if i%100 == 0 {
+			h.feed(0, "["+rows.String()+"]")
+			rows.Reset()
+			h.watermark(int64(200 + i + 20)) // each batch's keys expire
+		}
+	}
+	j := h.op.(*join)
+	if len(j.dirty) > 2100 {
+		t.Errorf("%d changed keys listed after 5,000 came and went", len(j.dirty))
+	}
+	handle, err := h.op.(exec.Snapshotter).Snapshot(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, keys := j.LastSnapshot(); keys != 1 {
+		t.Errorf("checkpoint 2 wrote %d keys, want key 0's deletion only", keys)
+	}
+	r := newJoinHarness(t, mem, n, JoinOptions{State: ks})
+	if err := r.op.(exec.Restorer).Restore(handle); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(r.op.(*join).sides[0].keys); got != 0 {
+		t.Errorf("restored from checkpoint 2, %d keys, want none", got)
+	}
+	// Restored from checkpoint 1, key 0 is one a checkpoint holds: when it expires, the
+	// next checkpoint deletes it.
+	r1 := newJoinHarness(t, mem, n, JoinOptions{State: ks})
+	if err := r1.op.(exec.Restorer).Restore(first); err != nil {
+		t.Fatal(err)
+	}
+	r1.watermark(1000)
+	if _, err := r1.op.(exec.Snapshotter).Snapshot(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, keys := r1.op.(*join).LastSnapshot(); keys != 1 {
+		t.Errorf("after a restore, checkpoint 3 wrote %d keys, want key 0's deletion", keys)
 	}
 }
