@@ -102,26 +102,12 @@ func pickKey(e Expr) string {
 
 // mapPicks replaces each largest pick in e by f of it.
 func mapPicks(e Expr, f func(Expr) Expr) Expr {
-	if isPick(e) {
-		return f(e)
-	}
-	switch e := e.(type) {
-	case *Call:
-		args := make([]Expr, len(e.Args))
-		for i, a := range e.Args {
-			args[i] = mapPicks(a, f)
+	return mapExpr(e, func(x Expr) (Expr, bool) {
+		if isPick(x) {
+			return f(x), true
 		}
-		return &Call{Fn: e.Fn, Args: args, T: e.T}
-	case *Cast:
-		return &Cast{X: mapPicks(e.X, f), T: e.T, Try: e.Try}
-	case *Case:
-		c := &Case{Else: mapPicks(e.Else, f), T: e.T}
-		for _, w := range e.Whens {
-			c.Whens = append(c.Whens, When{Cond: mapPicks(w.Cond, f), Result: mapPicks(w.Result, f)})
-		}
-		return c
-	}
-	return e
+		return nil, false
+	})
 }
 
 func onlyColumns(exprs []Expr) bool {

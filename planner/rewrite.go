@@ -138,21 +138,33 @@ func ReadsWatermark(e Expr) bool {
 
 // mapColumns rebuilds e with every column reference replaced by what f returns for it.
 func mapColumns(e Expr, f func(*ColumnRef) Expr) Expr {
+	return mapExpr(e, func(x Expr) (Expr, bool) {
+		if c, ok := x.(*ColumnRef); ok {
+			return f(c), true
+		}
+		return nil, false
+	})
+}
+
+// mapExpr rebuilds e with each largest subexpression that f replaces (returning true)
+// replaced by what f returns.
+func mapExpr(e Expr, f func(Expr) (Expr, bool)) Expr {
+	if r, ok := f(e); ok {
+		return r
+	}
 	switch e := e.(type) {
-	case *ColumnRef:
-		return f(e)
 	case *Call:
 		args := make([]Expr, len(e.Args))
 		for i, a := range e.Args {
-			args[i] = mapColumns(a, f)
+			args[i] = mapExpr(a, f)
 		}
 		return &Call{Fn: e.Fn, Args: args, T: e.T}
 	case *Cast:
-		return &Cast{X: mapColumns(e.X, f), T: e.T, Try: e.Try}
+		return &Cast{X: mapExpr(e.X, f), T: e.T, Try: e.Try}
 	case *Case:
-		c := &Case{Else: mapColumns(e.Else, f), T: e.T}
+		c := &Case{Else: mapExpr(e.Else, f), T: e.T}
 		for _, w := range e.Whens {
-			c.Whens = append(c.Whens, When{Cond: mapColumns(w.Cond, f), Result: mapColumns(w.Result, f)})
+			c.Whens = append(c.Whens, When{Cond: mapExpr(w.Cond, f), Result: mapExpr(w.Result, f)})
 		}
 		return c
 	}
