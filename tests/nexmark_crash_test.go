@@ -21,7 +21,7 @@ func TestNexmarkCrashRecovery(t *testing.T) {
 		query        string
 		events, rate int // the rate sets how much event time the events span
 		rows         int // at least, in the result: q5 has a row or two per window
-	}{{"q5", 1_000_000, 50_000, 10}, {"q8", 3_000_000, 100_000, 1000}} {
+	}{{"q5", 6_000_000, 50_000, 10}, {"q8", 8_000_000, 100_000, 1000}} {
 		t.Run(c.query, func(t *testing.T) {
 			script := writeScript(t, nexmarkCrashJob(t, c.query, c.events, c.rate))
 			want := sortedLines(t, runUntilDone(t, script, t.TempDir(), 0, nil))
