@@ -64,11 +64,11 @@ func (e *exchange) Emit(ctx context.Context, b Batch) error {
 }
 
 func (e *exchange) emit(ctx context.Context, r *route, b Batch) error {
-	switch {
-	case r.partition == Forward: // the same task's rows in their order: splits stay
+	if r.partition == Forward { // the same task's rows in their order: splits stay
 		return e.send(ctx, r.outs[e.self], b)
-	case r.partition == Gather || len(r.outs) == 1:
-		b.Splits = nil // indexes of several tasks' splits would mix
+	}
+	b.Splits = nil // indexes of several tasks' splits would mix
+	if r.partition == Gather || len(r.outs) == 1 {
 		return e.send(ctx, r.outs[0], b)
 	}
 	n := b.Len()

@@ -644,11 +644,11 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 			if err := windowInEverySet(w, sets, start, end); err != nil {
 				return nil, errorf(q, "%v", err)
 			}
-			time, ok := times[w]
+			timeKey, ok := times[w]
 			if !ok {
-				time = -1
+				timeKey = -1
 			}
-			if err := sessionKeys(w, agg, start, end, time); err != nil {
+			if err := sessionKeys(w, agg, start, end, timeKey); err != nil {
 				return nil, errorf(q, "%v", err)
 			}
 			agg.Window, agg.WindowStart, agg.WindowEnd = w, start, end

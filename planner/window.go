@@ -444,7 +444,7 @@ func (n *Aggregate) Sliced() bool {
 // sessionKeys checks that a SESSION window aggregate groups by its window's bounds (and
 // maybe its window_time, key time) and its PARTITION BY columns: sessions merge per key,
 // so the keys are the partition.
-func sessionKeys(w *WindowTVF, agg *Aggregate, start, end, time int) error {
+func sessionKeys(w *WindowTVF, agg *Aggregate, start, end, timeKey int) error {
 	if w.Kind != "SESSION" {
 		return nil
 	}
@@ -453,7 +453,7 @@ func sessionKeys(w *WindowTVF, agg *Aggregate, start, end, time int) error {
 		want = append(want, strings.ToLower(w.Input.Schema()[c].Name))
 	}
 	for i := range agg.Keys {
-		if i != start && i != end && i != time {
+		if i != start && i != end && i != timeKey {
 			got = append(got, strings.ToLower(agg.Names[i]))
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // TestKafkaMetadataColumns: a script writes rows with a 'timestamp' and a 'headers'
@@ -36,11 +38,7 @@ INSERT INTO events VALUES
 	}
 	var got []string
 	for _, r := range recs {
-		var hs []string
-		for _, h := range r.Headers {
-			hs = append(hs, h.Key+"="+string(h.Value))
-		}
-		got = append(got, fmt.Sprintf("%s %s %s", r.Value, r.Timestamp.UTC().Format(time.RFC3339Nano), strings.Join(hs, ",")))
+		got = append(got, fmt.Sprintf("%s %s %s", r.Value, r.Timestamp.UTC().Format(time.RFC3339Nano), headerText(r)))
 	}
 	want := `{"id":1,"name":"a"} 2024-05-06T07:08:09.123Z trace=t-1,n=|{"id":2,"name":"b"} 2024-05-06T07:08:10Z trace=t-2`
 	if strings.Join(got, "|") != want {
@@ -176,11 +174,7 @@ CREATE TABLE users (
 	}
 	var got []string
 	for _, r := range recs {
-		var hs []string
-		for _, h := range r.Headers {
-			hs = append(hs, h.Key+"="+string(h.Value))
-		}
-		got = append(got, fmt.Sprintf("%s %s %d %s", r.Key, r.Value, r.Timestamp.UnixMilli(), strings.Join(hs, ",")))
+		got = append(got, fmt.Sprintf("%s %s %d %s", r.Key, r.Value, r.Timestamp.UnixMilli(), headerText(r)))
 	}
 	want := `{"id":1} {"id":1,"name":"ann"} 1000 v=1|{"id":2} {"id":2,"name":"bob"} 1500 v=b|{"id":1} {"id":1,"name":"ann2"} 2000 v=2`
 	if strings.Join(got, "|") != want {
@@ -199,4 +193,13 @@ CREATE TABLE users (
 	if out != wantOut {
 		t.Errorf("read back:\n%s\nwant:\n%s", out, wantOut)
 	}
+}
+
+// headerText is a record's headers as key=value, comma-separated.
+func headerText(r *kgo.Record) string {
+	var hs []string
+	for _, h := range r.Headers {
+		hs = append(hs, h.Key+"="+string(h.Value))
+	}
+	return strings.Join(hs, ",")
 }

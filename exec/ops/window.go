@@ -94,7 +94,7 @@ func (w *watermarkAssigner) Process(ctx context.Context, _ int, b exec.Batch) er
 	defer col.Release()
 	ts := col.(*array.Timestamp)
 	var wm int64
-	if b.Splits != nil && w.lag == 0 {
+	if b.Splits != nil && w.lag == 0 { // not processing time, whose stamps are the clock's
 		wm = w.splitWatermark(ts, b.Splits)
 	} else {
 		wm = w.watermark

@@ -160,6 +160,26 @@ func reusedSubplans(root planner.Node) map[planner.Node]string {
 			}
 		}
 	}
+	// A part inside a reused part is built once with it: it needs no reuse of its own
+	// unless the build reaches it more than once, from elsewhere too.
+	reached := map[string]int{}
+	var walk func(n planner.Node)
+	walk = func(n planner.Node) {
+		if key, ok := keys[n]; ok {
+			if reached[key]++; reached[key] > 1 {
+				return
+			}
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(root)
+	for n, key := range keys {
+		if reached[key] < 2 {
+			delete(keys, n)
+		}
+	}
 	return keys
 }
 

@@ -59,6 +59,7 @@ type Reader struct {
 // recordAt is the record a row was decoded from.
 type recordAt struct {
 	topicPartition
+	part   int32 // the partition's index in the reader's parts
 	offset int64
 }
 
@@ -431,7 +432,7 @@ func (r *Reader) splits() *exec.Splits {
 	}
 	s := &exec.Splits{Of: make([]int32, len(r.origin)), Holding: make([]bool, len(r.parts))}
 	for i, at := range r.origin {
-		s.Of[i] = r.byTP[at.topicPartition].index
+		s.Of[i] = at.part
 	}
 	for i, p := range r.parts {
 		s.Holding[i] = !p.done() && (p.hwm < 0 || p.offset < p.hwm)
@@ -540,7 +541,7 @@ func (r *Reader) record(rec *kgo.Record) error {
 			r.origin = make([]recordAt, 0, r.batch)
 		}
 		for range r.dec.Rows() - before {
-			r.origin = append(r.origin, recordAt{p.topicPartition, rec.Offset})
+			r.origin = append(r.origin, recordAt{p.topicPartition, p.index, rec.Offset})
 		}
 		if r.meta != nil {
 			info := infoOf(rec)

@@ -298,7 +298,7 @@ func (r *Reader) upsert(p *partition, rec *kgo.Record) error {
 			r.origin = make([]recordAt, 0, r.batch)
 		}
 		for range r.dec.Rows() - before {
-			r.origin = append(r.origin, recordAt{p.topicPartition, rec.Offset})
+			r.origin = append(r.origin, recordAt{p.topicPartition, p.index, rec.Offset})
 		}
 	}()
 	key := string(rec.Key)
