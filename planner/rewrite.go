@@ -2,7 +2,9 @@ package planner
 
 // rewrites are applied bottom-up, in order, to every node of a plan.
 var rewrites = []func(Node) Node{
+	pushIntoJoins,
 	pruneRowNumber,
+	pruneJoinColumns,
 	mergeProjects,
 	pruneRowNumber, // again: a merged projection may no longer read the row number
 	removeIdentityProject,

@@ -95,8 +95,9 @@ type dirtyKey struct {
 	key  *joinKey
 }
 
-// joinRow is a stored row: its values, how many copies of it are stored (a regular join
-// folds equal rows), and how many rows of the other side it matches (for padding).
+// joinRow is a stored row: its values, how many copies of it it stands for (one, but
+// state an earlier version wrote may fold equal rows), and how many rows of the other
+// side it matches (for padding).
 type joinRow struct {
 	vals   []value
 	count  int64
@@ -425,22 +426,20 @@ func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint1
 	}
 	k.access = now
 	j.markDirty(s, k)
-	for i, r := range k.rows {
-		if equalValues(r.vals, vals) {
-			if retract {
-				r.count--
-			} else {
-				r.count++
-			}
-			if r.count == 0 {
-				k.rows = append(k.rows[:i], k.rows[i+1:]...)
-			}
-			j.dropIfEmpty(s, k)
-			return
-		}
-	}
 	if !retract {
+		// Equal rows need no folding: they match the same rows, so either may go
+		// first. Searching for one would make a key of many rows quadratic.
 		k.rows = append(k.rows, &joinRow{vals: ownedRow(vals), count: 1, assoc: matched, key: k})
+		return
+	}
+	// From the newest: an update retracts the row its key's last change inserted.
+	for i := len(k.rows) - 1; i >= 0; i-- {
+		if r := k.rows[i]; equalValues(r.vals, vals) {
+			if r.count--; r.count == 0 {
+				k.rows = slices.Delete(k.rows, i, i+1)
+			}
+			break
+		}
 	}
 	j.dropIfEmpty(s, k)
 }

@@ -70,7 +70,7 @@ func (h *joinHarness) expect(want string) {
 
 // A FULL join pads rows of either side while they match nothing, retracts the padded
 // row when the first match arrives and pads again when the last match is retracted;
-// equal rows are counted; a restored join continues from its checkpoint's rows.
+// equal rows are stored once each; a restored join continues from its checkpoint's rows.
 func TestRegularFullJoin(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -85,13 +85,13 @@ func TestRegularFullJoin(t *testing.T) {
 	h.feed(0, `[{"k":1,"a":"x"},{"k":1,"a":"x"},{"k":null,"a":"n"}]`)
 	h.expect("+I[1, x, null, null] +I[1, x, null, null] +I[null, n, null, null]")
 	h.feed(1, `[{"k":1,"b":"p"},{"k":2,"b":"q"}]`)
-	h.expect("-D[1, x, null, null] -D[1, x, null, null] +I[1, x, 1, p] +I[1, x, 1, p] +I[null, null, 2, q]")
+	h.expect("-D[1, x, null, null] +I[1, x, 1, p] -D[1, x, null, null] +I[1, x, 1, p] +I[null, null, 2, q]")
 	handle, err := h.op.(exec.Snapshotter).Snapshot(context.Background(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.feed(1, `[{"k":1,"b":"p"}]`, exec.UpdateBefore)
-	h.expect("-U[1, x, 1, p] -U[1, x, 1, p] +I[1, x, null, null] +I[1, x, null, null]")
+	h.expect("-U[1, x, 1, p] +I[1, x, null, null] -U[1, x, 1, p] +I[1, x, null, null]")
 
 	// The restored join has the right row of key 1 again.
 	r := newJoinHarness(t, mem, n, JoinOptions{State: ks})

@@ -34,8 +34,26 @@ func owned(v value) value {
 // per batch).
 func ownedRow(vals []value) []value {
 	row := make([]value, len(vals))
-	for i, v := range vals {
-		row[i] = owned(v)
+	copy(row, vals)
+	size := 0
+	for _, v := range vals {
+		size += len(v.s)
+	}
+	if size == 0 {
+		return row
+	}
+	// The row's strings share one copy: one allocation a row, not one a string.
+	var all strings.Builder
+	all.Grow(size)
+	for _, v := range vals {
+		all.WriteString(v.s)
+	}
+	at, s := 0, all.String()
+	for i := range row {
+		if n := len(row[i].s); n > 0 {
+			row[i].s = s[at : at+n]
+			at += n
+		}
 	}
 	return row
 }
