@@ -1,5 +1,7 @@
 package planner
 
+import "slices"
+
 // rewrites are applied bottom-up, in order, to every node of a plan.
 var rewrites = []func(Node) Node{
 	pushIntoJoins,
@@ -190,4 +192,21 @@ func removeIdentityProject(n Node) Node {
 		}
 	}
 	return p.Input
+}
+
+// Narrowed returns e over the columns it reads alone, renumbered in order, and those
+// columns: an operator that builds rows only to evaluate e (a join's residual over its
+// pairs) builds just these.
+func Narrowed(e Expr) (Expr, []int) {
+	var cols []int
+	walkColumns(e, func(c *ColumnRef) {
+		if !slices.Contains(cols, c.Index) {
+			cols = append(cols, c.Index)
+		}
+	})
+	slices.Sort(cols)
+	return mapColumns(e, func(c *ColumnRef) Expr {
+		i, _ := slices.BinarySearch(cols, c.Index)
+		return &ColumnRef{Index: i, Name: c.Name, T: c.T}
+	}), cols
 }

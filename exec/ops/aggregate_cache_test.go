@@ -22,7 +22,7 @@ func TestAggregateLargerThanCache(t *testing.T) {
 	for _, keyType := range []planner.Type{planner.TypeBigInt, planner.TypeString} {
 		t.Run(keyType.String(), func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer mem.AssertSize(t, 0)
+			t.Cleanup(func() { mem.AssertSize(t, 0) })
 			dir := t.TempDir()
 			ctx := context.Background()
 			schema := planner.Schema{{Name: "k", Type: keyType}, {Name: "v", Type: planner.TypeBigInt}}

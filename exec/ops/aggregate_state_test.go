@@ -18,7 +18,7 @@ import (
 // before the checkpoint and multisets of retracting MIN/MAX.
 func TestAggregateSnapshotRestore(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)

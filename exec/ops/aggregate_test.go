@@ -54,7 +54,7 @@ func batch(t *testing.T, mem memory.Allocator, schema planner.Schema, json strin
 
 func TestAggregateEmitsOneChangePerGroupAndBatch(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	schema := planner.Schema{{Name: "id", Type: planner.TypeString}, {Name: "temp", Type: planner.TypeDouble}}
 	node := &planner.Aggregate{
 		Input: input{schema: schema}, Keys: []int{0},
@@ -93,7 +93,7 @@ func TestAggregateEmitsOneChangePerGroupAndBatch(t *testing.T) {
 
 func TestAggregateRetractionsKeepMinMaxCorrect(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	schema := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "v", Type: planner.TypeBigInt}}
 	node := &planner.Aggregate{
 		Input: input{schema: schema, updating: true}, Keys: []int{0},
@@ -148,7 +148,7 @@ func TestAggregateRetractionsKeepMinMaxCorrect(t *testing.T) {
 // a group that appears and disappears within it emits nothing.
 func TestAggregateFoldsBatchesUntilFlushed(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	schema := planner.Schema{{Name: "k", Type: planner.TypeString}, {Name: "v", Type: planner.TypeBigInt}}
 	node := &planner.Aggregate{
 		Input: input{schema: schema, updating: true}, Keys: []int{0},
@@ -241,7 +241,7 @@ func BenchmarkAggregate(b *testing.B) {
 // heap is the groups' values, not the batches they came from.
 func TestAggregateStringsDoNotKeepBatches(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	schema := planner.Schema{{Name: "k", Type: planner.TypeString}, {Name: "s", Type: planner.TypeString}}
 	node := &planner.Aggregate{
 		Input: input{schema: schema}, Keys: []int{0},

@@ -17,7 +17,7 @@ import (
 // values keep their type and unit.
 func TestAggregateSnapshotRestoreTime(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
@@ -41,6 +42,7 @@ func (c *changes) emit(ctx context.Context, out exec.Output) error {
 		return nil
 	}
 	b := exec.Batch{Rec: c.builder.NewRecord()}
+	c.reserve(b.Rec)
 	if !c.allIns {
 		b.Kinds = c.kinds
 	}
@@ -48,6 +50,28 @@ func (c *changes) emit(ctx context.Context, out exec.Output) error {
 	b.Release()
 	c.kinds, c.allIns = c.kinds[:0], true
 	return err
+}
+
+// reserve sizes the builders for a batch like rec, the last one: they would otherwise
+// grow from nothing again for every batch, copying their buffers as they double. So an
+// operator holds about a batch's buffers until it closes.
+func (c *changes) reserve(rec arrow.Record) {
+	c.builder.Reserve(int(rec.NumRows()))
+	for i, col := range rec.Columns() {
+		var offsets []int32
+		switch a := col.(type) {
+		case *array.String:
+			offsets = a.ValueOffsets()
+		case *array.Binary:
+			offsets = a.ValueOffsets()
+		default:
+			continue
+		}
+		if len(offsets) > 1 {
+			size := int(offsets[len(offsets)-1] - offsets[0])
+			c.builder.Field(i).(interface{ ReserveData(int) }).ReserveData(size)
+		}
+	}
 }
 
 // discard drops the rows built so far: the operator failed.

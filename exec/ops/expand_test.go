@@ -15,7 +15,7 @@ import (
 // set's number last, and its row kind kept (a retraction reaches every set).
 func TestExpand(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	schema := planner.Schema{{Name: "a", Type: planner.TypeString}, {Name: "b", Type: planner.TypeBigInt}, {Name: "v", Type: planner.TypeBigInt}}
 	node := &planner.Expand{Input: input{schema: schema, updating: true}, Keys: 2,
 		Sets: [][]bool{{true, true}, {true, false}, {false, false}}}

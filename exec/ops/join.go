@@ -30,9 +30,10 @@ type join struct {
 	n           *planner.Join
 	mode        joinMode
 	sides       [2]*joinSide
-	residual    expr.Predicate // nil: every pair of equal keys matches
-	residualSQL string         // the residual condition as SQL, for errors
-	pairs       *array.RecordBuilder
+	residual    expr.Predicate       // nil: every pair of equal keys matches
+	residualSQL string               // the residual condition as SQL, for errors
+	pairs       *array.RecordBuilder // of the pairs' columns that the residual reads
+	pairCols    []int                // those columns, of the left's then the right's
 	pairAdd     []func(value)
 	out         exec.Output
 	changes     *changes
@@ -53,6 +54,8 @@ type join struct {
 	hashes  []uint64
 	cands   [][]*joinRow
 	expired []*joinKey // scratch of ProcessWatermark
+	encoded []byte     // scratch of encode
+	values  []value    // scratch of decoded
 }
 
 type joinMode int
@@ -99,7 +102,9 @@ type dirtyKey struct {
 // state an earlier version wrote may fold equal rows), and how many rows of the other
 // side it matches (for padding).
 type joinRow struct {
-	vals   []value
+	// enc is its values as keyed state encodes them: one allocation without pointers
+	// (the collector need not scan it), a fraction of the values' size.
+	enc    string
 	count  int64
 	assoc  int64
 	time   int64 // interval and window joins: its event time or window_end
@@ -135,14 +140,25 @@ func NewJoin(mem memory.Allocator, env *expr.Env, n *planner.Join, out exec.Outp
 	j.sides[0] = &joinSide{index: 0, keyCols: n.LeftKeys, timeCol: n.LeftTime, width: len(left), outer: n.Outer(0), keys: map[string]*joinKey{}}
 	j.sides[1] = &joinSide{index: 1, keyCols: n.RightKeys, timeCol: n.RightTime, width: len(right), outer: n.Outer(1), keys: map[string]*joinKey{}}
 	if n.Residual != nil {
-		pred, err := expr.CompilePredicate(n.Residual, mem, env)
+		joined := append(append(planner.Schema(nil), left...), right...)
+		// The pairs are built of the columns the residual reads alone (one at least,
+		// so that a batch of pairs has its rows).
+		narrow, cols := planner.Narrowed(n.Residual)
+		if len(cols) == 0 {
+			cols = []int{0}
+		}
+		pred, err := expr.CompilePredicate(narrow, mem, env)
 		if err != nil {
 			j.changes.release()
 			return nil, err
 		}
-		j.residual = pred
-		j.residualSQL = planner.ExprSQL(n.Residual, append(append(planner.Schema(nil), left...), right...))
-		j.pairs = array.NewRecordBuilder(mem, exec.ArrowSchema(append(append(planner.Schema(nil), left...), right...)))
+		j.residual, j.pairCols = pred, cols
+		j.residualSQL = planner.ExprSQL(n.Residual, joined)
+		var schema planner.Schema
+		for _, c := range cols {
+			schema = append(schema, joined[c])
+		}
+		j.pairs = array.NewRecordBuilder(mem, exec.ArrowSchema(schema))
 		for _, f := range j.pairs.Fields() {
 			j.pairAdd = append(j.pairAdd, appender(f))
 		}
@@ -307,15 +323,16 @@ func (j *join) filterResidual(in int, rows [][]value) error {
 	}
 	for i, cands := range j.cands {
 		for _, r := range cands {
-			left, right := rows[i], r.vals
+			left, right := rows[i], j.decoded(r)
 			if in == 1 {
 				left, right = right, left
 			}
-			for c, v := range left {
-				j.pairAdd[c](v)
-			}
-			for c, v := range right {
-				j.pairAdd[len(left)+c](v)
+			for c, col := range j.pairCols {
+				if col < len(left) {
+					j.pairAdd[c](left[col])
+				} else {
+					j.pairAdd[c](right[col-len(left)])
+				}
 			}
 		}
 	}
@@ -352,14 +369,15 @@ func (j *join) regular(s, o *joinSide, vals []value, enc string, keyed bool, kg 
 	retract := kind.IsRetraction()
 	matched := int64(0)
 	for _, r := range cands {
+		other := j.decoded(r)
 		if !retract && o.outer && r.assoc == 0 {
-			j.padded(o, r.vals, exec.Delete, r.count) // r's padded rows give way to the match
+			j.padded(o, other, exec.Delete, r.count) // r's padded rows give way to the match
 		}
-		j.pair(s.index, vals, r.vals, kind, r.count)
+		j.pair(s.index, vals, other, kind, r.count)
 		if retract {
 			r.assoc--
 			if o.outer && r.assoc == 0 {
-				j.padded(o, r.vals, exec.Insert, r.count)
+				j.padded(o, other, exec.Insert, r.count)
 			}
 		} else {
 			r.assoc++
@@ -396,12 +414,12 @@ func (j *join) semi(s, o *joinSide, vals []value, enc string, keyed bool, kg uin
 		case !retract:
 			r.assoc++
 			if r.assoc == 1 {
-				j.left(r.vals, map[bool]exec.RowKind{false: exec.Insert, true: exec.Delete}[anti], r.count)
+				j.left(j.decoded(r), map[bool]exec.RowKind{false: exec.Insert, true: exec.Delete}[anti], r.count)
 			}
 		case r.assoc > 0:
 			r.assoc--
 			if r.assoc == 0 {
-				j.left(r.vals, map[bool]exec.RowKind{false: exec.Delete, true: exec.Insert}[anti], r.count)
+				j.left(j.decoded(r), map[bool]exec.RowKind{false: exec.Delete, true: exec.Insert}[anti], r.count)
 			}
 		}
 		j.markDirty(o, r.key)
@@ -429,16 +447,25 @@ func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint1
 	if !retract {
 		// Equal rows need no folding: they match the same rows, so either may go
 		// first. Searching for one would make a key of many rows quadratic.
-		k.rows = append(k.rows, &joinRow{vals: ownedRow(vals), count: 1, assoc: matched, key: k})
+		k.rows = append(k.rows, &joinRow{enc: j.encode(vals), count: 1, assoc: matched, key: k})
 		return
 	}
-	// From the newest: an update retracts the row its key's last change inserted.
-	for i := len(k.rows) - 1; i >= 0; i-- {
-		if r := k.rows[i]; equalValues(r.vals, vals) {
-			if r.count--; r.count == 0 {
-				k.rows = slices.Delete(k.rows, i, i+1)
-			}
-			break
+	// From the newest: an update retracts the row its key's last change inserted. A
+	// retraction repeats the row it takes back, so its encoding is the same; only
+	// values equal but encoded apart (-0 and 0, NaNs) need each row decoded.
+	row := j.encodeScratch(vals)
+	i := len(k.rows) - 1
+	for i >= 0 && k.rows[i].enc != string(row) {
+		i--
+	}
+	if i < 0 {
+		i = slices.IndexFunc(k.rows, func(r *joinRow) bool { return equalValues(j.decoded(r), vals) })
+	}
+	if i >= 0 {
+		if r := k.rows[i]; r.count > 1 {
+			r.count--
+		} else {
+			k.rows = slices.Delete(k.rows, i, i+1)
 		}
 	}
 	j.dropIfEmpty(s, k)
@@ -448,11 +475,11 @@ func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint1
 // matches now, and stored until the watermark passes its expiry.
 func (j *join) timed(s, o *joinSide, vals []value, enc string, keyed bool, kg uint16, cands []*joinRow) {
 	for _, r := range cands {
-		j.pair(s.index, vals, r.vals, exec.Insert, 1)
+		j.pair(s.index, vals, j.decoded(r), exec.Insert, 1)
 		r.assoc++
 		j.markDirty(o, r.key)
 	}
-	row := &joinRow{vals: ownedRow(vals), count: 1, assoc: int64(len(cands))}
+	row := &joinRow{enc: j.encode(vals), count: 1, assoc: int64(len(cands))}
 	if !keyed || vals[s.timeCol].null {
 		if s.outer && row.assoc == 0 {
 			j.padded(s, vals, exec.Insert, 1)
@@ -487,7 +514,7 @@ func (j *join) windowSemi(s, o *joinSide, vals []value, enc string, keyed bool, 
 	if s.index == 1 {
 		for _, r := range cands {
 			if r.assoc == 0 && !anti {
-				j.left(r.vals, exec.Insert, 1)
+				j.left(j.decoded(r), exec.Insert, 1)
 			}
 			r.assoc++
 			j.markDirty(o, r.key)
@@ -514,7 +541,7 @@ func (j *join) timedStore(s *joinSide, vals []value, enc string, keyed bool, kg 
 	if !keyed || vals[s.timeCol].null {
 		return
 	}
-	row := &joinRow{vals: ownedRow(vals), count: 1, assoc: assoc, time: vals[s.timeCol].i}
+	row := &joinRow{enc: j.encode(vals), count: 1, assoc: assoc, time: vals[s.timeCol].i}
 	row.expire = j.expiry(s.index, row.time)
 	if row.expire <= j.watermark {
 		return
@@ -557,9 +584,9 @@ func (j *join) ProcessWatermark(ctx context.Context, wm int64) error {
 				r := heap.Pop(&s.expiry).(*joinRow)
 				switch {
 				case s.outer && r.assoc == 0:
-					j.padded(s, r.vals, exec.Insert, 1)
+					j.padded(s, j.decoded(r), exec.Insert, 1)
 				case j.n.Kind == "ANTI" && s.index == 0 && r.assoc == 0:
-					j.left(r.vals, exec.Insert, 1)
+					j.left(j.decoded(r), exec.Insert, 1)
 				}
 				r.gone = true
 				if k := r.key; !k.expiring {
@@ -654,6 +681,25 @@ func (j *join) padded(s *joinSide, vals []value, kind exec.RowKind, copies int64
 		}
 		j.changes.row(kind)
 	}
+}
+
+// encode returns vals encoded for a joinRow.
+func (j *join) encode(vals []value) string { return string(j.encodeScratch(vals)) }
+
+// encodeScratch encodes vals into scratch space, valid until the next call.
+func (j *join) encodeScratch(vals []value) []byte {
+	j.encoded = j.encoded[:0]
+	for _, v := range vals {
+		j.encoded = appendValueBytes(j.encoded, v)
+	}
+	return j.encoded
+}
+
+// decoded returns r's values, valid until the next call: its strings are slices of
+// r.enc, so decoding allocates nothing.
+func (j *join) decoded(r *joinRow) []value {
+	j.values = decodeRow(r.enc, j.values[:0])
+	return j.values
 }
 
 // emit sends the rows built so far.

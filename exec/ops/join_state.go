@@ -77,9 +77,7 @@ func (j *join) appendKey(buf []byte, s *joinSide, k *joinKey) []byte {
 		buf = binary.AppendVarint(buf, r.assoc)
 		buf = binary.AppendVarint(buf, r.time)
 		buf = binary.AppendVarint(buf, r.expire)
-		for _, v := range r.vals {
-			buf = appendValueBytes(buf, v)
-		}
+		buf = append(buf, r.enc...) // the values, as appendValueBytes wrote them
 	}
 	return buf
 }
@@ -108,13 +106,15 @@ func (j *join) Restore(handle []byte) error {
 		}
 		d.buf = d.buf[size:]
 		for range n {
-			r := &joinRow{count: d.varint(), assoc: d.varint(), time: d.varint(), expire: d.varint(), vals: make([]value, s.width), key: k}
-			for c := range r.vals {
-				r.vals[c] = d.value()
+			r := &joinRow{count: d.varint(), assoc: d.varint(), time: d.varint(), expire: d.varint(), key: k}
+			vals := d.buf
+			for range s.width {
+				d.value() // checks the encoding, which decodeRow trusts
 			}
 			if d.err != nil {
 				return d.err
 			}
+			r.enc = string(vals[:len(vals)-len(d.buf)])
 			k.rows = append(k.rows, r)
 			if j.mode != regularJoin {
 				heap.Push(&s.expiry, r)

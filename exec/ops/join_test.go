@@ -73,7 +73,7 @@ func (h *joinHarness) expect(want string) {
 // equal rows are stored once each; a restored join continues from its checkpoint's rows.
 func TestRegularFullJoin(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestRegularFullJoin(t *testing.T) {
 // TTL forgets keys nobody touched for that long, retracting nothing.
 func TestRegularJoinResidualAndTTL(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	joined := append(append(planner.Schema(nil), joinLeft...), joinRight...)
 	ne := &planner.Call{Fn: planner.FnNe, T: planner.TypeBoolean, Args: []planner.Expr{
 		&planner.ColumnRef{Index: 1, Name: "a", T: joined[1].Type}, &planner.ColumnRef{Index: 3, Name: "b", T: joined[3].Type}}}
@@ -130,7 +130,7 @@ func TestRegularJoinResidualAndTTL(t *testing.T) {
 // passes a row's last chance, forgets it, emitting an outer row that never matched.
 func TestIntervalJoin(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	left := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "t", Type: planner.TypeBigInt}}
 	right := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "u", Type: planner.TypeBigInt}}
 	// left.t BETWEEN right.u - 10 AND right.u: -10 <= t - u <= 0.
@@ -164,7 +164,7 @@ func TestIntervalJoin(t *testing.T) {
 // matches survive a snapshot and restore.
 func TestSemiAndAntiJoin(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +214,7 @@ func TestSemiAndAntiJoin(t *testing.T) {
 // The right side of a scalar subquery's join may hold one row: a second fails.
 func TestScalarJoinSecondRow(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	n := &planner.Join{Left: input{schema: joinLeft}, Right: input{schema: joinRight, updating: true}, Kind: "LEFT", Scalar: "(SELECT k, b FROM t)"}
 	h := newJoinHarness(t, mem, n, JoinOptions{})
 	h.feed(0, `[{"k":1,"a":"x"}]`)
@@ -237,7 +237,7 @@ func TestScalarJoinSecondRow(t *testing.T) {
 // checkpoint held is deleted by the next one.
 func TestJoinForgetsKeysNoCheckpointHeld(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)

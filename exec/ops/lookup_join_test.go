@@ -109,7 +109,7 @@ func lookupNode(kind string, residual planner.Expr) *planner.LookupJoin {
 // rows joins each; an INNER join drops rows without a match.
 func TestLookupJoinOneLookupPerBatch(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	src := &fakeTable{mem: mem, rows: map[int64][]string{1: {"a"}, 2: {"b", "b2"}}}
 	h := newLookupHarness(t, mem, lookupNode("INNER", nil), LookupOptions{Source: src})
 	if err := h.feed(`[{"id":1,"cid":1},{"id":2,"cid":2},{"id":3,"cid":1},{"id":4,"cid":9},{"id":5,"cid":null}]`); err != nil {
@@ -133,7 +133,7 @@ func TestLookupJoinOneLookupPerBatch(t *testing.T) {
 // condition drops, in the input's order.
 func TestLookupJoinLeftResidual(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	src := &fakeTable{mem: mem, rows: map[int64][]string{1: {"a"}, 2: {"b", "bb"}}}
 	// name <> 'b': the residual reads the table's column (index 3 of the joined row).
 	ne := &planner.Call{Fn: planner.FnNe, Args: []planner.Expr{&planner.ColumnRef{Index: 3, Name: "name", T: planner.TypeString},
@@ -150,7 +150,7 @@ func TestLookupJoinLeftResidual(t *testing.T) {
 // with CacheMissingKey.
 func TestLookupJoinPartialCache(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	src := &fakeTable{mem: mem, rows: map[int64][]string{1: {"a"}, 2: {"b"}, 3: {"c"}}}
 	h := newLookupHarness(t, mem, lookupNode("INNER", nil), LookupOptions{Source: src, Partial: true, MaxRows: 2,
 		ExpireAfterWrite: time.Minute, CacheMissingKey: false})
@@ -184,7 +184,7 @@ func TestLookupJoinPartialCache(t *testing.T) {
 // again. A missing key is cached by default.
 func TestLookupJoinExpireAfterAccess(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	src := &fakeTable{mem: mem, rows: map[int64][]string{1: {"a"}}}
 	h := newLookupHarness(t, mem, lookupNode("INNER", nil), LookupOptions{Source: src, Partial: true,
 		ExpireAfterAccess: 10 * time.Second, CacheMissingKey: true})
@@ -203,7 +203,7 @@ func TestLookupJoinExpireAfterAccess(t *testing.T) {
 // A failed lookup is tried again MaxRetries times; then the operator fails.
 func TestLookupJoinRetries(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	src := &fakeTable{mem: mem, rows: map[int64][]string{1: {"a"}}, fail: 2}
 	h := newLookupHarness(t, mem, lookupNode("INNER", nil), LookupOptions{Source: src, MaxRetries: 2})
 	if err := h.feed(`[{"id":1,"cid":1}]`); err != nil {
@@ -220,7 +220,7 @@ func TestLookupJoinRetries(t *testing.T) {
 // A table read whole is read once, then again after its reload interval.
 func TestLookupJoinWholeTable(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	src := wholeTable{&fakeTable{mem: mem, rows: map[int64][]string{1: {"a"}, 2: {"b"}}}}
 	h := newLookupHarness(t, mem, lookupNode("LEFT", nil), LookupOptions{Source: src})
 	for i, rows := range []string{`[{"id":1,"cid":1},{"id":2,"cid":3}]`, `[{"id":3,"cid":2}]`} {

@@ -89,7 +89,7 @@ func (h *matchHarness) expect(want string) {
 // original. The checked allocator finds any batch left unreleased.
 func TestMatchRecognize(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	ks := openStore(t)
 	n := matchNode(t, `SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
 		MEASURES FIRST(A.v) AS a, COUNT(B.v) AS nb, SUM(B.v) AS sb, C.v AS c

@@ -82,7 +82,7 @@ func overNode(rows bool, preceding int64) *planner.OverAggregate {
 // exactly as the original.
 func TestOverRows(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	ks := openStore(t)
 	n := overNode(true, 1)
 	h := newOverHarness(t, mem, n, ks)
@@ -126,7 +126,7 @@ func (h *overHarness) snapshot(id int64) []byte {
 // other's frames; rows older than the frame are retracted and forgotten.
 func TestOverRange(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	h := newOverHarness(t, mem, overNode(false, 10), nil)
 	h.feed(`[{"k":"a","ts":10,"v":1},{"k":"a","ts":15,"v":2},{"k":"a","ts":15,"v":3},{"k":"a","ts":25,"v":4},{"k":"a","ts":26,"v":5}]`)
 	h.watermark(100)
@@ -139,7 +139,7 @@ func TestOverRange(t *testing.T) {
 // UNBOUNDED PRECEDING keeps no rows, only its accumulators.
 func TestOverUnbounded(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	h := newOverHarness(t, mem, overNode(true, -1), nil)
 	h.feed(`[{"k":"a","ts":2,"v":2},{"k":"a","ts":1,"v":1},{"k":"a","ts":2,"v":3}]`)
 	h.watermark(5)

@@ -37,7 +37,7 @@ func passRow(t testing.TB, mem memory.Allocator, out exec.Output) (exec.Operator
 
 func TestProjectPassesRows(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	var got []string
 	var types []arrow.DataType
 	op, rec := passRow(t, mem, exec.OutputFunc(func(_ context.Context, b exec.Batch) error {

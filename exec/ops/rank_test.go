@@ -89,7 +89,7 @@ func openStore(t *testing.T) *KeyedState {
 // the same rows and goes on numbering ties after them.
 func TestTopNWithRowNumber(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	ks := openStore(t)
 	n := &planner.Rank{Input: input{schema: rankInput}, PartitionBy: []int{0}, OrderBy: []planner.SortKey{{Col: 1, Desc: true}},
 		Start: 1, End: 2, RowNumber: true, Name: "rn"}
@@ -123,7 +123,7 @@ func TestTopNWithRowNumber(t *testing.T) {
 // (-D); a row number range from 2 works alike.
 func TestTopNWithoutRowNumber(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	n := &planner.Rank{Input: input{schema: rankInput}, PartitionBy: []int{0}, OrderBy: []planner.SortKey{{Col: 1}}, Start: 1, End: 2}
 	h := newRankHarness(t, mem, n, nil)
 	h.feed(`[{"k":"a","v":10,"id":1},{"k":"a","v":20,"id":2}]`)
@@ -147,7 +147,7 @@ func TestTopNWithoutRowNumber(t *testing.T) {
 // and a row retracted and inserted again unchanged emits nothing.
 func TestTopNOverRetractions(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	ks := openStore(t)
 	n := &planner.Rank{Input: input{schema: rankInput, updating: true}, OrderBy: []planner.SortKey{{Col: 1, Desc: true}}, Start: 1, End: 2}
 	h := newRankHarness(t, mem, n, ks)
@@ -177,7 +177,7 @@ func TestTopNOverRetractions(t *testing.T) {
 // Keeping the last row updates a key's row, a later arrival winning a tie.
 func TestDeduplicate(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	ks := openStore(t)
 	ts := planner.TypeBigInt // the operator reads times as integers; BIGINT prints them so
 	events := planner.Schema{{Name: "k", Type: planner.TypeString}, {Name: "id", Type: planner.TypeBigInt}, {Name: "ts", Type: ts}}
@@ -221,7 +221,7 @@ func TestDeduplicate(t *testing.T) {
 // and a row for it is late. A restored operator fires the windows of its checkpoint.
 func TestWindowTopN(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	ks := openStore(t)
 	ts := planner.Type{Kind: planner.BigInt, NotNull: true} // times print as integers
 	schema := planner.Schema{{Name: "window_start", Type: ts}, {Name: "window_end", Type: ts}, {Name: "item", Type: planner.TypeString}, {Name: "total", Type: planner.TypeBigInt}}
@@ -256,7 +256,7 @@ func TestWindowTopN(t *testing.T) {
 // where it expects inserts only.
 func TestRankNullsAndInsertOnly(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	asc := &planner.Rank{Input: input{schema: rankInput}, OrderBy: []planner.SortKey{{Col: 1}}, Start: 1, End: 1}
 	h := newRankHarness(t, mem, asc, nil)
 	h.feed(`[{"k":"a","v":1,"id":1},{"k":"b","v":null,"id":2}]`)

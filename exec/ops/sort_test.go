@@ -67,7 +67,7 @@ func runSort(t *testing.T, mem memory.Allocator, n *planner.Sort, op exec.Operat
 func checkSortRestore(t *testing.T, n *planner.Sort, steps []sortStep, snap int, want string) {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestSortByTime(t *testing.T) {
 	second := append(append([]sortStep{}, steps[:5]...), sortStep{snapshot: true})
 	second = append(second, steps[5:]...)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)

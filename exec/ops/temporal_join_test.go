@@ -40,7 +40,7 @@ func newTemporal(t testing.TB, mem memory.Allocator, n *planner.TemporalJoin, ou
 // useless are dropped, and a restored operator goes on as the original.
 func TestTemporalJoin(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestTemporalJoinStateBounded(t *testing.T) {
 		t.Skip("1M rows")
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	out := &countOut{}
 	j := newTemporal(t, mem, tjNode("INNER"), out, nil)
 	type size struct{ left, versions, bytes int }

@@ -16,7 +16,7 @@ import (
 
 func TestValuesEmitsOnceAndRestoresDone(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	str := planner.Type{Kind: planner.String}
 	n := &planner.Values{Rows: 2, Names: []string{"id", "name"}, Tuples: [][]planner.Expr{
 		{&planner.Literal{Value: int32(1), T: planner.TypeInt}, &planner.Literal{Value: "a", T: str}},
@@ -49,7 +49,7 @@ func TestValuesEmitsOnceAndRestoresDone(t *testing.T) {
 
 func TestUnionRelabelsBatches(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	left := &planner.Values{Names: []string{"x"}, Tuples: [][]planner.Expr{{&planner.Literal{Value: int32(1), T: planner.Type{Kind: planner.Int, NotNull: true}}}}}
 	n := &planner.Union{Inputs: []planner.Node{left, left}}
 	var names []string

@@ -31,7 +31,7 @@ func (w *watermarks) EmitWatermark(_ context.Context, wm int64) error {
 // aggregate keeps its watermark, so it drops the same rows.
 func TestWindowAggregate(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestWindowAggregate(t *testing.T) {
 // partial rows, and the final row updates them.
 func TestWindowEmitControl(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestWindowEmitControl(t *testing.T) {
 // holds nothing back, to the split ahead. Without splits, the greatest time leads.
 func TestWatermarkPerSplit(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	ts := planner.Type{Kind: planner.Timestamp, Precision: 3}
 	schema := planner.Schema{{Name: "ts", Type: ts}}
 	node := &planner.WatermarkAssigner{Input: input{schema: schema}, TimeCol: 0, Expr: &planner.ColumnRef{Index: 0, Name: "ts", T: ts}, SQL: "ts"}
