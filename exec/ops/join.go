@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -56,6 +57,9 @@ type join struct {
 	expired []*joinKey // scratch of ProcessWatermark
 	encoded []byte     // scratch of encode
 	values  []value    // scratch of decoded
+	rows    rowScratch // the rows of the batch being processed
+	keyBuf  []byte     // their keys, encoded one after another
+	keyEnds []int      // where each row's key ends in keyBuf
 }
 
 type joinMode int
@@ -75,6 +79,13 @@ type joinSide struct {
 	outer   bool
 	keys    map[string]*joinKey // by encoded key
 	expiry  rowHeap             // interval and window joins: stored rows by expiry
+}
+
+// newKey adds a key without rows, enc copied: it is a slice of a batch's keys.
+func (s *joinSide) newKey(enc string, kg uint16) *joinKey {
+	k := &joinKey{enc: strings.Clone(enc), kg: kg}
+	s.keys[k.enc] = k
+	return k
 }
 
 // joinKey holds a side's rows of one key.
@@ -180,7 +191,7 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 		return nil
 	}
 	s, o := j.sides[in], j.sides[1-in]
-	rows, err := readRows(b.Rec, s.width)
+	rows, err := j.rows.read(b.Rec, s.width)
 	if err != nil {
 		return err
 	}
@@ -189,11 +200,15 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 	encs := make([]string, n)
 	keyed := make([]bool, n) // false: a NULL key, which matches nothing and is never stored
 	skip := make([]bool, n)  // a window join's late row
-	j.cands = j.cands[:0]
-	var buf []byte
+	// The batch's keys are encoded into one string, which encs slice; a key that is
+	// stored takes a copy of its own (newKey).
+	j.keyBuf, j.keyEnds = j.keyBuf[:0], j.keyEnds[:0]
 	for i, vals := range rows {
-		var cands []*joinRow
-		key, null := keyOf(vals, s.keyCols)
+		null := false
+		for _, c := range s.keyCols {
+			null = null || vals[c].null
+			j.keyBuf = appendValueBytes(j.keyBuf, vals[c])
+		}
 		switch {
 		case j.mode == windowJoin && vals[s.timeCol].i <= j.watermark:
 			j.late++
@@ -201,8 +216,20 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 		case null || (j.mode != regularJoin && vals[s.timeCol].null):
 			// It matches nothing: padded at once if outer, never stored.
 		default:
-			buf = encodeKey(buf[:0], key)
-			encs[i], keyed[i] = string(buf), true
+			keyed[i] = true
+		}
+		j.keyEnds = append(j.keyEnds, len(j.keyBuf))
+	}
+	keys := string(j.keyBuf)
+	j.cands = j.cands[:0]
+	for i, vals := range rows {
+		var cands []*joinRow
+		if keyed[i] {
+			start := 0
+			if i > 0 {
+				start = j.keyEnds[i-1]
+			}
+			encs[i] = keys[start:j.keyEnds[i]]
 			if k := o.keys[encs[i]]; k != nil {
 				k.access = now
 				cands = j.inRange(in, vals, k.rows)
@@ -259,13 +286,27 @@ func (j *join) scalarFor() string {
 
 // readRows reads every row of rec as values.
 func readRows(rec arrow.Record, width int) ([][]value, error) {
+	var r rowScratch
+	return r.read(rec, width)
+}
+
+// rowScratch holds the rows that read returns, reused by the next call: an operator
+// that keeps no row past its batch need not allocate a batch's values for each.
+type rowScratch struct {
+	flat []value
+	rows [][]value
+}
+
+// read reads every row of rec as values, valid until the next call.
+func (r *rowScratch) read(rec arrow.Record, width int) ([][]value, error) {
 	readers, err := readers(rec, allColumns(width), nil)
 	if err != nil {
 		return nil, err
 	}
 	n := int(rec.NumRows())
-	flat := make([]value, n*width)
-	rows := make([][]value, n)
+	r.flat = slices.Grow(r.flat[:0], n*width)[:n*width]
+	r.rows = slices.Grow(r.rows[:0], n)[:n]
+	flat, rows := r.flat, r.rows
 	for i := range rows {
 		row := flat[i*width : (i+1)*width : (i+1)*width]
 		for c, read := range readers {
@@ -299,7 +340,11 @@ func keyOf(vals []value, cols []int) ([]value, bool) {
 // match by time; for other joins, all of them.
 func (j *join) inRange(in int, vals []value, stored []*joinRow) []*joinRow {
 	if j.mode != intervalJoin {
-		return append([]*joinRow(nil), stored...)
+		if j.residual == nil {
+			// Read only: a batch changes the stored rows of its own side alone.
+			return stored
+		}
+		return append([]*joinRow(nil), stored...) // filterResidual keeps some
 	}
 	t := vals[j.sides[in].timeCol].i
 	lo, hi := t-j.n.Interval.Upper, t-j.n.Interval.Lower // right times a left row matches
@@ -439,8 +484,7 @@ func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint1
 		if retract {
 			return // already gone (expired by the TTL)
 		}
-		k = &joinKey{enc: enc, kg: kg}
-		s.keys[enc] = k
+		k = s.newKey(enc, kg)
 	}
 	k.access = now
 	j.markDirty(s, k)
@@ -496,8 +540,7 @@ func (j *join) timed(s, o *joinSide, vals []value, enc string, keyed bool, kg ui
 	}
 	k := s.keys[enc]
 	if k == nil {
-		k = &joinKey{enc: enc, kg: kg}
-		s.keys[enc] = k
+		k = s.newKey(enc, kg)
 	}
 	row.key = k
 	k.rows = append(k.rows, row)
@@ -548,8 +591,7 @@ func (j *join) timedStore(s *joinSide, vals []value, enc string, keyed bool, kg 
 	}
 	k := s.keys[enc]
 	if k == nil {
-		k = &joinKey{enc: enc, kg: kg}
-		s.keys[enc] = k
+		k = s.newKey(enc, kg)
 	}
 	row.key = k
 	k.rows = append(k.rows, row)
