@@ -47,8 +47,10 @@ type join struct {
 	now       func() int64 // processing time, ms
 
 	state     *KeyedState
-	dirty     []dirtyKey // keys changed since the last checkpoint, each once
-	goneDirty int        // of them, keys gone (see joinKey.gone)
+	dirty     []dirtyRow // rows changed since the last checkpoint, each once
+	lostDirty int        // of them, rows removed that no checkpoint held
+	legacy    [][]byte   // restored keys of the earlier format, which rows replace
+	nextID    uint64     // the id of the next row stored
 	lastBytes int64
 	lastKeys  int64
 
@@ -88,25 +90,21 @@ func (s *joinSide) newKey(enc string, kg uint16) *joinKey {
 	return k
 }
 
-// joinKey holds a side's rows of one key.
+// joinKey holds a side's rows of one key, oldest first.
 type joinKey struct {
 	enc    string
 	kg     uint16
 	rows   []*joinRow
 	access int64 // regular join: processing time of the last access, for the TTL
-	dirty  bool  // listed in join.dirty
 	// expiring: the watermark being processed expired some of its rows (see
 	// ProcessWatermark), which it then removes all at once.
 	expiring bool
-	// stored: a checkpoint holds it; gone: dropped before any checkpoint held it, so
-	// that the next one has nothing to write for it.
-	stored, gone bool
 }
 
-// dirtyKey is a key of a side that changed since the last checkpoint.
-type dirtyKey struct {
+// dirtyRow is a row of a side that changed since the last checkpoint.
+type dirtyRow struct {
 	side int
-	key  *joinKey
+	row  *joinRow
 }
 
 // joinRow is a stored row: its values, how many copies of it it stands for (one, but
@@ -121,7 +119,10 @@ type joinRow struct {
 	time   int64 // interval and window joins: its event time or window_end
 	expire int64 // the watermark at which it expires
 	key    *joinKey
-	gone   bool // expired, to be removed from its key's rows
+	id     uint64 // its key's rows are in the order of their ids
+	// removed: no longer among its key's rows, or about to leave them; dirty: listed
+	// in join.dirty; stored: a checkpoint holds it.
+	removed, dirty, stored bool
 }
 
 // JoinOptions configures a join operator.
@@ -427,7 +428,9 @@ func (j *join) regular(s, o *joinSide, vals []value, enc string, keyed bool, kg 
 		} else {
 			r.assoc++
 		}
-		j.markDirty(o, r.key)
+		if o.outer {
+			j.markRow(o, r) // its padding depends on its matches
+		}
 		matched += r.count
 	}
 	if matched == 0 && s.outer {
@@ -467,7 +470,7 @@ func (j *join) semi(s, o *joinSide, vals []value, enc string, keyed bool, kg uin
 				j.left(j.decoded(r), map[bool]exec.RowKind{false: exec.Delete, true: exec.Insert}[anti], r.count)
 			}
 		}
-		j.markDirty(o, r.key)
+		j.markRow(o, r)
 	}
 	j.store(s, vals, enc, keyed, kg, retract, 0, now)
 }
@@ -487,11 +490,12 @@ func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint1
 		k = s.newKey(enc, kg)
 	}
 	k.access = now
-	j.markDirty(s, k)
 	if !retract {
 		// Equal rows need no folding: they match the same rows, so either may go
 		// first. Searching for one would make a key of many rows quadratic.
-		k.rows = append(k.rows, &joinRow{enc: j.encode(vals), count: 1, assoc: matched, key: k})
+		r := &joinRow{enc: j.encode(vals), count: 1, assoc: matched, key: k, id: j.newID()}
+		k.rows = append(k.rows, r)
+		j.markRow(s, r)
 		return
 	}
 	// From the newest: an update retracts the row its key's last change inserted. A
@@ -508,8 +512,10 @@ func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint1
 	if i >= 0 {
 		if r := k.rows[i]; r.count > 1 {
 			r.count--
+			j.markRow(s, r)
 		} else {
 			k.rows = slices.Delete(k.rows, i, i+1)
+			j.removeRow(s, r)
 		}
 	}
 	j.dropIfEmpty(s, k)
@@ -521,7 +527,9 @@ func (j *join) timed(s, o *joinSide, vals []value, enc string, keyed bool, kg ui
 	for _, r := range cands {
 		j.pair(s.index, vals, j.decoded(r), exec.Insert, 1)
 		r.assoc++
-		j.markDirty(o, r.key)
+		if o.outer {
+			j.markRow(o, r) // its padding depends on its matches
+		}
 	}
 	row := &joinRow{enc: j.encode(vals), count: 1, assoc: int64(len(cands))}
 	if !keyed || vals[s.timeCol].null {
@@ -542,10 +550,10 @@ func (j *join) timed(s, o *joinSide, vals []value, enc string, keyed bool, kg ui
 	if k == nil {
 		k = s.newKey(enc, kg)
 	}
-	row.key = k
+	row.key, row.id = k, j.newID()
 	k.rows = append(k.rows, row)
 	heap.Push(&s.expiry, row)
-	j.markDirty(s, k)
+	j.markRow(s, row)
 }
 
 // windowSemi applies an inserted row of a window semi or anti join. A left row that
@@ -560,7 +568,7 @@ func (j *join) windowSemi(s, o *joinSide, vals []value, enc string, keyed bool, 
 				j.left(j.decoded(r), exec.Insert, 1)
 			}
 			r.assoc++
-			j.markDirty(o, r.key)
+			j.markRow(o, r)
 		}
 		j.timedStore(s, vals, enc, keyed, kg, 0)
 		return
@@ -593,10 +601,10 @@ func (j *join) timedStore(s *joinSide, vals []value, enc string, keyed bool, kg 
 	if k == nil {
 		k = s.newKey(enc, kg)
 	}
-	row.key = k
+	row.key, row.id = k, j.newID()
 	k.rows = append(k.rows, row)
 	heap.Push(&s.expiry, row)
-	j.markDirty(s, k)
+	j.markRow(s, row)
 }
 
 // expiry is the watermark from which no row of the other side can match a row of side
@@ -630,7 +638,7 @@ func (j *join) ProcessWatermark(ctx context.Context, wm int64) error {
 				case j.n.Kind == "ANTI" && s.index == 0 && r.assoc == 0:
 					j.left(j.decoded(r), exec.Insert, 1)
 				}
-				r.gone = true
+				j.removeRow(s, r)
 				if k := r.key; !k.expiring {
 					k.expiring = true
 					j.expired = append(j.expired, k)
@@ -638,8 +646,7 @@ func (j *join) ProcessWatermark(ctx context.Context, wm int64) error {
 			}
 			for _, k := range j.expired {
 				k.expiring = false
-				k.rows = slices.DeleteFunc(k.rows, func(r *joinRow) bool { return r.gone })
-				j.markDirty(s, k)
+				k.rows = slices.DeleteFunc(k.rows, func(r *joinRow) bool { return r.removed })
 				j.dropIfEmpty(s, k)
 			}
 			clear(j.expired)
@@ -663,7 +670,9 @@ func (j *join) Flush(context.Context) error {
 		for enc, k := range s.keys {
 			if now-k.access >= j.ttl {
 				delete(s.keys, enc)
-				j.markDirty(s, k)
+				for _, r := range k.rows {
+					j.removeRow(s, r)
+				}
 			}
 		}
 	}
@@ -747,28 +756,43 @@ func (j *join) decoded(r *joinRow) []value {
 // emit sends the rows built so far.
 func (j *join) emit(ctx context.Context) error { return j.changes.emit(ctx, j.out) }
 
-func (j *join) markDirty(s *joinSide, k *joinKey) {
-	if j.state != nil && k != nil && !k.dirty {
-		k.dirty = true
-		j.dirty = append(j.dirty, dirtyKey{s.index, k})
+// newID returns the id of a row to store.
+func (j *join) newID() uint64 {
+	j.nextID++
+	return j.nextID
+}
+
+// markRow lists a row of side s as changed since the last checkpoint.
+func (j *join) markRow(s *joinSide, r *joinRow) {
+	if j.state != nil && !r.dirty {
+		r.dirty = true
+		j.dirty = append(j.dirty, dirtyRow{s.index, r})
 	}
 }
 
-// dropIfEmpty forgets a key without rows. One no checkpoint holds leaves the dirty
-// list too, once such keys are half of it: windows open and close many keys between
-// two checkpoints, and the list would hold them all until the next.
-func (j *join) dropIfEmpty(s *joinSide, k *joinKey) {
-	if len(k.rows) != 0 || s.keys[k.enc] != k {
+// removeRow marks r as leaving its key's rows, which the caller takes it out of. One
+// no checkpoint holds leaves the dirty list too, once such rows are half of it:
+// windows store and expire many rows between two checkpoints, and the list would hold
+// them all until the next.
+func (j *join) removeRow(s *joinSide, r *joinRow) {
+	r.removed = true
+	if r.stored {
+		j.markRow(s, r) // the next checkpoint deletes it
 		return
 	}
-	delete(s.keys, k.enc)
-	if k.dirty && !k.stored {
-		k.gone = true
-		j.goneDirty++
-		if j.goneDirty > 1024 && 2*j.goneDirty > len(j.dirty) {
-			j.dirty = slices.DeleteFunc(j.dirty, func(dk dirtyKey) bool { return dk.key.gone })
-			j.goneDirty = 0
+	if r.dirty {
+		j.lostDirty++
+		if j.lostDirty > 1024 && 2*j.lostDirty > len(j.dirty) {
+			j.dirty = slices.DeleteFunc(j.dirty, func(d dirtyRow) bool { return d.row.removed && !d.row.stored })
+			j.lostDirty = 0
 		}
+	}
+}
+
+// dropIfEmpty forgets a key without rows.
+func (j *join) dropIfEmpty(s *joinSide, k *joinKey) {
+	if len(k.rows) == 0 && s.keys[k.enc] == k {
+		delete(s.keys, k.enc)
 	}
 }
 

@@ -1,11 +1,14 @@
 package ops
 
 import (
+	"bytes"
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/state"
@@ -17,70 +20,73 @@ var (
 	_ exec.Restorer         = (*join)(nil)
 )
 
-// stateKey is a side's key in the store: its key group, the side, the encoded key.
-func (j *join) stateKey(s *joinSide, k *joinKey) []byte {
-	buf := binary.BigEndian.AppendUint16(make([]byte, 0, 3+len(k.enc)), k.kg)
-	return append(append(buf, byte(s.index)), k.enc...)
+// A join keeps a state entry per stored row, as Flink's join state does, so that a
+// checkpoint writes the rows stored, changed or removed since the last one, not every
+// row of each key that changed: a key may hold many rows (every bid of a price, q7), and
+// rewriting them all made each checkpoint cost as much as the whole state.
+//
+// A row's state key is its key group, 2 + its side, the length of its key's encoding,
+// that encoding and the row's id (8 bytes); its value is its counts, times and its key's
+// last access, then its values. State that earlier versions wrote holds an entry per
+// key (side 0 or 1, no length, all the key's rows in its value); it restores, and the
+// next checkpoint replaces it with rows.
+const rowEntry = 2
+
+// rowKey is the state key of row r of side s.
+func rowKey(s int, r *joinRow) []byte {
+	enc := r.key.enc
+	buf := make([]byte, 0, 3+binary.MaxVarintLen64+len(enc)+8)
+	buf = binary.BigEndian.AppendUint16(buf, r.key.kg)
+	buf = append(buf, byte(rowEntry+s))
+	buf = binary.AppendUvarint(buf, uint64(len(enc)))
+	buf = append(buf, enc...)
+	return binary.BigEndian.AppendUint64(buf, r.id)
 }
 
-// Snapshot writes the keys changed since the previous checkpoint as checkpoint id's
+// Snapshot writes the rows changed since the previous checkpoint as checkpoint id's
 // delta.
 func (j *join) Snapshot(ctx context.Context, id int64) ([]byte, error) {
 	return snapshotNow(ctx, id, j)
 }
 
-// SnapshotAsync encodes the changed keys, each with all its rows, and returns the write
-// of that delta, which the task runs in the background.
+// SnapshotAsync encodes the changed rows and returns the write of that delta, which the
+// task runs in the background.
 func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error), error) {
 	if j.state == nil {
 		return nil, errors.New("join: checkpoint without a state store")
 	}
-	var d state.Delta
+	d := state.Delta{Deletes: j.legacy}
+	j.legacy = nil
 	var written int64
-	done := make(map[string]bool, len(j.dirty)) // a key dropped and made again is listed twice
-	for _, dk := range j.dirty {
-		dk.key.dirty = false
-		if dk.key.gone {
-			continue // no checkpoint holds it, and it holds nothing now
-		}
-		s := j.sides[dk.side]
-		sk := j.stateKey(s, dk.key)
-		if done[string(sk)] {
-			continue
-		}
-		done[string(sk)] = true
-		if k := s.keys[dk.key.enc]; k != nil && len(k.rows) > 0 {
-			k.stored = true
-			v := j.appendKey(nil, s, k)
-			d.Puts = append(d.Puts, state.KV{Key: sk, Value: v})
-			written += int64(len(sk) + len(v))
-		} else {
-			d.Deletes = append(d.Deletes, sk)
+	for _, dr := range j.dirty {
+		r := dr.row
+		r.dirty = false
+		switch {
+		case r.removed && r.stored:
+			d.Deletes = append(d.Deletes, rowKey(dr.side, r))
+			r.stored = false
+		case r.removed: // no checkpoint held it
+		default:
+			k := rowKey(dr.side, r)
+			v := binary.AppendVarint(nil, r.count)
+			v = binary.AppendVarint(v, r.assoc)
+			v = binary.AppendVarint(v, r.time)
+			v = binary.AppendVarint(v, r.expire)
+			v = binary.AppendVarint(v, r.key.access)
+			v = append(v, r.enc...)
+			d.Puts = append(d.Puts, state.KV{Key: k, Value: v})
+			written += int64(len(k) + len(v))
+			r.stored = true
 		}
 	}
 	clear(j.dirty)
-	j.dirty, j.goneDirty = j.dirty[:0], 0
+	j.dirty, j.lostDirty = j.dirty[:0], 0
 	j.lastBytes, j.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
 	return persistDelta(j.state, id, d, j.watermark), nil
 }
 
-// LastSnapshot reports the bytes and keys the last snapshot wrote.
+// LastSnapshot reports the bytes and entries the last snapshot wrote.
 func (j *join) LastSnapshot() (int64, int64) { return j.lastBytes, j.lastKeys }
-
-// appendKey encodes a key's rows: the last access, then each row's counts, times and
-// values.
-func (j *join) appendKey(buf []byte, s *joinSide, k *joinKey) []byte {
-	buf = binary.AppendVarint(buf, k.access)
-	buf = binary.AppendUvarint(buf, uint64(len(k.rows)))
-	for _, r := range k.rows {
-		buf = binary.AppendVarint(buf, r.count)
-		buf = binary.AppendVarint(buf, r.assoc)
-		buf = binary.AppendVarint(buf, r.time)
-		buf = binary.AppendVarint(buf, r.expire)
-		buf = append(buf, r.enc...) // the values, as appendValueBytes wrote them
-	}
-	return buf
-}
 
 // Restore loads the rows of this task's key groups as of the checkpoint in handle.
 func (j *join) Restore(handle []byte) error {
@@ -92,35 +98,100 @@ func (j *join) Restore(handle []byte) error {
 	if j.mode == regularJoin {
 		j.watermark = exec.MinWatermark
 	}
-	return j.state.Store.Read(h.Namespace, h.Checkpoint, j.state.FirstKG, j.state.LastKG, func(key, v []byte) error {
-		if len(key) < 3 || key[2] > 1 {
+	var legacy []*joinRow // rows of the earlier format, which get ids once all are read
+	err = j.state.Store.Read(h.Namespace, h.Checkpoint, j.state.FirstKG, j.state.LastKG, func(key, v []byte) error {
+		if len(key) < 3 || key[2] >= rowEntry+2 {
 			return fmt.Errorf("%w: join state key", state.ErrCorrupt)
 		}
-		s := j.sides[key[2]]
-		k := &joinKey{enc: string(key[3:]), kg: binary.BigEndian.Uint16(key), stored: true}
-		d := &decoder{buf: v}
-		k.access = d.varint()
-		n, size := binary.Uvarint(d.buf)
-		if size <= 0 {
-			return fmt.Errorf("%w: join state rows", state.ErrCorrupt)
+		if key[2] < rowEntry {
+			rows, err := j.restoreKey(key, v)
+			legacy = append(legacy, rows...)
+			return err
 		}
-		d.buf = d.buf[size:]
-		for range n {
-			r := &joinRow{count: d.varint(), assoc: d.varint(), time: d.varint(), expire: d.varint(), key: k}
-			vals := d.buf
-			for range s.width {
-				d.value() // checks the encoding, which decodeRow trusts
-			}
-			if d.err != nil {
-				return d.err
-			}
-			r.enc = string(vals[:len(vals)-len(d.buf)])
-			k.rows = append(k.rows, r)
-			if j.mode != regularJoin {
-				heap.Push(&s.expiry, r)
-			}
-		}
-		s.keys[k.enc] = k
-		return nil
+		return j.restoreRow(key, v)
 	})
+	if err != nil {
+		return err
+	}
+	for _, r := range legacy {
+		r.id = j.newID()
+	}
+	for _, s := range j.sides {
+		for _, k := range s.keys {
+			slices.SortFunc(k.rows, func(a, b *joinRow) int { return cmp.Compare(a.id, b.id) })
+			if j.mode != regularJoin {
+				for _, r := range k.rows {
+					heap.Push(&s.expiry, r)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// restoreRow restores one row's entry.
+func (j *join) restoreRow(key, v []byte) error {
+	s := j.sides[key[2]-rowEntry]
+	n, size := binary.Uvarint(key[3:])
+	if size <= 0 || uint64(len(key)-3-size) != n+8 {
+		return fmt.Errorf("%w: join state row key", state.ErrCorrupt)
+	}
+	enc := key[3+size : 3+size+int(n)]
+	d := &decoder{buf: v}
+	r := &joinRow{count: d.varint(), assoc: d.varint(), time: d.varint(), expire: d.varint(), stored: true,
+		id: binary.BigEndian.Uint64(key[len(key)-8:])}
+	access := d.varint()
+	vals := d.buf
+	for range s.width {
+		d.value() // checks the encoding, which decodeRow trusts
+	}
+	if d.err != nil || len(d.buf) != 0 {
+		return fmt.Errorf("%w: join state row", state.ErrCorrupt)
+	}
+	r.enc = string(vals)
+	k := s.keys[string(enc)]
+	if k == nil {
+		k = s.newKey(string(enc), binary.BigEndian.Uint16(key))
+	}
+	k.access = max(k.access, access)
+	r.key = k
+	k.rows = append(k.rows, r)
+	j.nextID = max(j.nextID, r.id)
+	return nil
+}
+
+// restoreKey restores a key's entry of the earlier format: the last access, then each
+// row's counts, times and values. Its rows are listed to be written as rows, and the
+// entry to be deleted, by the next checkpoint.
+func (j *join) restoreKey(key, v []byte) ([]*joinRow, error) {
+	s := j.sides[key[2]]
+	enc := string(key[3:])
+	k := s.keys[enc]
+	if k == nil {
+		k = s.newKey(enc, binary.BigEndian.Uint16(key))
+	}
+	d := &decoder{buf: v}
+	k.access = d.varint()
+	n, size := binary.Uvarint(d.buf)
+	if size <= 0 {
+		return nil, fmt.Errorf("%w: join state rows", state.ErrCorrupt)
+	}
+	d.buf = d.buf[size:]
+	rows := make([]*joinRow, 0, n)
+	for range n {
+		r := &joinRow{count: d.varint(), assoc: d.varint(), time: d.varint(), expire: d.varint(), key: k}
+		vals := d.buf
+		for range s.width {
+			d.value()
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		r.enc = string(vals[:len(vals)-len(d.buf)])
+		k.rows = append(k.rows, r)
+		rows = append(rows, r)
+		j.markRow(s, r)
+	}
+	j.legacy = append(j.legacy, bytes.Clone(key))
+	return rows, nil
 }

@@ -2,6 +2,8 @@ package ops
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -231,9 +233,9 @@ func TestScalarJoinSecondRow(t *testing.T) {
 	}
 }
 
-// TestJoinForgetsKeysNoCheckpointHeld: keys that come and go between two checkpoints
-// (as a window's do) leave the list of changed keys, so it does not grow with what
-// passes between checkpoints, and the next checkpoint writes nothing for them; a key a
+// TestJoinForgetsKeysNoCheckpointHeld: rows that come and go between two checkpoints
+// (as a window's do) leave the list of changed rows, so it does not grow with what
+// passes between checkpoints, and the next checkpoint writes nothing for them; a row a
 // checkpoint held is deleted by the next one.
 func TestJoinForgetsKeysNoCheckpointHeld(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -269,14 +271,14 @@ func TestJoinForgetsKeysNoCheckpointHeld(t *testing.T) {
 	}
 	j := h.op.(*join)
 	if len(j.dirty) > 2100 {
-		t.Errorf("%d changed keys listed after 5,000 came and went", len(j.dirty))
+		t.Errorf("%d changed rows listed after 5,000 came and went", len(j.dirty))
 	}
 	handle, err := h.op.(exec.Snapshotter).Snapshot(ctx, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, keys := j.LastSnapshot(); keys != 1 {
-		t.Errorf("checkpoint 2 wrote %d keys, want key 0's deletion only", keys)
+		t.Errorf("checkpoint 2 wrote %d entries, want key 0's row's deletion only", keys)
 	}
 	r := newJoinHarness(t, mem, n, JoinOptions{State: ks})
 	if err := r.op.(exec.Restorer).Restore(handle); err != nil {
@@ -298,4 +300,76 @@ func TestJoinForgetsKeysNoCheckpointHeld(t *testing.T) {
 	if _, keys := r1.op.(*join).LastSnapshot(); keys != 1 {
 		t.Errorf("after a restore, checkpoint 3 wrote %d keys, want key 0's deletion", keys)
 	}
+}
+
+// A join restores the state earlier versions wrote, an entry per key holding all its
+// rows (equal rows folded), and its next checkpoint replaces those entries with an
+// entry per row, from which it restores alike.
+func TestJoinRestoresPerKeyState(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
+	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ks := &KeyedState{Store: store, Namespace: "j", LastKG: exec.MaxParallelism - 1}
+	n := &planner.Join{Left: input{schema: joinLeft}, Right: input{schema: joinRight, updating: true}, Kind: "FULL", LeftKeys: []int{0}, RightKeys: []int{0}}
+
+	// The state of TestRegularFullJoin's first checkpoint, as the earlier format wrote it.
+	perKey := func(side byte, k int64, rows ...[]value) state.KV { // each row: count, assoc, then its values
+		enc := string(appendValueBytes(nil, value{i: k}))
+		key := []byte{0, 0, side} // key group 0: this one task reads them all
+		v := binary.AppendUvarint(binary.AppendVarint(nil, 0), uint64(len(rows)))
+		for _, r := range rows {
+			v = binary.AppendVarint(binary.AppendVarint(v, r[0].i), r[1].i)
+			v = binary.AppendVarint(binary.AppendVarint(v, 0), 0)
+			for _, x := range r[2:] {
+				v = appendValueBytes(v, x)
+			}
+		}
+		return state.KV{Key: append(key, enc...), Value: v}
+	}
+	old := state.Delta{Puts: []state.KV{
+		perKey(0, 1, []value{{i: 2}, {i: 1}, {i: 1}, {s: "x"}}),
+		perKey(1, 1, []value{{i: 1}, {i: 2}, {i: 1}, {s: "p"}}),
+		perKey(1, 2, []value{{i: 1}, {i: 0}, {i: 2}, {s: "q"}}),
+	}}
+	if _, err := store.WriteDelta("j", 1, old); err != nil {
+		t.Fatal(err)
+	}
+	handle, err := json.Marshal(stateHandle{Namespace: "j", Checkpoint: 1, Watermark: exec.MinWatermark})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newJoinHarness(t, mem, n, JoinOptions{State: ks})
+	if err := h.op.(exec.Restorer).Restore(handle); err != nil {
+		t.Fatal(err)
+	}
+	h.feed(1, `[{"k":1,"b":"p"}]`, exec.UpdateBefore)
+	h.expect("-U[1, x, 1, p] -U[1, x, 1, p] +I[1, x, null, null] +I[1, x, null, null]")
+	if handle, err = h.op.(exec.Snapshotter).Snapshot(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, entries := h.op.(exec.SnapshotMeter).LastSnapshot(); entries != 5 {
+		t.Errorf("the checkpoint wrote %d entries, want 5: 3 keys deleted, 2 rows put", entries)
+	}
+	err = store.Read("j", 2, 0, exec.MaxParallelism-1, func(key, _ []byte) error {
+		if key[2] < rowEntry {
+			t.Errorf("an entry of the earlier format is left: %q", key)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := newJoinHarness(t, mem, n, JoinOptions{State: ks})
+	if err := r.op.(exec.Restorer).Restore(handle); err != nil {
+		t.Fatal(err)
+	}
+	r.feed(1, `[{"k":1,"b":"p"}]`)
+	r.expect("-D[1, x, null, null] -D[1, x, null, null] +I[1, x, 1, p] +I[1, x, 1, p]")
+	r.feed(0, `[{"k":2,"a":"y"}]`)
+	r.expect("-D[null, null, 2, q] +I[2, y, 2, q]")
 }
