@@ -253,24 +253,27 @@ type KV struct{ Key, Value []byte }
 func KeyPrefix(keyGroup int) []byte { return binary.BigEndian.AppendUint16(nil, uint16(keyGroup)) }
 
 // WriteDelta stores namespace ns's changes at checkpoint id durably (bbolt syncs on
-// commit) and returns the bytes written.
+// commit) and returns the bytes written. It consumes d: it drops each change once it has
+// encoded it, so that a large delta is not held twice.
 func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 	// Encode the changes by key group, in one buffer per group. Deletes come first: a key
 	// deleted and put again since the last checkpoint is there with its new value.
 	groups := map[uint16][]byte{}
-	for _, k := range d.Deletes {
+	for i, k := range d.Deletes {
 		if len(k) < 2 {
 			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
 		}
 		kg := binary.BigEndian.Uint16(k)
 		groups[kg] = appendChange(groups[kg], k, nil, false)
+		d.Deletes[i] = nil
 	}
-	for _, kv := range d.Puts {
+	for i, kv := range d.Puts {
 		if len(kv.Key) < 2 {
 			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
 		}
 		kg := binary.BigEndian.Uint16(kv.Key)
 		groups[kg] = appendChange(groups[kg], kv.Key, kv.Value, true)
+		d.Puts[i] = KV{}
 	}
 	kgs := make([]uint16, 0, len(groups))
 	for kg := range groups {
@@ -288,10 +291,12 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 			return err
 		}
 		for _, kg := range kgs {
-			if err := b.Put(KeyPrefix(int(kg)), sealValue(KeyPrefix(int(kg)), groups[kg])); err != nil {
+			prefix, g := KeyPrefix(int(kg)), groups[kg]
+			sealed := binary.BigEndian.AppendUint32(g, checksum(prefix, g)) // sealValue, in place
+			if err := b.Put(prefix, sealed); err != nil {
 				return err
 			}
-			written += int64(2 + len(groups[kg]) + checksumSize)
+			written += int64(2 + len(sealed))
 		}
 		return nil
 	})
