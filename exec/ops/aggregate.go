@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"slices"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -273,7 +274,7 @@ func (a *aggregate) newGroup(key []value, encoded []byte, kg uint16) int32 {
 		a.kgs = append(a.kgs, 0)
 		a.dirtyFlag = append(a.dirtyFlag, false)
 		a.stored = append(a.stored, false)
-		a.keys = append(a.keys, make([]value, len(a.keyCols))...)
+		a.keys = slices.Grow(a.keys, len(a.keyCols))[:len(a.keys)+len(a.keyCols)]
 		for _, acc := range a.accs {
 			acc.grow(int(g) + 1)
 		}
@@ -405,7 +406,8 @@ func equalValues(a, b []value) bool {
 }
 
 // groupIndex maps grouping keys to group ids: by integer for one integer-like key, by
-// encoded bytes otherwise.
+// up to three integers for as many such keys (a window's auction, window_start and
+// window_end), by encoded bytes otherwise.
 type groupIndex interface {
 	find(key []value, buf *[]byte) (int32, bool)
 	insert(key []value, encoded []byte, g int32)
@@ -413,14 +415,51 @@ type groupIndex interface {
 }
 
 func newGroupIndex(keys []int, in planner.Schema) groupIndex {
-	if len(keys) == 1 {
-		switch in[keys[0]].Type.Kind {
+	ints := true
+	for _, k := range keys {
+		switch in[k].Type.Kind {
 		case planner.Int, planner.BigInt, planner.Boolean, planner.Date, planner.Time, planner.Timestamp, planner.TimestampLTZ, planner.IntervalDayTime:
-			return &intIndex{m: map[int64]int32{}, null: -1}
+		default:
+			ints = false
 		}
+	}
+	switch {
+	case ints && len(keys) == 1:
+		return &intIndex{m: map[int64]int32{}, null: -1}
+	case ints && len(keys) <= len(intsKey{}.v):
+		return &intsIndex{m: map[intsKey]int32{}}
 	}
 	return &bytesIndex{m: map[string]int32{}}
 }
+
+// intsKey is a key of up to three integers, which NULLs mark in a bit each.
+type intsKey struct {
+	v     [3]int64
+	nulls uint8
+}
+
+func intsKeyOf(key []value) intsKey {
+	var k intsKey
+	for i, v := range key {
+		if v.null {
+			k.nulls |= 1 << i
+		} else {
+			k.v[i] = v.i
+		}
+	}
+	return k
+}
+
+type intsIndex struct{ m map[intsKey]int32 }
+
+func (x *intsIndex) find(key []value, _ *[]byte) (int32, bool) {
+	g, ok := x.m[intsKeyOf(key)]
+	return g, ok
+}
+
+func (x *intsIndex) insert(key []value, _ []byte, g int32) { x.m[intsKeyOf(key)] = g }
+
+func (x *intsIndex) remove(key []value) { delete(x.m, intsKeyOf(key)) }
 
 type intIndex struct {
 	m    map[int64]int32
