@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math/bits"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -210,6 +211,17 @@ func appendChange(dst, key, value []byte, put bool) []byte {
 	return dst
 }
 
+// changeSize is the length appendChange adds.
+func changeSize(key, value []byte, put bool) int {
+	n := 1 + uvarintLen(len(key)) + len(key)
+	if put {
+		n += uvarintLen(len(value)) + len(value)
+	}
+	return n
+}
+
+func uvarintLen(n int) int { return (bits.Len64(uint64(n)|1) + 6) / 7 }
+
 // forEachChange decodes the changes of one key group's entry; value is nil for a delete.
 func forEachChange(data []byte, fn func(key, value []byte) error) error {
 	for len(data) > 0 {
@@ -258,19 +270,30 @@ func KeyPrefix(keyGroup int) []byte { return binary.BigEndian.AppendUint16(nil, 
 func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 	// Encode the changes by key group, in one buffer per group. Deletes come first: a key
 	// deleted and put again since the last checkpoint is there with its new value.
-	groups := map[uint16][]byte{}
-	for i, k := range d.Deletes {
+	// Each group's buffer is sized first, so that it is allocated once, not grown.
+	sizes := map[uint16]int{}
+	for _, k := range d.Deletes {
 		if len(k) < 2 {
 			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
 		}
+		sizes[binary.BigEndian.Uint16(k)] += changeSize(k, nil, false)
+	}
+	for _, kv := range d.Puts {
+		if len(kv.Key) < 2 {
+			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
+		}
+		sizes[binary.BigEndian.Uint16(kv.Key)] += changeSize(kv.Key, kv.Value, true)
+	}
+	groups := make(map[uint16][]byte, len(sizes))
+	for kg, n := range sizes {
+		groups[kg] = make([]byte, 0, n+checksumSize)
+	}
+	for i, k := range d.Deletes {
 		kg := binary.BigEndian.Uint16(k)
 		groups[kg] = appendChange(groups[kg], k, nil, false)
 		d.Deletes[i] = nil
 	}
 	for i, kv := range d.Puts {
-		if len(kv.Key) < 2 {
-			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
-		}
 		kg := binary.BigEndian.Uint16(kv.Key)
 		groups[kg] = appendChange(groups[kg], kv.Key, kv.Value, true)
 		d.Puts[i] = KV{}

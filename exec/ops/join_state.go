@@ -32,15 +32,19 @@ var (
 // next checkpoint replaces it with rows.
 const rowEntry = 2
 
-// rowKey is the state key of row r of side s.
-func rowKey(s int, r *joinRow) []byte {
+// appendRowKey appends the state key of row r of side s to buf.
+func appendRowKey(buf []byte, s int, r *joinRow) []byte {
 	enc := r.key.enc
-	buf := make([]byte, 0, 3+binary.MaxVarintLen64+len(enc)+8)
 	buf = binary.BigEndian.AppendUint16(buf, r.key.kg)
 	buf = append(buf, byte(rowEntry+s))
 	buf = binary.AppendUvarint(buf, uint64(len(enc)))
 	buf = append(buf, enc...)
 	return binary.BigEndian.AppendUint64(buf, r.id)
+}
+
+// rowEntryBound bounds the bytes of row r's state key and value.
+func rowEntryBound(r *joinRow) int {
+	return 3 + binary.MaxVarintLen64 + len(r.key.enc) + 8 + 5*binary.MaxVarintLen64 + len(r.enc)
 }
 
 // Snapshot writes the rows changed since the previous checkpoint as checkpoint id's
@@ -57,25 +61,47 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	}
 	d := state.Delta{Deletes: j.legacy}
 	j.legacy = nil
+	// Every key and value is a slice of one buffer, sized up front: a checkpoint may
+	// write millions of rows.
+	size, puts, deletes := 0, 0, len(d.Deletes)
+	for _, dr := range j.dirty {
+		switch r := dr.row; {
+		case !r.removed:
+			puts++
+		case r.stored:
+			deletes++
+		default:
+			continue
+		}
+		size += rowEntryBound(dr.row)
+	}
+	buf := make([]byte, 0, size)
+	d.Puts = make([]state.KV, 0, puts)
+	d.Deletes = slices.Grow(d.Deletes, deletes-len(d.Deletes))
 	var written int64
 	for _, dr := range j.dirty {
 		r := dr.row
 		r.dirty = false
 		switch {
 		case r.removed && r.stored:
-			d.Deletes = append(d.Deletes, rowKey(dr.side, r))
+			at := len(buf)
+			buf = appendRowKey(buf, dr.side, r)
+			d.Deletes = append(d.Deletes, buf[at:len(buf):len(buf)])
 			r.stored = false
 		case r.removed: // no checkpoint held it
 		default:
-			k := rowKey(dr.side, r)
-			v := binary.AppendVarint(nil, r.count)
-			v = binary.AppendVarint(v, r.assoc)
-			v = binary.AppendVarint(v, r.time)
-			v = binary.AppendVarint(v, r.expire)
-			v = binary.AppendVarint(v, r.key.access)
-			v = append(v, r.enc...)
-			d.Puts = append(d.Puts, state.KV{Key: k, Value: v})
-			written += int64(len(k) + len(v))
+			at := len(buf)
+			buf = appendRowKey(buf, dr.side, r)
+			k := buf[at:len(buf):len(buf)]
+			at = len(buf)
+			buf = binary.AppendVarint(buf, r.count)
+			buf = binary.AppendVarint(buf, r.assoc)
+			buf = binary.AppendVarint(buf, r.time)
+			buf = binary.AppendVarint(buf, r.expire)
+			buf = binary.AppendVarint(buf, r.key.access)
+			buf = append(buf, r.enc...)
+			d.Puts = append(d.Puts, state.KV{Key: k, Value: buf[at:len(buf):len(buf)]})
+			written += int64(len(buf) - at + len(k))
 			r.stored = true
 		}
 	}
