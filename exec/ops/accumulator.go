@@ -97,6 +97,12 @@ func newAccumulator(call planner.AggCall, in planner.Schema, retracting bool) ac
 		return &jsonObject{keepNulls: call.KeepNulls, write: jsonWriter(in[call.More[0]].Type)}
 	}
 	if call.Distinct {
+		switch argType.Kind {
+		case planner.TinyInt, planner.SmallInt, planner.Int, planner.BigInt, planner.Date, planner.Timestamp, planner.TimestampLTZ:
+			if len(call.More) == 0 {
+				return &distinctInts{inner: acc}
+			}
+		}
 		acc = &distinct{inner: acc}
 	}
 	return acc
@@ -414,6 +420,72 @@ func (d *distinct) merge(dst, src int32) {
 	for v, n := range d.seen[src] {
 		d.add(dst, v, n)
 	}
+}
+
+// distinctInts is distinct over an integer-like argument: its sets are keyed by the
+// integer, a seventh of a value's size and quicker to hash (COUNT(DISTINCT bidder)). Its
+// state is distinct's.
+type distinctInts struct {
+	inner accumulator
+	seen  []map[int64]int64
+}
+
+func (d *distinctInts) grow(g int) { d.seen = growTo(d.seen, g); d.inner.grow(g) }
+
+func (d *distinctInts) update(groups []int32, signs []int8, col arrow.Array) error {
+	return forEachRow(d, groups, signs, col)
+}
+
+func (d *distinctInts) add(g int32, v value, sign int64) {
+	if v.null {
+		return
+	}
+	m := d.seen[g]
+	if m == nil {
+		m = map[int64]int64{}
+		d.seen[g] = m
+	}
+	before := m[v.i]
+	after := before + sign
+	if after <= 0 {
+		delete(m, v.i)
+	} else {
+		m[v.i] = after
+	}
+	if before <= 0 && after > 0 {
+		d.inner.(rowAdder).add(g, v, 1)
+	} else if before > 0 && after <= 0 {
+		d.inner.(rowAdder).add(g, v, -1)
+	}
+}
+
+func (d *distinctInts) result(g int32) value { return d.inner.result(g) }
+func (d *distinctInts) reset(g int32)        { d.seen[g] = nil; d.inner.reset(g) }
+func (d *distinctInts) merge(dst, src int32) {
+	for v, n := range d.seen[src] {
+		d.add(dst, value{i: v}, n)
+	}
+}
+
+func (d *distinctInts) save(dst []byte, g int32) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(d.seen[g])))
+	for v, n := range d.seen[g] {
+		dst = appendValueBytes(dst, value{i: v})
+		dst = binary.AppendVarint(dst, n)
+	}
+	return d.inner.save(dst, g)
+}
+
+func (d *distinctInts) load(dec *decoder, g int32) {
+	d.seen[g] = nil
+	if counts := dec.counts(); len(counts) > 0 {
+		m := make(map[int64]int64, len(counts))
+		for v, n := range counts {
+			m[v.i] = n
+		}
+		d.seen[g] = m
+	}
+	d.inner.load(dec, g)
 }
 
 func growTo[T any](s []T, n int) []T {
