@@ -45,7 +45,7 @@ func TestAggregateSnapshotRestore(t *testing.T) {
 		{`[{"k":"a","v":5,"d":"1.10"},{"k":"b","v":1,"d":"2.00"},{"k":"a","v":3,"d":null},{"k":"gone","v":1,"d":"1"}]`, nil},
 		{`[{"k":"a","v":3,"d":null},{"k":"gone","v":1,"d":"1"}]`, []exec.RowKind{exec.Delete, exec.Delete}},
 		// checkpoint 1 here
-		{`[{"k":"a","v":1,"d":"0.05"},{"k":"c","v":7,"d":"3"}]`, nil},
+		{`[{"k":"a","v":1,"d":"0.05"},{"k":"c","v":7,"d":"3"},{"k":"a","v":5,"d":null}]`, nil}, // 5: seen before the checkpoint
 		{`[{"k":"a","v":1,"d":"0.05"},{"k":"b","v":1,"d":"2.00"}]`, []exec.RowKind{exec.UpdateBefore, exec.Delete}},
 	}
 	run := func(op exec.Operator, from int, snapshotAt int) []string {
