@@ -7,8 +7,10 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/bitutil"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/state"
 )
@@ -16,18 +18,98 @@ import (
 // changes builds an operator's output: rows appended column by column, each with its
 // kind, and emitted as one batch (without kinds when every row is an insert).
 type changes struct {
-	builder *array.RecordBuilder
-	col     []func(value) // appends to column i
+	mem     memory.Allocator
+	schema  *arrow.Schema
+	builder *array.RecordBuilder // of the columns but STRING ones
+	texts   []*texts             // the STRING columns', by column (nil for others)
+	col     []func(value)        // appends to column i
 	kinds   []exec.RowKind
 	allIns  bool
 }
 
 func newChanges(mem memory.Allocator, schema planner.Schema) *changes {
-	c := &changes{builder: array.NewRecordBuilder(mem, exec.ArrowSchema(schema)), allIns: true}
-	for _, f := range c.builder.Fields() {
+	s := exec.ArrowSchema(schema)
+	c := &changes{mem: mem, schema: s, builder: array.NewRecordBuilder(mem, s), allIns: true, texts: make([]*texts, len(schema))}
+	for i, f := range c.builder.Fields() {
+		if s.Field(i).Type.ID() == arrow.STRING {
+			t := &texts{}
+			c.texts[i] = t
+			c.col = append(c.col, t.append)
+			continue
+		}
 		c.col = append(c.col, appender(f))
 	}
 	return c
+}
+
+// texts builds a STRING column of changes into buffers it keeps, copied when the batch
+// is emitted into buffers of the batch's size. An Arrow builder grows its buffers from
+// nothing for every batch, zeroing and copying them as they double, which for a join's
+// wide rows cost more than the rest of building them.
+type texts struct {
+	data    []byte
+	offsets []int32 // the rows' ends in data
+	nulls   []int32 // the rows that are NULL
+}
+
+func (t *texts) append(v value) {
+	if v.null {
+		t.nulls = append(t.nulls, int32(len(t.offsets)))
+	} else {
+		t.data = append(t.data, v.s...)
+	}
+	t.offsets = append(t.offsets, int32(len(t.data)))
+}
+
+// array returns the rows appended since the last call as an array, and starts anew.
+func (t *texts) array(mem memory.Allocator, dt arrow.DataType) arrow.Array {
+	n := len(t.offsets)
+	offsets, offs := arrowbuf.AllocFixed[int32](mem, n+1)
+	offs[0] = 0
+	copy(offs[1:], t.offsets)
+	data := memory.NewResizableBuffer(mem)
+	data.Resize(len(t.data))
+	copy(data.Bytes(), t.data)
+	var validity *memory.Buffer
+	if len(t.nulls) > 0 {
+		var bits []byte
+		validity, bits = arrowbuf.AllocBits(mem, n)
+		bitutil.SetBitsTo(bits, 0, int64(n), true)
+		for _, i := range t.nulls {
+			bitutil.ClearBit(bits, int(i))
+		}
+	}
+	d := array.NewData(dt, n, []*memory.Buffer{validity, offsets, data}, nil, len(t.nulls), 0)
+	arr := array.MakeFromData(d)
+	d.Release()
+	for _, b := range []*memory.Buffer{validity, offsets, data} {
+		if b != nil {
+			b.Release()
+		}
+	}
+	t.data, t.offsets, t.nulls = t.data[:0], t.offsets[:0], t.nulls[:0]
+	return arr
+}
+
+// record returns the rows built so far as a record, and starts anew.
+func (c *changes) record() arrow.Record {
+	cols := make([]arrow.Array, len(c.col))
+	for i := range cols {
+		if t := c.texts[i]; t != nil {
+			cols[i] = t.array(c.mem, c.schema.Field(i).Type)
+		} else {
+			cols[i] = c.builder.Field(i).NewArray()
+		}
+	}
+	rows := int64(len(c.kinds))
+	if len(cols) > 0 {
+		rows = int64(cols[0].Len()) // also of a user that ends no rows (match's parts)
+	}
+	rec := array.NewRecord(c.schema, cols, rows)
+	for _, a := range cols {
+		a.Release()
+	}
+	return rec
 }
 
 // row ends a row whose columns were appended, as kind.
@@ -41,7 +123,7 @@ func (c *changes) emit(ctx context.Context, out exec.Output) error {
 	if len(c.kinds) == 0 {
 		return nil
 	}
-	b := exec.Batch{Rec: c.builder.NewRecord()}
+	b := exec.Batch{Rec: c.record()}
 	c.reserve(b.Rec)
 	if !c.allIns {
 		b.Kinds = c.kinds
@@ -56,27 +138,22 @@ func (c *changes) emit(ctx context.Context, out exec.Output) error {
 // grow from nothing again for every batch, copying their buffers as they double. So an
 // operator holds about a batch's buffers until it closes.
 func (c *changes) reserve(rec arrow.Record) {
-	c.builder.Reserve(int(rec.NumRows()))
 	for i, col := range rec.Columns() {
-		var offsets []int32
-		switch a := col.(type) {
-		case *array.String:
-			offsets = a.ValueOffsets()
-		case *array.Binary:
-			offsets = a.ValueOffsets()
-		default:
-			continue
+		if c.texts[i] != nil {
+			continue // it keeps its own buffers
 		}
-		if len(offsets) > 1 {
-			size := int(offsets[len(offsets)-1] - offsets[0])
-			c.builder.Field(i).(interface{ ReserveData(int) }).ReserveData(size)
+		c.builder.Field(i).Reserve(int(rec.NumRows()))
+		if a, ok := col.(*array.Binary); ok {
+			if offsets := a.ValueOffsets(); len(offsets) > 1 {
+				c.builder.Field(i).(*array.BinaryBuilder).ReserveData(int(offsets[len(offsets)-1] - offsets[0]))
+			}
 		}
 	}
 }
 
 // discard drops the rows built so far: the operator failed.
 func (c *changes) discard() {
-	c.builder.NewRecord().Release()
+	c.record().Release()
 	c.kinds, c.allIns = c.kinds[:0], true
 }
 

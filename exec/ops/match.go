@@ -465,7 +465,7 @@ func (m *match) evalConds(p *matchPart, x *overRow) error {
 		if c == nil || len(who) == 0 {
 			continue
 		}
-		rec := c.b.builder.NewRecord()
+		rec := c.b.record()
 		c.b.kinds = c.b.kinds[:0]
 		sel, err := c.pred.Select(rec, c.sel[:0])
 		rec.Release()
@@ -540,10 +540,10 @@ func (m *match) emit(ctx context.Context) error {
 	}
 	rows := int64(m.matches)
 	m.matches = 0
-	parts := m.part.builder.NewRecord()
+	parts := m.part.record()
 	m.part.kinds = m.part.kinds[:0]
 	defer parts.Release()
-	navs := m.measures.b.builder.NewRecord()
+	navs := m.measures.b.record()
 	m.measures.b.kinds = m.measures.b.kinds[:0]
 	defer navs.Release()
 	cols := append([]arrow.Array(nil), parts.Columns()...)
