@@ -98,7 +98,8 @@ type column struct {
 	dateB *array.Date32Builder
 	other array.Builder // the builder of the kinds without a field above
 
-	nested *nestedCol // json: how to read a ROW, ARRAY or MAP column
+	nested *nestedCol  // json: how to read a ROW, ARRAY or MAP column
+	minute minuteCache // a timestamp column's last minute
 }
 
 // cell holds one parsed value of the record being decoded until the whole record is
@@ -260,7 +261,7 @@ func (c *column) parseText(dst *cell, text []byte, loc *time.Location) string {
 		// error policy (Flink reads it as NULL, silently).
 		dst.d, r = parseDecimal(text, c.prec, c.scale)
 	case planner.Timestamp, planner.TimestampLTZ:
-		dst.i, r = parseTimestamp(text, c.ltz, loc)
+		dst.i, r = parseTimestampCached(text, c.ltz, loc, &c.minute)
 		dst.i = planner.TruncateMillis(dst.i, c.prec) // TIMESTAMP(p < 3) keeps p digits
 	case planner.Date:
 		var d int32
