@@ -92,7 +92,7 @@ func bench(args []string, stdout, stderr io.Writer) int {
 	if wantsHelp(args) {
 		fs.SetOutput(stdout)
 	}
-	rows := fs.Int("rows", 2_000_000, "bids each workload reads")
+	rows := fs.Int("rows", 4_000_000, "bids each workload reads")
 	asJSON := fs.Bool("json", false, "print one JSON object per workload instead of a table")
 	only := fs.String("workloads", "", "run only the workloads whose names contain one of these comma-separated words")
 	profile := fs.String("cpuprofile", "", "write each workload's CPU profile to `PREFIX`.<n>.prof (for go tool pprof)")
