@@ -46,10 +46,14 @@ type FileReader struct {
 	monitor time.Duration // 0: bounded
 	format  string
 	ranges  bool // files are split by byte ranges
-	dec     format.Decoder
-	part    *partReader // nil: the table is not partitioned
-	batch   int
-	now     func() time.Time
+	// multiline: a record may hold line breaks (csv's quoted fields); the other
+	// formats' records end at the first.
+	multiline bool
+	dec       format.Decoder
+	pool      *BufferPool // the decoder's buffers, which come back as batches are released
+	part      *partReader // nil: the table is not partitioned
+	batch     int
+	now       func() time.Time
 
 	pending  []string        // this task's files listed and not yet read, in order
 	resume   []FilePosition  // files begun by other tasks, restored at another parallelism
@@ -69,6 +73,7 @@ type FileReader struct {
 	// Where the rows decoded since the last batch were read (exec.Origin).
 	where string // the file of the first
 	last  string // the file of the latest
+	cur   string // "file " + pos.Path, made once a file
 	lines []int64
 	files []exec.FileRun
 	// rowsFrom is the file of the rows decoded since the last batch, of a partitioned
@@ -126,27 +131,31 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 	if part != nil && !st.IsDir() {
 		return nil, o.Err("the path of a partitioned table must be a directory; %s is a file", path)
 	}
-	dec, err := format.NewDecoder(o.Format(), data, spec.Mem, t.Options, spec.Location)
+	pool := NewBufferPool(spec.Mem)
+	dec, err := format.NewDecoder(o.Format(), data, pool, t.Options, spec.Location)
 	if err != nil {
 		return nil, formatErr(o, err)
 	}
 	r := &FileReader{
-		table:   t.Name,
-		split:   sp,
-		path:    path,
-		dir:     st.IsDir(),
-		monitor: monitor,
-		format:  o.Format(),
-		ranges:  splitsByRanges(o.Format(), monitor, sp.tasks),
-		dec:     dec,
-		part:    part,
-		batch:   spec.BatchSize,
-		now:     spec.Now,
-		seen:    map[string]bool{},
-		buf:     make([]byte, readSize),
+		table:     t.Name,
+		split:     sp,
+		path:      path,
+		dir:       st.IsDir(),
+		monitor:   monitor,
+		format:    o.Format(),
+		ranges:    splitsByRanges(o.Format(), monitor, sp.tasks),
+		multiline: o.Format() == "csv",
+		dec:       dec,
+		pool:      pool,
+		part:      part,
+		batch:     spec.BatchSize,
+		now:       spec.Now,
+		seen:      map[string]bool{},
+		buf:       make([]byte, readSize),
 	}
 	if err := r.list(); err != nil {
 		dec.Release()
+		pool.Close()
 		return nil, err
 	}
 	return r, nil
@@ -359,6 +368,7 @@ func (r *FileReader) openAt(pos FilePosition) error {
 	pos.End, pos.Align = 0, false
 	r.f = f
 	r.pos = pos
+	r.cur = "file " + pos.Path
 	r.start, r.end, r.eof = 0, 0, false
 	return nil
 }
@@ -446,7 +456,10 @@ func (r *FileReader) record(rec []byte, consumed int) error {
 		r.origin(before, after)
 		r.rowsFrom = r.pos.Path
 	}
-	r.pos.Line += 1 + int64(bytes.Count(rec, newline))
+	r.pos.Line++
+	if r.multiline {
+		r.pos.Line += int64(bytes.Count(rec, newline))
+	}
 	r.pos.Offset += int64(consumed)
 	r.start += consumed
 	return nil
@@ -457,7 +470,7 @@ var newline = []byte{'\n'}
 // origin records that rows [from, to) of the batch come from the record at the
 // reader's position.
 func (r *FileReader) origin(from, to int) {
-	where := "file " + r.pos.Path
+	where := r.cur
 	switch {
 	case from == 0:
 		r.where, r.last = where, where
@@ -523,6 +536,7 @@ func (r *FileReader) Close() error {
 		rec.Release()
 	}
 	r.dec.Release()
+	r.pool.Close()
 	if r.part != nil {
 		r.part.release()
 	}

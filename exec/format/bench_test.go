@@ -155,3 +155,57 @@ func BenchmarkChangelogDecode(b *testing.B) {
 		})
 	}
 }
+
+// bidSchema and bidLine are Nexmark's bid as a table and as a line of each format, for
+// the decoders' benchmarks: three integers, three strings and a timestamp.
+var bidSchema = planner.Schema{
+	{Name: "auction", Type: planner.TypeBigInt},
+	{Name: "bidder", Type: planner.TypeBigInt},
+	{Name: "price", Type: planner.TypeBigInt},
+	{Name: "channel", Type: planner.TypeString},
+	{Name: "url", Type: planner.TypeString},
+	{Name: "dateTime", Type: planner.TypeTS},
+	{Name: "extra", Type: planner.TypeString},
+}
+
+func bidLine(i int, json bool) []byte {
+	auction, bidder, price := 1000+i/17, 1001+i%1000, 100+(i*7919)%10000000
+	channel, url := "Google", "https://www.nexmark.com/google/item.htm?query=1"
+	if i%2 == 1 {
+		channel, url = fmt.Sprintf("channel-%d", i%10000), fmt.Sprintf("https://www.nexmark.com/abcde/fghij/klmno/item.htm?query=1&channel_id=%d", i%997)
+	}
+	ts := fmt.Sprintf("2015-07-15 00:%02d:%02d.%03d", i/60000%60, i/1000%60, i%1000)
+	extra := "abcdefghijklmnopqrstuvwxyz"[:i%24]
+	if json {
+		return []byte(fmt.Sprintf(`{"auction":%d,"bidder":%d,"price":%d,"channel":"%s","url":"%s","dateTime":"%s","extra":"%s"}`,
+			auction, bidder, price, channel, url, ts, extra))
+	}
+	return []byte(fmt.Sprintf("%d,%d,%d,%s,%s,%s,%s", auction, bidder, price, channel, url, ts, extra))
+}
+
+// BenchmarkBidDecode decodes Nexmark's bids as JSON lines and as CSV, every column and
+// (json) the columns of Nexmark's q1, whose decoder skips channel and url.
+func BenchmarkBidDecode(b *testing.B) {
+	q1 := planner.Schema{bidSchema[0], bidSchema[1], bidSchema[2], bidSchema[5], bidSchema[6]}
+	for _, c := range []struct {
+		name, format string
+		schema       planner.Schema
+	}{
+		{"json", "json", bidSchema},
+		{"json-q1", "json", q1},
+		{"csv", "csv", bidSchema},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			lines := make([][]byte, benchBatch)
+			for i := range lines {
+				lines[i] = bidLine(i, c.format == "json")
+			}
+			dec, err := NewDecoder(c.format, c.schema, memory.NewGoAllocator(), nil, time.UTC)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer dec.Release()
+			benchDecode(b, dec, lines)
+		})
+	}
+}

@@ -2,6 +2,7 @@ package format
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -445,5 +446,91 @@ func TestRecordEnd(t *testing.T) {
 		if got := tc.dec.RecordEnd([]byte(tc.in)); got != tc.want {
 			t.Errorf("RecordEnd(%q) = %d, want %d", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestJSONExpectedNames reads fields by the name expected next (the columns' order)
+// and by lookup otherwise: a name that only starts with the expected one, fields out of
+// order, an escaped name, and a column whose name a JSON string must escape.
+func TestJSONExpectedNames(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newJSON(t, mem, namedColumns("a", "ab", `q"x`, "é"), nil)
+	defer d.Release()
+	got, errs := decodeLines(t, d,
+		`{"a":"1","ab":"2","q\"x":"3","é":"4"}`,
+		`{"ab":"2","a":"1"}`,
+		`{"abc":"no","ab":"2"}`,
+		`{"a":"1","a":"again","é":"4"}`,
+		`{"\u0061":"1","\u0061b":"2"}`,
+		`{"é":"4","q\"x":"3","ab":"2","a":"1"}`,
+	)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	checkRows(t, got, `+I[1, 2, 3, 4]
++I[1, 2, null, null]
++I[null, 2, null, null]
++I[again, null, null, 4]
++I[1, 2, null, null]
++I[1, 2, 3, 4]
+`)
+}
+
+// TestTimestampMinuteCache reads timestamps whose minute the column has seen and some
+// it has not, and bad ones that share a good one's minute.
+func TestTimestampMinuteCache(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := planner.Schema{{Name: "ts", Type: planner.TypeTS}, {Name: "lt", Type: planner.TypeTSLTZ}}
+	d, err := NewDecoder("csv", schema, mem, nil, time.FixedZone("UTC+8", 8*3600))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release()
+	got, errs := decodeLines(t, d,
+		"2015-07-15 00:00:01.100,2015-07-15 08:00:01.100",
+		"2015-07-15 00:00:59.999,2015-07-15 08:00:59",
+		"2015-07-15 00:00:60,2015-07-15 08:00:00",
+		"2015-07-15 00:00:05x,2015-07-15 08:00:00",
+		"2015-07-15T00:00:02,2015-07-15 08:00:02Z",
+		"2015-07-15 00:01,2015-07-15 08:01",
+		"2015-07-15 00:02:00,2015-07-15 08:02:00",
+		"2016-02-29 23:59:30.5,2016-02-29 23:59:30.5",
+		"2015-07-15 00:00:03,2015-07-15 08:00:03",
+	)
+	if len(errs) != 2 {
+		t.Fatalf("errors %v, want the two bad seconds", errs)
+	}
+	checkRows(t, got, `+I[2015-07-15 00:00:01.100, 2015-07-15 00:00:01.100]
++I[2015-07-15 00:00:59.999, 2015-07-15 00:00:59.000]
++I[2015-07-15 00:00:02.000, 2015-07-15 08:00:02.000]
++I[2015-07-15 00:01:00.000, 2015-07-15 00:01:00.000]
++I[2015-07-15 00:02:00.000, 2015-07-15 00:02:00.000]
++I[2016-02-29 23:59:30.500, 2016-02-29 15:59:30.500]
++I[2015-07-15 00:00:03.000, 2015-07-15 00:00:03.000]
+`)
+}
+
+// TestDecodeBatchesOfChangingSize fills builders past the room reserved for them:
+// batches of 1, 1000 and 3 rows of strings of growing length, with NULLs.
+func TestDecodeBatchesOfChangingSize(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newCSV(t, mem, bidSchema, nil)
+	defer d.Release()
+	for _, n := range []int{1, 1000, 3} {
+		var want strings.Builder
+		for i := 0; i < n; i++ {
+			s := strings.Repeat("x", i%300)
+			line := fmt.Sprintf("%d,,%d,c,%s,2015-07-15 00:00:%02d,", i, i*3, s, i%60)
+			if err := d.Decode([]byte(line), int64(i+1)); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&want, "+I[%d, null, %d, c, %s, 2015-07-15 00:00:%02d.000, ]\n", i, i*3, s, i%60)
+		}
+		rec := d.Flush()
+		checkRows(t, render(rec, time.UTC), want.String())
+		rec.Release()
 	}
 }

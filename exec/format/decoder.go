@@ -98,7 +98,8 @@ type column struct {
 	dateB *array.Date32Builder
 	other array.Builder // the builder of the kinds without a field above
 
-	nested *nestedCol // json: how to read a ROW, ARRAY or MAP column
+	nested *nestedCol  // json: how to read a ROW, ARRAY or MAP column
+	minute minuteCache // a timestamp column's last minute
 }
 
 // cell holds one parsed value of the record being decoded until the whole record is
@@ -123,6 +124,7 @@ type rowBuilder struct {
 	loc     *time.Location
 	ignore  bool
 	rows    int
+	room    int // rows the builders have room for without growing
 	skipped int64
 	lastStr []int // string bytes of the previous batch per column, to reserve
 
@@ -260,7 +262,7 @@ func (c *column) parseText(dst *cell, text []byte, loc *time.Location) string {
 		// error policy (Flink reads it as NULL, silently).
 		dst.d, r = parseDecimal(text, c.prec, c.scale)
 	case planner.Timestamp, planner.TimestampLTZ:
-		dst.i, r = parseTimestamp(text, c.ltz, loc)
+		dst.i, r = parseTimestampCached(text, c.ltz, loc, &c.minute)
 		dst.i = planner.TruncateMillis(dst.i, c.prec) // TIMESTAMP(p < 3) keeps p digits
 	case planner.Date:
 		var d int32
@@ -283,6 +285,13 @@ func (b *rowBuilder) appendRow(cells []cell, kind exec.RowKind) {
 	if b.kinds != nil {
 		b.kinds = append(b.kinds, kind)
 	}
+	// The builders have room for b.room more rows (see Flush): the typed builders
+	// append without checking.
+	if b.room == 0 {
+		b.room = max(64, b.rows)
+		b.rb.Reserve(b.room)
+	}
+	b.room--
 	for i := range b.cols {
 		c, v := &b.cols[i], &cells[i]
 		if v.null {
@@ -291,21 +300,25 @@ func (b *rowBuilder) appendRow(cells []cell, kind exec.RowKind) {
 		}
 		switch c.kind {
 		case planner.Boolean:
-			c.boolB.Append(v.i != 0)
+			c.boolB.UnsafeAppend(v.i != 0)
 		case planner.Int:
-			c.i32B.Append(int32(v.i))
+			c.i32B.UnsafeAppend(int32(v.i))
 		case planner.BigInt:
-			c.i64B.Append(v.i)
+			c.i64B.UnsafeAppend(v.i)
 		case planner.Double:
-			c.f64B.Append(v.f)
+			c.f64B.UnsafeAppend(v.f)
 		case planner.Decimal:
-			c.decB.Append(v.d)
+			c.decB.UnsafeAppend(v.d)
 		case planner.String:
-			c.strB.BinaryBuilder.Append(v.s)
+			if s := c.strB.BinaryBuilder; s.DataLen()+len(v.s) <= s.DataCap() {
+				s.UnsafeAppend(v.s)
+			} else {
+				s.Append(v.s) // grows the data by doubling
+			}
 		case planner.Timestamp, planner.TimestampLTZ:
-			c.tsB.Append(arrow.Timestamp(v.i))
+			c.tsB.UnsafeAppend(arrow.Timestamp(v.i))
 		case planner.Date:
-			c.dateB.Append(arrow.Date32(v.i))
+			c.dateB.UnsafeAppend(arrow.Date32(v.i))
 		case planner.Row, planner.Array, planner.Map, planner.Multiset:
 			c.nested.append(c.other, v.tree)
 		default:
@@ -395,6 +408,7 @@ func (b *rowBuilder) Flush() arrow.Record {
 	b.flushed, b.kinds = b.kinds, nil
 	// The next batch is likely the size of this one: allocate for it once.
 	b.rb.Reserve(n)
+	b.room = n
 	for i := range b.cols {
 		if s := b.cols[i].strB; s != nil {
 			s.ReserveData(b.lastStr[i])

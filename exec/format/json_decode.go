@@ -32,6 +32,9 @@ type JSONDecoder struct {
 	keyBuf  []byte   // an unescaped field name
 	strBufs [][]byte // unescaped string values, one buffer a column
 	fixed   []byte   // the current record with invalid UTF-8 replaced
+	// quoted holds each column's name and the closing quote, nil for a name a JSON
+	// string cannot hold unescaped.
+	quoted [][]byte
 }
 
 var _ Decoder = (*JSONDecoder)(nil)
@@ -48,9 +51,13 @@ func NewJSONDecoder(schema planner.Schema, mem memory.Allocator, opts JSONOption
 		index:      make(map[string]int, len(schema)),
 		strBufs:    make([][]byte, len(schema)),
 	}
+	d.quoted = make([][]byte, len(schema))
 	for i, c := range schema {
 		if _, dup := d.index[c.Name]; !dup {
 			d.index[c.Name] = i
+		}
+		if plainJSON(c.Name) {
+			d.quoted[i] = []byte(c.Name + `"`)
 		}
 	}
 	return d, nil
@@ -104,8 +111,19 @@ func (d *JSONDecoder) parseRow(body []byte, fallback []cell) (int, string) {
 	return -1, ""
 }
 
+// plainJSON says whether s is a JSON string's text as it is: no quote, backslash or
+// control character, valid UTF-8.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < ' ' {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}
+
 func skipWS(b []byte, p int) int {
-	for p < len(b) && isSpace(b[p]) {
+	for p < len(b) && b[p] <= ' ' && isSpace(b[p]) {
 		p++
 	}
 	return p
@@ -130,10 +148,17 @@ func (d *JSONDecoder) object(b []byte) (int, string) {
 			if p >= len(b) || b[p] != '"' {
 				return -1, offsetMsg("expected a field name", p)
 			}
-			d.keyBuf = d.keyBuf[:0]
-			key, np, msg := scanString(b, p, &d.keyBuf)
-			if msg != "" {
-				return -1, msg
+			// Fields mostly come in the columns' order: the expected name, quoted,
+			// needs no scan.
+			ci, np := d.expected(b, p)
+			var msg string
+			if ci < 0 {
+				d.keyBuf = d.keyBuf[:0]
+				var key []byte
+				if key, np, msg = scanString(b, p, &d.keyBuf); msg != "" {
+					return -1, msg
+				}
+				ci = d.lookup(key)
 			}
 			p = skipWS(b, np)
 			if p >= len(b) || b[p] != ':' {
@@ -143,7 +168,7 @@ func (d *JSONDecoder) object(b []byte) (int, string) {
 			if p >= len(b) {
 				return -1, offsetMsg("expected a value", p)
 			}
-			if ci := d.lookup(key); ci >= 0 {
+			if ci >= 0 {
 				if p, msg = d.value(ci, b, p); msg != "" {
 					return ci, msg
 				}
@@ -166,6 +191,21 @@ func (d *JSONDecoder) object(b []byte) (int, string) {
 		return -1, offsetMsg("unexpected data after the object", p)
 	}
 	return -1, ""
+}
+
+// expected returns the column expected next and the end of its quoted name when the
+// string at b[p] is that name, else -1.
+func (d *JSONDecoder) expected(b []byte, p int) (int, int) {
+	n := d.next
+	if n >= len(d.cols) {
+		n = 0 // the first field of the next record
+	}
+	q := d.quoted[n]
+	if q == nil || len(b)-p-1 < len(q) || string(b[p+1:p+1+len(q)]) != string(q) {
+		return -1, p
+	}
+	d.next = n + 1
+	return n, p + 1 + len(q)
 }
 
 // lookup returns the column named key, or -1.
@@ -202,6 +242,10 @@ func (d *JSONDecoder) value(ci int, b []byte, p int) (int, string) {
 		var msg string
 		if text, np, msg = scanString(b, p, &d.strBufs[ci]); msg != "" {
 			return np, msg
+		}
+		if c.kind == planner.String {
+			v.s, v.null = text, false
+			return np, ""
 		}
 	case ch == 'n':
 		if !hasLiteral(b, p, "null") {

@@ -451,18 +451,46 @@ func isEpochNumber(b []byte) bool {
 // TIMESTAMP's wall clock is read as UTC; a TIMESTAMP_LTZ's (ltz) in loc, or in UTC when
 // the text ends with Z.
 func parseTimestamp(b []byte, ltz bool, loc *time.Location) (int64, string) {
+	return parseTimestampCached(b, ltz, loc, nil)
+}
+
+// minuteCache holds the last minute a column's timestamps were in, "yyyy-mm-dd hh:mm",
+// and its epoch milliseconds in UTC: the timestamps of a stream mostly share it.
+type minuteCache struct {
+	key [16]byte
+	ms  int64
+	ok  bool
+}
+
+// parseTimestampCached is parseTimestamp reading a UTC timestamp's minute from mc when
+// it is the last one's (mc may be nil).
+func parseTimestampCached(b []byte, ltz bool, loc *time.Location, mc *minuteCache) (int64, string) {
 	if (len(b) < 5 || b[4] != '-') && isEpochNumber(b) {
 		ms, r := parseInt(b, minMillis, maxMillis)
 		return ms, r
 	}
-	y, mo, d, ok := parseDateParts(b)
-	if !ok || len(b) < 16 || (b[10] != ' ' && b[10] != 'T') || b[13] != ':' {
-		return 0, reasonSyntax
-	}
-	h, ok1 := digits2(b, 11)
-	mi, ok2 := digits2(b, 14)
-	if !ok1 || !ok2 || h > 23 || mi > 59 {
-		return 0, reasonSyntax
+	fixedUTC := !ltz || loc == nil || loc == time.UTC
+	var y, mo, d, h, mi int
+	var minute int64
+	if mc != nil && fixedUTC && mc.ok && len(b) >= 16 && string(b[:16]) == string(mc.key[:]) {
+		minute = mc.ms
+	} else {
+		var ok bool
+		y, mo, d, ok = parseDateParts(b)
+		if !ok || len(b) < 16 || (b[10] != ' ' && b[10] != 'T') || b[13] != ':' {
+			return 0, reasonSyntax
+		}
+		var ok1, ok2 bool
+		h, ok1 = digits2(b, 11)
+		mi, ok2 = digits2(b, 14)
+		if !ok1 || !ok2 || h > 23 || mi > 59 {
+			return 0, reasonSyntax
+		}
+		minute = daysFromCivil(y, mo, d)*86400000 + int64(h)*3600000 + int64(mi)*60000
+		if mc != nil && fixedUTC {
+			copy(mc.key[:], b[:16])
+			mc.ms, mc.ok = minute, true
+		}
 	}
 	i := 16
 	sec, ms := 0, 0
@@ -503,7 +531,7 @@ func parseTimestamp(b []byte, ltz bool, loc *time.Location) (int64, string) {
 		return 0, reasonSyntax
 	}
 	if utc {
-		return daysFromCivil(y, mo, d)*86400000 + int64(h)*3600000 + int64(mi)*60000 + int64(sec)*1000 + int64(ms), ""
+		return minute + int64(sec)*1000 + int64(ms), ""
 	}
 	t := time.Date(y, time.Month(mo), d, h, mi, sec, ms*1000000, loc).UnixMilli()
 	if t < minMillis || t > maxMillis {
