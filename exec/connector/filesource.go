@@ -131,7 +131,7 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 	if part != nil && !st.IsDir() {
 		return nil, o.Err("the path of a partitioned table must be a directory; %s is a file", path)
 	}
-	pool := NewBufferPool(spec.Mem)
+	pool := NewBufferPool(spec.Mem, true)
 	dec, err := format.NewDecoder(o.Format(), data, pool, t.Options, spec.Location)
 	if err != nil {
 		return nil, formatErr(o, err)

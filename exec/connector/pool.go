@@ -3,6 +3,7 @@ package connector
 import (
 	"math/bits"
 	"sync"
+	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 )
@@ -10,16 +11,18 @@ import (
 // BufferPool is a source's allocator of Arrow buffers: the buffers of a batch come
 // back to it when the batch's last holder releases it, and become the next batch's.
 // A source reading flat out would otherwise hand the garbage collector a batch's worth
-// of buffers a batch (some 200 bytes a row of a JSON file), whose collections cost a
-// fifth of the reading. A buffer taken from the pool is zeroed, as the allocator's own
-// are, since a builder leaves the values under NULLs unwritten.
+// of buffers a batch (some 200 bytes a row of a JSON file, 350 an event of the nexmark
+// generator), whose collections cost a fifth of the reading or more; a buffer reused at
+// once is also still in the cache. A buffer taken from the pool is zeroed, as the
+// allocator's own are, since a builder leaves the values under NULLs unwritten, unless
+// the source writes every byte of what it takes (NewBufferPool's zero).
 //
 // Buffers come in power-of-two classes, allocated from mem; a free list keeps at most
 // poolKeep of each and gives the others back to mem, as it does every buffer once the
-// pool is closed. (The nexmark source keeps a pool of its own that does not zero, as
-// it writes every byte.)
+// pool is closed.
 type BufferPool struct {
 	mem    memory.Allocator
+	zero   bool
 	mu     sync.Mutex
 	free   [poolClasses][][]byte
 	closed bool
@@ -33,12 +36,18 @@ const (
 	poolKeep     = 64
 )
 
-// NewBufferPool returns a pool allocating from mem (memory.DefaultAllocator if nil).
-func NewBufferPool(mem memory.Allocator) *BufferPool {
+// PoisonFreed fills released buffers with garbage in tests, so that a holder that
+// reads a batch after releasing it (or keeps a string of it without copying it) reads
+// garbage and fails its test rather than pass by luck.
+var PoisonFreed = testing.Testing()
+
+// NewBufferPool returns a pool allocating from mem (memory.DefaultAllocator if nil),
+// whose buffers are zeroed when zero is set.
+func NewBufferPool(mem memory.Allocator, zero bool) *BufferPool {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	return &BufferPool{mem: mem}
+	return &BufferPool{mem: mem, zero: zero}
 }
 
 // poolClass is the class of a buffer of size bytes.
@@ -60,7 +69,9 @@ func (p *BufferPool) Allocate(size int) []byte {
 		p.free[c][n-1] = nil
 		p.free[c] = p.free[c][:n-1]
 		p.mu.Unlock()
-		clear(b)
+		if p.zero {
+			clear(b)
+		}
 		return b[:size]
 	}
 	p.mu.Unlock()
@@ -69,6 +80,11 @@ func (p *BufferPool) Allocate(size int) []byte {
 
 func (p *BufferPool) Free(b []byte) {
 	b = b[:cap(b)]
+	if PoisonFreed {
+		for i := range b {
+			b[i] = 0xa5
+		}
+	}
 	c := poolClass(len(b))
 	if c < poolClasses && len(b) == 1<<(c+poolMinShift) {
 		p.mu.Lock()

@@ -11,7 +11,7 @@ import (
 func TestBufferPool(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	p := NewBufferPool(mem)
+	p := NewBufferPool(mem, true)
 	b := p.Allocate(100)
 	if len(b) != 100 || cap(b) != 128 {
 		t.Fatalf("len %d cap %d, want 100 and the class of 128", len(b), cap(b))

@@ -485,9 +485,9 @@ func TestEventsRows(t *testing.T) {
 // unpoisoned has released buffers go back to the pool as they are, as outside tests,
 // for the length of a benchmark.
 func unpoisoned(b *testing.B) {
-	was := poisonFreed
-	poisonFreed = false
-	b.Cleanup(func() { poisonFreed = was })
+	was := connector.PoisonFreed
+	connector.PoisonFreed = false
+	b.Cleanup(func() { connector.PoisonFreed = was })
 }
 
 func BenchmarkReader(b *testing.B) {
