@@ -339,9 +339,7 @@ func (e *extremeMultiset) add(g int32, v value, sign int64) {
 		m = map[value]int64{}
 		e.values[g] = m
 	}
-	if _, ok := m[v]; !ok {
-		v = owned(v) // a new key of the map
-	}
+	v = owned(v) // see distinct.add
 	if m[v] += sign; m[v] <= 0 {
 		delete(m, v)
 		if v == e.best[g] {
@@ -397,10 +395,11 @@ func (d *distinct) add(g int32, v value, sign int64) {
 		m = map[value]int64{}
 		d.seen[g] = m
 	}
-	before, ok := m[v]
-	if !ok {
-		v = owned(v) // a new key of the map
-	}
+	// Owned also when the key is there: a Go map's assignment to a key it holds
+	// replaces the key with the one given, whose string may be of a batch's buffers,
+	// which go back to their source's pool when the batch is released.
+	v = owned(v)
+	before := m[v]
 	after := before + sign
 	if after <= 0 {
 		delete(m, v)

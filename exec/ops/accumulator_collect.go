@@ -39,9 +39,7 @@ func (c *multiset) add(g int32, v value, sign int64) {
 		m = map[value]int64{}
 		c.counts[g] = m
 	}
-	if _, ok := m[v]; !ok {
-		v = owned(v)
-	}
+	v = owned(v) // see distinct.add
 	if m[v] += sign; m[v] <= 0 {
 		delete(m, v)
 	}
