@@ -83,8 +83,12 @@ type joinSide struct {
 	expiry  rowHeap             // interval and window joins: stored rows by expiry
 }
 
-// newKey adds a key without rows, enc copied: it is a slice of a batch's keys.
-func (s *joinSide) newKey(enc string, kg uint16) *joinKey {
+// key returns the key enc, added without rows if it is new (enc copied: it may be a
+// slice of a batch's keys).
+func (s *joinSide) key(enc string, kg uint16) *joinKey {
+	if k := s.keys[enc]; k != nil {
+		return k
+	}
 	k := &joinKey{enc: strings.Clone(enc), kg: kg}
 	s.keys[k.enc] = k
 	return k
@@ -202,7 +206,7 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 	keyed := make([]bool, n) // false: a NULL key, which matches nothing and is never stored
 	skip := make([]bool, n)  // a window join's late row
 	// The batch's keys are encoded into one string, which encs slice; a key that is
-	// stored takes a copy of its own (newKey).
+	// stored takes a copy of its own (joinSide.key).
 	j.keyBuf, j.keyEnds = j.keyBuf[:0], j.keyEnds[:0]
 	for i, vals := range rows {
 		null := false
@@ -482,13 +486,10 @@ func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint1
 	if !keyed {
 		return // a NULL key is never stored: it cannot match
 	}
-	k := s.keys[enc]
-	if k == nil {
-		if retract {
-			return // already gone (expired by the TTL)
-		}
-		k = s.newKey(enc, kg)
+	if retract && s.keys[enc] == nil {
+		return // already gone (expired by the TTL)
 	}
+	k := s.key(enc, kg)
 	k.access = now
 	if !retract {
 		// Equal rows need no folding: they match the same rows, so either may go
@@ -531,29 +532,9 @@ func (j *join) timed(s, o *joinSide, vals []value, enc string, keyed bool, kg ui
 			j.markRow(o, r) // its padding depends on its matches
 		}
 	}
-	row := &joinRow{enc: j.encode(vals), count: 1, assoc: int64(len(cands))}
-	if !keyed || vals[s.timeCol].null {
-		if s.outer && row.assoc == 0 {
-			j.padded(s, vals, exec.Insert, 1)
-		}
-		return
+	if !j.timedStore(s, vals, enc, keyed, kg, int64(len(cands))) && s.outer && len(cands) == 0 {
+		j.padded(s, vals, exec.Insert, 1) // it can match nothing more
 	}
-	row.time = vals[s.timeCol].i
-	row.expire = j.expiry(s.index, row.time)
-	if row.expire <= j.watermark {
-		if s.outer && row.assoc == 0 {
-			j.padded(s, vals, exec.Insert, 1)
-		}
-		return
-	}
-	k := s.keys[enc]
-	if k == nil {
-		k = s.newKey(enc, kg)
-	}
-	row.key, row.id = k, j.newID()
-	k.rows = append(k.rows, row)
-	heap.Push(&s.expiry, row)
-	j.markRow(s, row)
 }
 
 // windowSemi applies an inserted row of a window semi or anti join. A left row that
@@ -587,24 +568,23 @@ func (j *join) windowSemi(s, o *joinSide, vals []value, enc string, keyed bool, 
 	}
 }
 
-// timedStore keeps a row of an interval or window join until its expiry.
-func (j *join) timedStore(s *joinSide, vals []value, enc string, keyed bool, kg uint16, assoc int64) {
+// timedStore keeps a row of an interval or window join until its expiry, and reports
+// whether it did: a row without a key or time, or one already expired, is not kept.
+func (j *join) timedStore(s *joinSide, vals []value, enc string, keyed bool, kg uint16, assoc int64) bool {
 	if !keyed || vals[s.timeCol].null {
-		return
+		return false
 	}
-	row := &joinRow{enc: j.encode(vals), count: 1, assoc: assoc, time: vals[s.timeCol].i}
-	row.expire = j.expiry(s.index, row.time)
-	if row.expire <= j.watermark {
-		return
+	t := vals[s.timeCol].i
+	expire := j.expiry(s.index, t)
+	if expire <= j.watermark {
+		return false
 	}
-	k := s.keys[enc]
-	if k == nil {
-		k = s.newKey(enc, kg)
-	}
-	row.key, row.id = k, j.newID()
+	k := s.key(enc, kg)
+	row := &joinRow{enc: j.encode(vals), count: 1, assoc: assoc, time: t, expire: expire, key: k, id: j.newID()}
 	k.rows = append(k.rows, row)
 	heap.Push(&s.expiry, row)
 	j.markRow(s, row)
+	return true
 }
 
 // expiry is the watermark from which no row of the other side can match a row of side

@@ -175,10 +175,7 @@ func (j *join) restoreRow(key, v []byte) error {
 		return fmt.Errorf("%w: join state row", state.ErrCorrupt)
 	}
 	r.enc = string(vals)
-	k := s.keys[string(enc)]
-	if k == nil {
-		k = s.newKey(string(enc), binary.BigEndian.Uint16(key))
-	}
+	k := s.key(string(enc), binary.BigEndian.Uint16(key))
 	k.access = max(k.access, access)
 	r.key = k
 	k.rows = append(k.rows, r)
@@ -191,11 +188,7 @@ func (j *join) restoreRow(key, v []byte) error {
 // entry to be deleted, by the next checkpoint.
 func (j *join) restoreKey(key, v []byte) ([]*joinRow, error) {
 	s := j.sides[key[2]]
-	enc := string(key[3:])
-	k := s.keys[enc]
-	if k == nil {
-		k = s.newKey(enc, binary.BigEndian.Uint16(key))
-	}
+	k := s.key(string(key[3:]), binary.BigEndian.Uint16(key))
 	d := &decoder{buf: v}
 	k.access = d.varint()
 	n, size := binary.Uvarint(d.buf)
