@@ -17,11 +17,26 @@ import (
 // rangeFile writes n JSON lines of random lengths (and a few empty lines), the last
 // without a line break, into a file of dir, and returns the file's table.
 func rangeFile(t *testing.T, dir, name string, n int) *planner.Table {
+	return rangeFileIn(t, "json", dir, name, n)
+}
+
+// rangeFileIn is rangeFile in format json or csv. The csv records' ids are quoted
+// and hold line breaks, commas and quotes, and comment lines with quotes come between
+// them.
+func rangeFileIn(t *testing.T, format, dir, name string, n int) *planner.Table {
 	t.Helper()
 	r := rand.New(rand.NewPCG(3, uint64(n)))
 	var b strings.Builder
 	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, `{"id":"%s%d%s","temperature":%d.5,"cnt":%d}`, name, i, strings.Repeat("x", r.IntN(200)), i, i)
+		pad := strings.Repeat("x", r.IntN(200))
+		if format == "csv" {
+			if r.IntN(5) == 0 {
+				b.WriteString("# \"a comment\n")
+			}
+			fmt.Fprintf(&b, "\"%s%d\n,\"\"%s\",%d.5,%d", name, i, pad, i, i)
+		} else {
+			fmt.Fprintf(&b, `{"id":"%s%d%s","temperature":%d.5,"cnt":%d}`, name, i, pad, i, i)
+		}
 		if i < n {
 			b.WriteByte('\n')
 		}
@@ -29,9 +44,13 @@ func rangeFile(t *testing.T, dir, name string, n int) *planner.Table {
 			b.WriteByte('\n')
 		}
 	}
-	path := filepath.Join(dir, name+".json")
+	path := filepath.Join(dir, name+"."+format)
 	writeFile(t, path, b.String())
-	return table("f", sensors, map[string]string{"connector": "filesystem", "path": path, "format": "json"})
+	opts := map[string]string{"connector": "filesystem", "path": path, "format": format}
+	if format == "csv" {
+		opts["csv.allow-comments"] = "true"
+	}
+	return table("f", sensors, opts)
 }
 
 func openTask(t *testing.T, tbl *planner.Table, task, tasks, batch int) exec.Reader {
@@ -49,10 +68,16 @@ func rowsOf(s string) []string {
 	return slices.DeleteFunc(rows, func(s string) bool { return s == "" })
 }
 
-// A JSON file read in parallel is split by byte ranges: each task reads a share of
-// it, and together they read every record once.
+// A JSON or CSV file read in parallel is split by byte ranges: each task reads a share
+// of it, and together they read every record once.
 func TestFileRangesReadEveryRecordOnce(t *testing.T) {
-	tbl := rangeFile(t, t.TempDir(), "big", 2000)
+	for _, format := range []string{"json", "csv"} {
+		t.Run(format, func(t *testing.T) { testRangesReadEveryRecordOnce(t, format) })
+	}
+}
+
+func testRangesReadEveryRecordOnce(t *testing.T, format string) {
+	tbl := rangeFileIn(t, format, t.TempDir(), "big", 2000)
 	all := rowsOf(readAll(t, tbl, 100))
 	if len(all) != 2000 {
 		t.Fatalf("one task read %d rows", len(all))
@@ -106,11 +131,17 @@ func TestFileRangesNameTheLine(t *testing.T) {
 // a parallelism moved to another cover every record once: of files begun, finished and
 // not yet opened by each task.
 func TestFileRangesRestoreAndRescale(t *testing.T) {
+	for _, format := range []string{"json", "csv"} {
+		t.Run(format, func(t *testing.T) { testRangesRestoreAndRescale(t, format) })
+	}
+}
+
+func testRangesRestoreAndRescale(t *testing.T, format string) {
 	dir := t.TempDir()
-	rangeFile(t, dir, "a", 3000)
-	rangeFile(t, dir, "b", 40)
-	rangeFile(t, dir, "c", 500)
-	tbl := table("f", sensors, map[string]string{"connector": "filesystem", "path": dir, "format": "json"})
+	rangeFileIn(t, format, dir, "a", 3000)
+	rangeFileIn(t, format, dir, "b", 40)
+	tbl := rangeFileIn(t, format, dir, "c", 500)
+	tbl.Options["path"] = dir
 	all := rowsOf(readAll(t, tbl, 100))
 	slices.Sort(all)
 	for _, c := range []struct{ from, to int }{{3, 3}, {2, 3}, {3, 1}, {1, 3}, {4, 2}} {

@@ -31,10 +31,12 @@ var errClosed = errors.New("connector: reader is closed")
 // (written elsewhere and moved in, or written under a hidden name and renamed, as the
 // filesystem sink does); data appended to a file already read is not seen.
 //
-// Read once at parallelism above 1, files of records that are single lines (the json
-// and raw formats) are split by byte ranges: every task reads every file, each the
-// records that start in its share of the bytes, so that one large file keeps every
-// task busy. Otherwise the tasks share the files whole (see split).
+// Read once at parallelism above 1, files in the json, raw and csv formats are split by
+// byte ranges, as Flink's file source splits files: every task reads every file, each
+// the records that start in its share of the bytes, so that one large file keeps every
+// task busy. A task finds its share's first record by following the bytes before it
+// (format.RecordStarts: in csv a quoted field may hold line breaks). The changelog
+// formats' tasks share the files whole (see split).
 //
 // A snapshot is the files read, the file being read with the offset and line number of
 // its next record, and the files listed but not yet read (see fileState).
@@ -46,6 +48,9 @@ type FileReader struct {
 	monitor time.Duration // 0: bounded
 	format  string
 	ranges  bool // files are split by byte ranges
+	// starts finds where records start, for a task's range to begin at one; nil in the
+	// formats that are not split (see splitsByRanges).
+	starts *format.RecordStarts
 	// multiline: a record may hold line breaks (csv's quoted fields); the other
 	// formats' records end at the first.
 	multiline bool
@@ -131,6 +136,10 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 	if part != nil && !st.IsDir() {
 		return nil, o.Err("the path of a partitioned table must be a directory; %s is a file", path)
 	}
+	starts, err := format.NewRecordStarts(o.Format(), t.Options)
+	if err != nil {
+		return nil, formatErr(o, err)
+	}
 	pool := NewBufferPool(spec.Mem, true)
 	dec, err := format.NewDecoder(o.Format(), data, pool, t.Options, spec.Location)
 	if err != nil {
@@ -143,7 +152,7 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 		dir:       st.IsDir(),
 		monitor:   monitor,
 		format:    o.Format(),
-		ranges:    splitsByRanges(o.Format(), monitor, sp.tasks),
+		starts:    starts,
 		multiline: o.Format() == "csv",
 		dec:       dec,
 		pool:      pool,
@@ -153,6 +162,7 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 		seen:      map[string]bool{},
 		buf:       make([]byte, readSize),
 	}
+	r.ranges = r.splitsByRanges(sp.tasks)
 	if err := r.list(); err != nil {
 		dec.Release()
 		pool.Close()
@@ -208,12 +218,11 @@ func (r *FileReader) list() error {
 	return nil
 }
 
-// splitsByRanges says whether a filesystem source's tasks split each file by byte
-// ranges: read once, in parallel, in a format whose records are lines that can be read
-// in any order (not CSV, whose quoted fields may hold line breaks, nor the changelog
-// formats, whose changes must stay in order).
-func splitsByRanges(format string, monitor time.Duration, tasks int) bool {
-	return monitor == 0 && tasks > 1 && (format == "json" || format == "raw")
+// splitsByRanges says whether tasks of this source split each file by byte ranges:
+// read once, in parallel, in a format whose records can be read in any order (not the
+// changelog formats, whose changes must stay in order).
+func (r *FileReader) splitsByRanges(tasks int) bool {
+	return r.starts != nil && r.monitor == 0 && tasks > 1
 }
 
 // rangeOf is the share of a file of size bytes that task of tasks reads: the records
@@ -353,7 +362,8 @@ func (r *FileReader) openAt(pos FilePosition) error {
 		r.limit = hi
 	}
 	if pos.Align {
-		if pos, err = alignToRecord(f, pos.Offset, r.buf); err != nil {
+		starts := *r.starts // a copy, at the file's start
+		if pos, err = alignToRecord(f, pos.Offset, r.buf, &starts); err != nil {
 			f.Close()
 			return r.err(err)
 		}
@@ -365,7 +375,7 @@ func (r *FileReader) openAt(pos FilePosition) error {
 			return r.err(err)
 		}
 	}
-	pos.End, pos.Align = 0, false
+	pos.End, pos.Align = max(r.limit, 0), false // a snapshot keeps the range's end
 	r.f = f
 	r.pos = pos
 	r.cur = "file " + pos.Path
@@ -374,17 +384,14 @@ func (r *FileReader) openAt(pos FilePosition) error {
 }
 
 // alignToRecord returns the position of the first record that starts at or after
-// offset lo of f, whose records are lines, with the number of lines before it. It
-// reads through buf, the reader's buffer, which holds nothing yet for this file.
-func alignToRecord(f *os.File, lo int64, buf []byte) (FilePosition, error) {
-	if lo == 0 {
-		return FilePosition{}, nil
-	}
-	// Count the line breaks before lo-1; the record starts after the first one at or
-	// after it.
+// offset lo of f, with the number of lines before it. starts, new, splits the file's
+// bytes into records as the decoder does; it reads through buf, the reader's buffer,
+// which holds nothing yet for this file.
+func alignToRecord(f *os.File, lo int64, buf []byte, starts *format.RecordStarts) (FilePosition, error) {
 	var at, lines int64
-	for at < lo-1 {
-		n, err := f.ReadAt(buf[:min(int64(len(buf)), lo-1-at)], at)
+	for at < lo {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), lo-at)], at)
+		starts.Read(buf[:n], false)
 		lines += int64(bytes.Count(buf[:n], newline))
 		at += int64(n)
 		if err == io.EOF {
@@ -394,11 +401,15 @@ func alignToRecord(f *os.File, lo int64, buf []byte) (FilePosition, error) {
 			return FilePosition{}, err
 		}
 	}
+	if starts.AtStart() {
+		return FilePosition{Offset: at, Line: lines}, nil
+	}
 	for {
 		n, err := f.ReadAt(buf, at)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			return FilePosition{Offset: at + int64(i) + 1, Line: lines + 1}, nil
+		if i := starts.Read(buf[:n], true); i >= 0 {
+			return FilePosition{Offset: at + int64(i), Line: lines + int64(bytes.Count(buf[:i], newline))}, nil
 		}
+		lines += int64(bytes.Count(buf[:n], newline))
 		at += int64(n)
 		if err == io.EOF {
 			return FilePosition{Offset: at, Line: lines}, nil

@@ -23,11 +23,14 @@ import (
 //	 "pending":["e.csv"]}
 type fileState struct {
 	stateHeader
-	Path    string   `json:"path"`
-	Done    []string `json:"done"`
-	File    string   `json:"file,omitempty"`
-	Offset  int64    `json:"offset"`
-	Line    int64    `json:"line"`
+	Path   string   `json:"path"`
+	Done   []string `json:"done"`
+	File   string   `json:"file,omitempty"`
+	Offset int64    `json:"offset"`
+	Line   int64    `json:"line"`
+	// End, in a file split by ranges, is where this task's range of the file ends;
+	// 0 (as in snapshots of earlier builds) means the task's own share of the file.
+	End     int64    `json:"end,omitempty"`
 	Pending []string `json:"pending"`
 	// Resume, for a source restored at another parallelism, are files other tasks had
 	// begun, each with the offset and line of its next record: read before Pending.
@@ -54,7 +57,7 @@ func rescaleFiles(t *planner.Table, states [][]byte, tasks int) ([][]byte, error
 		return nil, err
 	}
 	probe.Close()
-	if splitsByRanges(probe.format, probe.monitor, len(states)) || splitsByRanges(probe.format, probe.monitor, tasks) {
+	if probe.splitsByRanges(len(states)) || probe.splitsByRanges(tasks) {
 		return rescaleRanges(t, probe, states, tasks)
 	}
 	type file struct {
@@ -75,7 +78,7 @@ func rescaleFiles(t *planner.Table, states [][]byte, tasks int) ([][]byte, error
 		for _, n := range s.Pending {
 			files[n] = file{state: "pending"}
 		}
-		for _, at := range append(s.Resume, fileAt{s.File, s.Offset, s.Line, 0, false}) {
+		for _, at := range append(s.Resume, fileAt{s.File, s.Offset, s.Line, s.End, false}) {
 			if at.File != "" {
 				files[at.File] = file{state: "begun", at: at}
 			}
@@ -122,7 +125,7 @@ func rescaleFiles(t *planner.Table, states [][]byte, tasks int) ([][]byte, error
 // becomes a range that one new task resumes, and the files no old task began, split
 // by ranges anew, are every new task's.
 func rescaleRanges(t *planner.Table, probe *FileReader, states [][]byte, tasks int) ([][]byte, error) {
-	oldRanges := splitsByRanges(probe.format, probe.monitor, len(states))
+	oldRanges := probe.splitsByRanges(len(states))
 	var path string
 	var pieces []fileAt
 	started := map[string]bool{} // files an old task began or finished: their pieces cover them
@@ -153,7 +156,7 @@ func rescaleRanges(t *planner.Table, probe *FileReader, states [][]byte, tasks i
 		for _, n := range s.Done {
 			started[n] = true
 		}
-		for _, at := range append(s.Resume, fileAt{s.File, s.Offset, s.Line, 0, false}) {
+		for _, at := range append(s.Resume, fileAt{s.File, s.Offset, s.Line, s.End, false}) {
 			if at.File == "" {
 				continue
 			}
@@ -197,7 +200,7 @@ func rescaleRanges(t *planner.Table, probe *FileReader, states [][]byte, tasks i
 		done = append(done, n)
 	}
 	slices.Sort(done)
-	newRanges := splitsByRanges(probe.format, probe.monitor, tasks)
+	newRanges := probe.splitsByRanges(tasks)
 	out := make([][]byte, tasks)
 	for task := range out {
 		sp := split{task: task, tasks: tasks}
@@ -232,7 +235,7 @@ func (r *FileReader) Snapshot(context.Context, int64) ([]byte, error) {
 		s.Resume = append(s.Resume, fileAt{r.name(at.Path), at.Offset, at.Line, at.End, at.Align})
 	}
 	if r.f != nil {
-		s.File, s.Offset, s.Line = r.name(r.pos.Path), r.pos.Offset, r.pos.Line
+		s.File, s.Offset, s.Line, s.End = r.name(r.pos.Path), r.pos.Offset, r.pos.Line, r.pos.End
 	}
 	return json.Marshal(s)
 }
@@ -272,7 +275,7 @@ func (r *FileReader) Restore(state []byte) error {
 	if s.Path != r.path {
 		return h.Err("the state is of path %s, not %s", s.Path, r.path)
 	}
-	if s.Offset < 0 || s.Line < 0 || s.Line > s.Offset || (s.File == "" && s.Offset != 0) {
+	if s.Offset < 0 || s.Line < 0 || s.Line > s.Offset || s.End < 0 || (s.File == "" && s.Offset != 0) {
 		return h.Err("corrupt state: offset %d, line %d", s.Offset, s.Line)
 	}
 	done, err := r.paths(h, s.Done)
@@ -322,7 +325,7 @@ func (r *FileReader) Restore(state []byte) error {
 		}
 	}
 	if len(at) > 0 {
-		if err := r.openAt(FilePosition{Path: at[0], Offset: s.Offset, Line: s.Line}); err != nil {
+		if err := r.openAt(FilePosition{Path: at[0], Offset: s.Offset, Line: s.Line, End: s.End}); err != nil {
 			return err
 		}
 	}
