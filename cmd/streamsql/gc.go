@@ -3,30 +3,82 @@ package main
 import (
 	"bufio"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 )
 
-// gcPercent is the collector's target that streamsql sets unless GOGC is: the heap
-// may grow to five times what is live before a collection, not twice. A job with large
-// state (a regular join's rows, a window's groups) otherwise spends a quarter of its
-// CPU or more marking state that does not change; the memory limit (tuneGC) makes the
-// collector work harder, instead, as the heap nears the machine's memory.
-const gcPercent = 400
+// The collector's target, which streamsql sets unless GOGC is: Go's default (a
+// collection once the heap has doubled what is live) while the live heap is small,
+// and five times what is live once it is large. A job with large state (a regular
+// join's rows, a window's groups) otherwise spends a quarter of its CPU or more marking
+// state that does not change, since the collector's work per collection grows with the
+// live heap while collections come as often; a small heap (a shell's held result) keeps
+// its memory bounded as before. The memory limit (tuneGC) makes the collector work
+// harder, instead, as the heap nears the machine's memory.
+const (
+	smallHeapPercent = 100
+	largeHeapPercent = 400
+	largeHeap        = 256 << 20 // live bytes from which the heap counts as large
+	smallHeap        = 128 << 20 // and below which it is small again
+)
 
-// tuneGC sets the collector's target and, unless GOMEMLIMIT is set, a soft limit of
-// three quarters of the memory the process may use (the cgroup's limit when lower
-// than the machine's).
+// tuneGC sets the collector's target after each collection by the live heap, unless
+// GOGC is set, and, unless GOMEMLIMIT is, a soft limit of three quarters of the memory
+// the process may use (the cgroup's limit when lower than the machine's).
 func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		if total := memoryAvailable(); total > 0 {
 			debug.SetMemoryLimit(total / 4 * 3)
 		}
 	}
+	if os.Getenv("GOGC") == "" {
+		percent := smallHeapPercent
+		afterEachGC(func() {
+			if p := gcPercentFor(liveHeap(), percent); p != percent {
+				percent = p
+				debug.SetGCPercent(p)
+			}
+		})
+	}
+}
+
+// gcPercentFor is the collector's target for a live heap of live bytes, the target
+// being current: it changes only past the thresholds, so that a heap near one does not
+// switch at every collection.
+func gcPercentFor(live uint64, current int) int {
+	switch {
+	case live >= largeHeap:
+		return largeHeapPercent
+	case live < smallHeap:
+		return smallHeapPercent
+	}
+	return current
+}
+
+// gcSentinel is an object kept by nothing but its finalizer's registration: it dies
+// at every collection. It holds a pointer so that it is not a tiny allocation, which
+// may share memory with live objects and never be finalized.
+type gcSentinel struct{ _ *int }
+
+// afterEachGC runs f, on the runtime's finalizer goroutine, after each collection.
+func afterEachGC(f func()) {
+	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
+		f()
+		afterEachGC(f)
+	})
+}
+
+// liveHeap is the heap the last collection found live, in bytes.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // memoryAvailable is the memory this process may use, in bytes: the machine's, or the

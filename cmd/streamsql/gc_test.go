@@ -3,7 +3,9 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 )
 
 func TestMeminfoTotal(t *testing.T) {
@@ -19,5 +21,44 @@ func TestMeminfoTotal(t *testing.T) {
 	}
 	if _, err := os.Stat("/proc/meminfo"); err == nil && memoryAvailable() <= 0 {
 		t.Error("no memory found on a machine with /proc/meminfo")
+	}
+}
+
+func TestGCPercentFollowsLiveHeap(t *testing.T) {
+	for _, c := range []struct {
+		live    uint64
+		current int
+		want    int
+	}{
+		{10 << 20, smallHeapPercent, smallHeapPercent},
+		{300 << 20, smallHeapPercent, largeHeapPercent},
+		{200 << 20, smallHeapPercent, smallHeapPercent}, // between: unchanged
+		{200 << 20, largeHeapPercent, largeHeapPercent},
+		{100 << 20, largeHeapPercent, smallHeapPercent},
+	} {
+		if got := gcPercentFor(c.live, c.current); got != c.want {
+			t.Errorf("live %d MB at %d%%: %d%%, want %d%%", c.live>>20, c.current, got, c.want)
+		}
+	}
+}
+
+func TestAfterEachGC(t *testing.T) {
+	runs := make(chan uint64, 16)
+	afterEachGC(func() {
+		select {
+		case runs <- liveHeap():
+		default:
+		}
+	})
+	for range 3 {
+		runtime.GC()
+		select {
+		case live := <-runs:
+			if live == 0 {
+				t.Error("no live heap read after a collection")
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the hook did not run after a collection")
+		}
 	}
 }
