@@ -52,6 +52,7 @@ var benchWorkloads = []struct{ name, format, sql string }{
 	{"filter (json), parallelism 2", "json", par2 + bidsJSON + filterSQL},
 	{"projection q1 (json)", "json", bidsJSON + projectSQL},
 	{"filter (csv)", "csv", bidsCSV + filterSQL},
+	{"filter (csv) on 2 tasks", "csv", par2 + bidsCSV + filterSQL},
 	{"projection q1 (csv)", "csv", bidsCSV + projectSQL},
 	{"HOP 10 s / 2 s count, max per auction (json)", "json", bidsWM + hopSQL},
 	{"HOP 10 s / 2 s ..., parallelism 2", "json", par2 + bidsWM + hopSQL},

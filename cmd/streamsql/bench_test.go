@@ -12,7 +12,7 @@ import (
 // for, each a JSON object with its CPU a row against its format's scan.
 func TestBenchJSON(t *testing.T) {
 	var out, errs bytes.Buffer
-	if code := bench([]string{"-rows", "3000", "--json", "--workloads", "filter (csv),HOP 10 s / 2 s count"}, &out, &errs); code != 0 {
+	if code := bench([]string{"-rows", "3000", "--json", "--workloads", "csv) on 2 tasks,HOP 10 s / 2 s count"}, &out, &errs); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	var got []string
@@ -27,7 +27,7 @@ func TestBenchJSON(t *testing.T) {
 		got = append(got, r.Format+" "+r.Workload)
 	}
 	want := "json baseline: hand-written scan (json)|csv baseline: hand-written scan (csv)|" +
-		"csv filter (csv)|json HOP 10 s / 2 s count, max per auction (json)"
+		"csv filter (csv) on 2 tasks|json HOP 10 s / 2 s count, max per auction (json)"
 	if strings.Join(got, "|") != want {
 		t.Errorf("workloads %q, want %q", strings.Join(got, "|"), want)
 	}
