@@ -25,16 +25,16 @@ import (
 
 // regexCache compiles the patterns of a column once each; a pattern that does not compile
 // is remembered as nil. It is bounded so that a column of distinct patterns cannot grow it.
-type regexCache map[string]*regexp.Regexp
+type regexCache map[string]*regex
 
-func (rc regexCache) get(p string) *regexp.Regexp {
+func (rc regexCache) get(p string) *regex {
 	if re, ok := rc[p]; ok {
 		return re
 	}
 	if len(rc) > 256 {
 		clear(rc)
 	}
-	re, err := regexp.Compile(p)
+	re, err := compileRegex(p)
 	if err != nil {
 		re = nil
 	}
@@ -58,7 +58,7 @@ func regexpKernel(fn planner.Func) kernelFn {
 					return false, true, nil
 				}
 				re := rc.get(pat)
-				return re != nil && re.MatchString(s.at(i)), true, nil
+				return re != nil && re.matches(s.at(i)), true, nil
 			})
 		case planner.FnRegexpCount, planner.FnRegexpInstr:
 			return fixedRows(c, n, args, arrow.PrimitiveTypes.Int32, func(i int) (int32, bool, error) {
@@ -67,10 +67,13 @@ func regexpKernel(fn planner.Func) kernelFn {
 					return 0, false, nil
 				}
 				v := s.at(i)
+				if !re.mayMatch(v) {
+					return 0, true, nil
+				}
 				if fn == planner.FnRegexpCount {
 					return int32(len(re.FindAllStringIndex(v, -1))), true, nil
 				}
-				m := re.FindStringIndex(v)
+				m := re.index(v)
 				if m == nil {
 					return 0, true, nil
 				}
@@ -83,7 +86,7 @@ func regexpKernel(fn planner.Func) kernelFn {
 					return dst, false, nil
 				}
 				v := s.at(i)
-				m := re.FindStringIndex(v)
+				m := re.index(v)
 				if m == nil {
 					return dst, false, nil
 				}
@@ -101,7 +104,7 @@ func regexpKernel(fn planner.Func) kernelFn {
 					return dst, false, nil
 				}
 				v := s.at(i)
-				m := re.FindStringSubmatchIndex(v)
+				m := re.submatchIndex(v)
 				if m == nil || m[2*k] < 0 {
 					return dst, false, nil
 				}
@@ -117,13 +120,16 @@ func regexpKernel(fn planner.Func) kernelFn {
 				return dst, false, nil
 			}
 			if r := repl.at(i); r != tmplFor || re.NumSubexp() != tmplGroups {
-				tmpl, tmplOK = javaReplacement(r, re)
+				tmpl, tmplOK = javaReplacement(r, re.Regexp)
 				tmplFor, tmplGroups = r, re.NumSubexp()
 			}
 			if !tmplOK {
 				return dst, false, nil
 			}
 			v := s.at(i)
+			if !re.mayMatch(v) {
+				return append(dst, v...), true, nil
+			}
 			last := 0
 			for _, m := range re.FindAllStringSubmatchIndex(v, -1) {
 				dst = append(dst, v[last:m[0]]...)
