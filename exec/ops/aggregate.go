@@ -48,9 +48,11 @@ type aggregate struct {
 	lateCols  []int             // the input columns they carry there
 	byEnd     map[int64][]int32 // open groups by window end; nil until built
 	// A sliced HOP window aggregate keeps a group per slide-long slice (its window_start
-	// and window_end keys hold the slice's) and merges slices into windows as they fire.
-	slide, size int64
-	startKey    int
+	// and window_end keys hold the slice's) and merges slices into windows as they fire,
+	// each window's groups found by an index of their own (windowGroups), emptied once it fires.
+	slide, size  int64
+	startKey     int
+	windowGroups groupIndex
 	// A SESSION window aggregate merges the overlapping sessions of each key (sessions
 	// holds each partition key's live groups; nil until built); its window_time key, if
 	// it has one (timeKey >= 0), follows the session's end.
@@ -101,6 +103,7 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 		a.startKey = n.WindowStart
 		if n.Sliced() {
 			a.slide, a.size = n.Window.Slide, n.Window.Size
+			a.windowGroups = newGroupIndex(n.Keys, in)
 		}
 		a.session, a.timeKey = n.Window.Kind == "SESSION", n.WindowTimeKey()
 		if n.Emit.On() {
@@ -264,6 +267,13 @@ func (a *aggregate) keyGroup(rec arrow.Record, i int) uint16 {
 // newGroup creates a group for key (encoded is its bytesIndex form, if any) in key
 // group kg.
 func (a *aggregate) newGroup(key []value, encoded []byte, kg uint16) int32 {
+	g := a.allocGroup(key, kg)
+	a.groups.insert(key, encoded, g)
+	return g
+}
+
+// allocGroup makes room for a group of key, in no index yet.
+func (a *aggregate) allocGroup(key []value, kg uint16) int32 {
 	var g int32
 	if n := len(a.free); n > 0 {
 		g, a.free = a.free[n-1], a.free[:n-1]
@@ -284,7 +294,6 @@ func (a *aggregate) newGroup(key []value, encoded []byte, kg uint16) int32 {
 	}
 	a.kgs[g] = kg
 	a.stored[g] = false
-	a.groups.insert(key, encoded, g)
 	return g
 }
 
@@ -412,6 +421,7 @@ type groupIndex interface {
 	find(key []value, buf *[]byte) (int32, bool)
 	insert(key []value, encoded []byte, g int32)
 	remove(key []value)
+	reset() // removes every key
 }
 
 func newGroupIndex(keys []int, in planner.Schema) groupIndex {
@@ -461,6 +471,8 @@ func (x *intsIndex) insert(key []value, _ []byte, g int32) { x.m[intsKeyOf(key)]
 
 func (x *intsIndex) remove(key []value) { delete(x.m, intsKeyOf(key)) }
 
+func (x *intsIndex) reset() { clear(x.m) }
+
 type intIndex struct {
 	m    map[int64]int32
 	null int32
@@ -490,6 +502,8 @@ func (x *intIndex) remove(key []value) {
 	delete(x.m, key[0].i)
 }
 
+func (x *intIndex) reset() { clear(x.m); x.null = -1 }
+
 type bytesIndex struct {
 	m map[string]int32
 }
@@ -512,6 +526,8 @@ func (x *bytesIndex) find(key []value, buf *[]byte) (int32, bool) {
 func (x *bytesIndex) insert(_ []value, encoded []byte, g int32) { x.m[string(encoded)] = g }
 
 func (x *bytesIndex) remove(key []value) { delete(x.m, string(encodeKey(nil, key))) }
+
+func (x *bytesIndex) reset() { clear(x.m) }
 
 // updateAccs folds a batch into every call's accumulator: row i belongs to group
 // groups[i] with sign signs[i]. A call with a FILTER sees only the rows whose condition is

@@ -92,8 +92,13 @@ func (a *aggregate) evictIfFull() error {
 // forget frees a group's slot, without recording a deletion.
 func (a *aggregate) forget(g int32) {
 	nk := len(a.keyCols)
-	a.dirtyFlag[g] = false
 	a.groups.remove(a.keys[int(g)*nk : (int(g)+1)*nk])
+	a.freeGroup(g)
+}
+
+// freeGroup gives a group's room back, which no index finds any more.
+func (a *aggregate) freeGroup(g int32) {
+	a.dirtyFlag[g] = false
 	for _, acc := range a.accs {
 		acc.reset(g)
 	}

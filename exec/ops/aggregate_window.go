@@ -227,9 +227,10 @@ func (a *aggregate) fireSlices(ctx context.Context, prev, wm int64) error {
 			for _, g := range a.byEnd[sliceEnd] {
 				copy(key, a.keys[int(g)*nk:(int(g)+1)*nk])
 				key[a.startKey].i, key[a.window].i = e-a.size, e
-				w, found := a.groups.find(key, &a.keyBuf)
+				w, found := a.windowGroups.find(key, &a.keyBuf)
 				if !found {
-					w = a.newGroup(key, a.keyBuf, a.kgs[g])
+					w = a.allocGroup(key, a.kgs[g])
+					a.windowGroups.insert(key, a.keyBuf, w)
 					windows = append(windows, w)
 				}
 				a.rows[w] += a.rows[g]
@@ -241,8 +242,9 @@ func (a *aggregate) fireSlices(ctx context.Context, prev, wm int64) error {
 		for _, w := range windows {
 			a.appendResult(w)
 			kinds = append(kinds, exec.Insert)
-			a.forget(w)
+			a.freeGroup(w)
 		}
+		a.windowGroups.reset()
 		last := e - a.size + a.slide // the slice whose last window this is
 		for _, g := range a.byEnd[last] {
 			a.drop(g)
