@@ -79,18 +79,19 @@ type joinSide struct {
 	timeCol int // interval and window joins: the event time or window_end column
 	width   int
 	outer   bool
-	keys    map[string]*joinKey // by encoded key
-	expiry  rowHeap             // interval and window joins: stored rows by expiry
+	keys    keyIndex
+	expiry  rowHeap   // interval and window joins: stored rows by expiry
+	arena   *rowArena // where its rows are stored, when it never removes one
 }
 
 // key returns the key enc, added without rows if it is new (enc copied: it may be a
 // slice of a batch's keys).
 func (s *joinSide) key(enc string, kg uint16) *joinKey {
-	if k := s.keys[enc]; k != nil {
+	if k := s.keys.get(enc); k != nil {
 		return k
 	}
 	k := &joinKey{enc: strings.Clone(enc), kg: kg}
-	s.keys[k.enc] = k
+	s.keys.put(k)
 	return k
 }
 
@@ -153,8 +154,13 @@ func NewJoin(mem memory.Allocator, env *expr.Env, n *planner.Join, out exec.Outp
 	j.now = func() int64 { return now().UnixMilli() }
 	j.lastSweep = j.now()
 	left, right := n.Left.Schema(), n.Right.Schema()
-	j.sides[0] = &joinSide{index: 0, keyCols: n.LeftKeys, timeCol: n.LeftTime, width: len(left), outer: n.Outer(0), keys: map[string]*joinKey{}}
-	j.sides[1] = &joinSide{index: 1, keyCols: n.RightKeys, timeCol: n.RightTime, width: len(right), outer: n.Outer(1), keys: map[string]*joinKey{}}
+	j.sides[0] = &joinSide{index: 0, keyCols: n.LeftKeys, timeCol: n.LeftTime, width: len(left), outer: n.Outer(0), keys: newKeyIndex()}
+	j.sides[1] = &joinSide{index: 1, keyCols: n.RightKeys, timeCol: n.RightTime, width: len(right), outer: n.Outer(1), keys: newKeyIndex()}
+	for i, in := range []planner.Node{n.Left, n.Right} {
+		if j.mode == regularJoin && j.ttl <= 0 && !in.Updating() {
+			j.sides[i].arena = &rowArena{}
+		}
+	}
 	if n.Residual != nil {
 		joined := append(append(planner.Schema(nil), left...), right...)
 		// The pairs are built of the columns the residual reads alone (one at least,
@@ -235,7 +241,7 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 				start = j.keyEnds[i-1]
 			}
 			encs[i] = keys[start:j.keyEnds[i]]
-			if k := o.keys[encs[i]]; k != nil {
+			if k := o.keys.get(encs[i]); k != nil {
 				k.access = now
 				cands = j.inRange(in, vals, k.rows)
 			}
@@ -273,7 +279,7 @@ func (j *join) Process(ctx context.Context, in int, b exec.Batch) error {
 // storedRows counts the rows side s holds of the key enc.
 func (j *join) storedRows(s *joinSide, enc string) int64 {
 	n := int64(0)
-	if k := s.keys[enc]; k != nil {
+	if k := s.keys.get(enc); k != nil {
 		for _, r := range k.rows {
 			n += r.count
 		}
@@ -486,7 +492,7 @@ func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint1
 	if !keyed {
 		return // a NULL key is never stored: it cannot match
 	}
-	if retract && s.keys[enc] == nil {
+	if retract && s.keys.get(enc) == nil {
 		return // already gone (expired by the TTL)
 	}
 	k := s.key(enc, kg)
@@ -494,7 +500,14 @@ func (j *join) store(s *joinSide, vals []value, enc string, keyed bool, kg uint1
 	if !retract {
 		// Equal rows need no folding: they match the same rows, so either may go
 		// first. Searching for one would make a key of many rows quadratic.
-		r := &joinRow{enc: j.encode(vals), count: 1, assoc: matched, key: k, id: j.newID()}
+		var r *joinRow
+		if s.arena != nil {
+			r = s.arena.row()
+			r.enc = s.arena.text(j.encodeScratch(vals))
+		} else {
+			r = &joinRow{enc: j.encode(vals)}
+		}
+		r.count, r.assoc, r.key, r.id = 1, matched, k, j.newID()
 		k.rows = append(k.rows, r)
 		j.markRow(s, r)
 		return
@@ -647,9 +660,9 @@ func (j *join) Flush(context.Context) error {
 	}
 	j.lastSweep = now
 	for _, s := range j.sides {
-		for enc, k := range s.keys {
+		for k := range s.keys.all() {
 			if now-k.access >= j.ttl {
-				delete(s.keys, enc)
+				s.keys.remove(k.enc)
 				for _, r := range k.rows {
 					j.removeRow(s, r)
 				}
@@ -771,8 +784,8 @@ func (j *join) removeRow(s *joinSide, r *joinRow) {
 
 // dropIfEmpty forgets a key without rows.
 func (j *join) dropIfEmpty(s *joinSide, k *joinKey) {
-	if len(k.rows) == 0 && s.keys[k.enc] == k {
-		delete(s.keys, k.enc)
+	if len(k.rows) == 0 && s.keys.get(k.enc) == k {
+		s.keys.remove(k.enc)
 	}
 }
 

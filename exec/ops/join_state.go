@@ -143,7 +143,7 @@ func (j *join) Restore(handle []byte) error {
 		r.id = j.newID()
 	}
 	for _, s := range j.sides {
-		for _, k := range s.keys {
+		for k := range s.keys.all() {
 			slices.SortFunc(k.rows, func(a, b *joinRow) int { return cmp.Compare(a.id, b.id) })
 			if j.mode != regularJoin {
 				for _, r := range k.rows {

@@ -145,7 +145,7 @@ func TestIntervalJoin(t *testing.T) {
 	h.watermark(150) // the left rows at 100 can meet right rows up to 110: they expire
 	h.expect("+I[2, 100, null, null] wm")
 	stored := 0
-	for _, k := range h.op.(*join).sides[0].keys {
+	for k := range h.op.(*join).sides[0].keys.all() {
 		stored += len(k.rows)
 	}
 	if stored != 1 {
@@ -155,7 +155,7 @@ func TestIntervalJoin(t *testing.T) {
 	h.expect("+I[1, 200, 1, 205]")
 	h.watermark(exec.MaxWatermark)
 	h.expect("wm")
-	if got := len(h.op.(*join).sides[0].keys) + len(h.op.(*join).sides[1].keys); got != 0 {
+	if got := h.op.(*join).sides[0].keys.len() + h.op.(*join).sides[1].keys.len(); got != 0 {
 		t.Errorf("%d keys left in state after the final watermark", got)
 	}
 }
@@ -284,7 +284,7 @@ func TestJoinForgetsKeysNoCheckpointHeld(t *testing.T) {
 	if err := r.op.(exec.Restorer).Restore(handle); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(r.op.(*join).sides[0].keys); got != 0 {
+	if got := r.op.(*join).sides[0].keys.len(); got != 0 {
 		t.Errorf("restored from checkpoint 2, %d keys, want none", got)
 	}
 	// Restored from checkpoint 1, key 0 is one a checkpoint holds: when it expires, the
