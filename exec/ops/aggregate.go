@@ -49,7 +49,8 @@ type aggregate struct {
 	byEnd     map[int64][]int32 // open groups by window end; nil until built
 	// A sliced HOP window aggregate keeps a group per slide-long slice (its window_start
 	// and window_end keys hold the slice's) and merges slices into windows as they fire,
-	// each window's groups found by an index of their own (windowGroups), emptied once it fires.
+	// finding each window's groups in an index of their own (windowGroups), emptied once
+	// the window has fired.
 	slide, size  int64
 	startKey     int
 	windowGroups groupIndex
