@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -22,9 +23,10 @@ import (
 // Store is a job's keyed state: one bbolt file. Its methods are safe for concurrent use
 // (bbolt serializes writers).
 type Store struct {
-	db   *bolt.DB
-	path string
-	id   string
+	db      *bolt.DB
+	path    string
+	id      string
+	folding sync.Mutex // one Merge at a time: a fold spans transactions
 }
 
 // Open opens (creating it if needed) the state file at path. A file that is not a
@@ -179,33 +181,16 @@ func (s *Store) Sealed() int64 {
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Layout: one top-level bucket per namespace, holding a "base" bucket, keyed, and one
-// bucket per delta, named "d" + the checkpoint id (8 bytes, big-endian, so deltas sort
-// by id). A delta holds one entry per key group it changed, keyed by KeyPrefix: the
-// group's changes encoded one after another (see appendChange). Writing a checkpoint thus
-// costs a handful of large puts, not one per key; merging deltas into the keyed base
-// happens later and for several checkpoints at once (see Merge).
-var baseBucket = []byte("base")
+// Layout: one top-level bucket per namespace, holding one bucket per delta, named "d" +
+// the checkpoint id (8 bytes, big-endian, so deltas sort by id), and the runs deltas are
+// folded into (see fold.go). A delta holds one entry per key group it changed, keyed by
+// KeyPrefix: the group's changes encoded one after another (see appendChange). Writing a
+// checkpoint thus costs a handful of large puts, not one per key.
 
 const (
 	markPut    = 1
 	markDelete = 0
 )
-
-// mergeAfter is how many deltas accumulate before Merge folds them into the base: a key
-// changed at every checkpoint is then written to the base once per mergeAfter.
-const mergeAfter = 8
-
-func deltaName(id int64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{'d'}, uint64(id))
-}
-
-func deltaID(name []byte) (int64, bool) {
-	if len(name) != 9 || name[0] != 'd' {
-		return 0, false
-	}
-	return int64(binary.BigEndian.Uint64(name[1:])), true
-}
 
 // appendChange encodes a put (value != nil) or a delete of key.
 func appendChange(dst, key, value []byte, put bool) []byte {
@@ -338,167 +323,6 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 		return 0, fmt.Errorf("state %s checkpoint %d: %w", ns, id, err)
 	}
 	return written, nil
-}
-
-// Read calls fn for every key of namespace ns in the key groups [firstKG, lastKG], as
-// of checkpoint upTo: the base with the deltas up to upTo applied in order. The slices
-// passed to fn are valid during the call only.
-func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, value []byte) error) error {
-	return guard(s.path, func() error { return s.read(ns, upTo, firstKG, lastKG, fn) })
-}
-
-func (s *Store) read(ns string, upTo int64, firstKG, lastKG int, fn func(key, value []byte) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
-		top := tx.Bucket([]byte(ns))
-		if top == nil {
-			return nil
-		}
-		deltas := deltaBuckets(top, deltaNames(top, func(id int64) bool { return id <= upTo }))
-		var base *bolt.Cursor
-		if b := top.Bucket(baseBucket); b != nil {
-			base = b.Cursor()
-		}
-		// Key group by key group: fold the group's changes from the deltas into a map,
-		// stream the group's base keys that the map does not override, then the map.
-		changed := map[string][]byte{} // nil value: deleted
-		for kg := firstKG; kg <= lastKG; kg++ {
-			prefix := KeyPrefix(kg)
-			if err := foldGroup(deltas, prefix, changed); err != nil {
-				return err
-			}
-			if base != nil {
-				for k, v := base.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = base.Next() {
-					if _, ok := changed[string(k)]; ok {
-						continue
-					}
-					v, err := openValue(k, v)
-					if err != nil {
-						return err
-					}
-					if err := fn(k, v); err != nil {
-						return err
-					}
-				}
-			}
-			for k, v := range changed {
-				if v != nil {
-					if err := fn([]byte(k), v); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		return nil
-	})
-}
-
-// deltaNames returns the names of the delta buckets in top whose checkpoint id keep
-// accepts, in id order (bucket names sort by id).
-func deltaNames(top *bolt.Bucket, keep func(id int64) bool) [][]byte {
-	var names [][]byte
-	top.ForEachBucket(func(name []byte) error {
-		if id, ok := deltaID(name); ok && keep(id) {
-			names = append(names, bytes.Clone(name))
-		}
-		return nil
-	})
-	return names
-}
-
-func deltaBuckets(top *bolt.Bucket, names [][]byte) []*bolt.Bucket {
-	buckets := make([]*bolt.Bucket, len(names))
-	for i, name := range names {
-		buckets[i] = top.Bucket(name)
-	}
-	return buckets
-}
-
-// foldGroup sets changed to the changes of one key group (prefix) in deltas, later ones
-// over earlier ones; a nil value is a deletion. Values are valid until the transaction
-// ends.
-func foldGroup(deltas []*bolt.Bucket, prefix []byte, changed map[string][]byte) error {
-	clear(changed)
-	for _, d := range deltas {
-		if group := d.Get(prefix); group != nil {
-			group, err := openValue(prefix, group)
-			if err != nil {
-				return err
-			}
-			err = forEachChange(group, func(k, v []byte) error {
-				changed[string(k)] = v
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// Merge allows the deltas of checkpoints up to id to be folded into the base of every
-// namespace: checkpoint id and later ones stay restorable, earlier ones may not. It
-// folds them once mergeAfter have accumulated, all at once, so that a key changed at
-// each checkpoint is written to the base once.
-func (s *Store) Merge(id int64) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
-		return tx.ForEach(func(ns []byte, top *bolt.Bucket) error {
-			merge := deltaNames(top, func(d int64) bool { return d <= id })
-			if len(merge) < mergeAfter {
-				return nil
-			}
-			base, err := top.CreateBucketIfNotExists(baseBucket)
-			if err != nil {
-				return err
-			}
-			// Fold key group by key group: each group's changes are few enough to sort and
-			// put in key order while they are in cache.
-			deltas := deltaBuckets(top, merge)
-			groups := map[string]bool{}
-			for _, d := range deltas {
-				d.ForEach(func(prefix, _ []byte) error {
-					groups[string(prefix)] = true
-					return nil
-				})
-			}
-			order := make([]string, 0, len(groups))
-			for g := range groups {
-				order = append(order, g)
-			}
-			slices.Sort(order)
-			changed := map[string][]byte{} // nil: deleted
-			var keys []string
-			for _, group := range order {
-				if err := foldGroup(deltas, []byte(group), changed); err != nil {
-					return err
-				}
-				if len(changed) == 0 {
-					continue
-				}
-				keys = keys[:0]
-				for k := range changed {
-					keys = append(keys, k)
-				}
-				slices.Sort(keys)
-				for _, k := range keys {
-					if v := changed[k]; v != nil {
-						err = base.Put([]byte(k), sealValue([]byte(k), v))
-					} else {
-						err = base.Delete([]byte(k))
-					}
-					if err != nil {
-						return err
-					}
-				}
-			}
-			for _, name := range merge {
-				if err := top.DeleteBucket(name); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	})
 }
 
 // DiscardAfter deletes the deltas of checkpoints after id, which never completed: a
