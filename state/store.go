@@ -266,23 +266,35 @@ func KeyPrefix(keyGroup int) []byte { return binary.BigEndian.AppendUint16(nil, 
 func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 	// Encode the changes by key group, in one buffer per group. Deletes come first: a key
 	// deleted and put again since the last checkpoint is there with its new value.
-	// Each group's buffer is sized first, so that it is allocated once, not grown.
-	sizes := map[uint16]int{}
-	for _, k := range d.Deletes {
+	// Each group's buffer is sized first, so that it is allocated once, not grown; groups
+	// are found by index, as key groups are few and small numbers.
+	var sizes []int
+	add := func(k, v []byte, put bool) error {
 		if len(k) < 2 {
-			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
+			return fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
 		}
-		sizes[binary.BigEndian.Uint16(k)] += changeSize(k, nil, false)
+		kg := int(binary.BigEndian.Uint16(k))
+		if kg >= len(sizes) {
+			sizes = slices.Grow(sizes, kg+1-len(sizes))[:kg+1]
+		}
+		sizes[kg] += changeSize(k, v, put)
+		return nil
+	}
+	for _, k := range d.Deletes {
+		if err := add(k, nil, false); err != nil {
+			return 0, err
+		}
 	}
 	for _, kv := range d.Puts {
-		if len(kv.Key) < 2 {
-			return 0, fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
+		if err := add(kv.Key, kv.Value, true); err != nil {
+			return 0, err
 		}
-		sizes[binary.BigEndian.Uint16(kv.Key)] += changeSize(kv.Key, kv.Value, true)
 	}
-	groups := make(map[uint16][]byte, len(sizes))
+	groups := make([][]byte, len(sizes))
 	for kg, n := range sizes {
-		groups[kg] = make([]byte, 0, n+checksumSize)
+		if n > 0 {
+			groups[kg] = make([]byte, 0, n+checksumSize)
+		}
 	}
 	for i, k := range d.Deletes {
 		kg := binary.BigEndian.Uint16(k)
@@ -294,11 +306,6 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 		groups[kg] = appendChange(groups[kg], kv.Key, kv.Value, true)
 		d.Puts[i] = KV{}
 	}
-	kgs := make([]uint16, 0, len(groups))
-	for kg := range groups {
-		kgs = append(kgs, kg)
-	}
-	slices.Sort(kgs)
 	var written int64
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		top, err := tx.CreateBucketIfNotExists([]byte(ns))
@@ -309,8 +316,11 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 		if err != nil {
 			return err
 		}
-		for _, kg := range kgs {
-			prefix, g := KeyPrefix(int(kg)), groups[kg]
+		for kg, g := range groups {
+			if g == nil {
+				continue
+			}
+			prefix := KeyPrefix(kg)
 			sealed := binary.BigEndian.AppendUint32(g, checksum(prefix, g)) // sealValue, in place
 			if err := b.Put(prefix, sealed); err != nil {
 				return err
