@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"slices"
@@ -595,7 +594,7 @@ func (j *join) timedStore(s *joinSide, vals []value, enc string, keyed bool, kg 
 	k := s.key(enc, kg)
 	row := &joinRow{enc: j.encode(vals), count: 1, assoc: assoc, time: t, expire: expire, key: k, id: j.newID()}
 	k.rows = append(k.rows, row)
-	heap.Push(&s.expiry, row)
+	s.expiry.push(row)
 	j.markRow(s, row)
 	return true
 }
@@ -624,7 +623,7 @@ func (j *join) ProcessWatermark(ctx context.Context, wm int64) error {
 			// may be the window alone, holding every row of the window.
 			j.expired = j.expired[:0]
 			for len(s.expiry) > 0 && s.expiry[0].expire <= j.watermark {
-				r := heap.Pop(&s.expiry).(*joinRow)
+				r := s.expiry.pop()
 				switch {
 				case s.outer && r.assoc == 0:
 					j.padded(s, j.decoded(r), exec.Insert, 1)
@@ -798,19 +797,52 @@ func (j *join) Close() error {
 	return nil
 }
 
-// rowHeap orders stored rows by expiry, earliest first.
-type rowHeap []*joinRow
+// rowHeap orders stored rows by expiry, earliest first. Each entry holds its row's
+// expiry, so that ordering reads no row (a cache miss each: 6% of q5's CPU).
+type rowHeap []expiring
 
-func (h rowHeap) Len() int           { return len(h) }
-func (h rowHeap) Less(a, b int) bool { return h[a].expire < h[b].expire }
-func (h rowHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
-func (h *rowHeap) Push(x any)        { *h = append(*h, x.(*joinRow)) }
-func (h *rowHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return x
+type expiring struct {
+	expire int64
+	row    *joinRow
+}
+
+func (h *rowHeap) push(r *joinRow) {
+	*h = append(*h, expiring{r.expire, r})
+	x := *h
+	for i := len(x) - 1; i > 0; {
+		up := (i - 1) / 2
+		if x[up].expire <= x[i].expire {
+			break
+		}
+		x[up], x[i] = x[i], x[up]
+		i = up
+	}
+}
+
+// pop removes and returns the row of the earliest expiry.
+func (h *rowHeap) pop() *joinRow {
+	x := *h
+	r := x[0].row
+	n := len(x) - 1
+	x[0] = x[n]
+	x[n] = expiring{}
+	x = x[:n]
+	for i := 0; ; {
+		least, l := i, 2*i+1
+		if l < n && x[l].expire < x[least].expire {
+			least = l
+		}
+		if l+1 < n && x[l+1].expire < x[least].expire {
+			least = l + 1
+		}
+		if least == i {
+			break
+		}
+		x[i], x[least] = x[least], x[i]
+		i = least
+	}
+	*h = x
+	return r
 }
 
 func (j *join) String() string { return fmt.Sprintf("join(%s)", j.n.Kind) }

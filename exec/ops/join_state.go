@@ -3,7 +3,6 @@ package ops
 import (
 	"bytes"
 	"cmp"
-	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -147,7 +146,7 @@ func (j *join) Restore(handle []byte) error {
 			slices.SortFunc(k.rows, func(a, b *joinRow) int { return cmp.Compare(a.id, b.id) })
 			if j.mode != regularJoin {
 				for _, r := range k.rows {
-					heap.Push(&s.expiry, r)
+					s.expiry.push(r)
 				}
 			}
 		}
