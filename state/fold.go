@@ -11,7 +11,8 @@ import (
 
 // A namespace's state is a stack of layers, oldest first: runs, then deltas. A delta is
 // one checkpoint's changes; a run is the changes of several checkpoints folded together,
-// stored as a delta is (one entry per key group) but in key order, one change per key.
+// stored as a delta is (one entry per key group) but sorted (see compare), one change a
+// key.
 //
 // The runs are a size-tiered log-structured merge: once mergeAfter deltas may be folded,
 // they become a run, together with each run before them that is no larger than what is
@@ -130,8 +131,10 @@ func appendLayers(ls []layer, top *bolt.Bucket, runs []run, deltas [][]byte) ([]
 }
 
 // change is one key's put or deletion; its slices point into the transaction's pages.
-// head is the 8 bytes after the key group, so that most comparisons are of integers;
-// seq is the change's place in its layer.
+// head is the key's last 8 bytes (after its key group), so that most comparisons are of
+// integers: the order of changes need not be the keys' byte order, only the same in
+// every layer, and keys end in what tells them apart (a join row's id, an integer key's
+// low bytes). seq is the change's place in its layer.
 type change struct {
 	key, value []byte
 	head       uint64
@@ -142,12 +145,13 @@ type change struct {
 func newChange(key, value []byte, put bool, seq int) change {
 	var head [8]byte
 	if len(key) > 2 {
-		copy(head[:], key[2:])
+		tail := key[max(2, len(key)-8):]
+		copy(head[8-len(tail):], tail)
 	}
 	return change{key, value, binary.BigEndian.Uint64(head[:]), int32(seq), put}
 }
 
-// compare orders changes by key (the changes of one key group), then by their place.
+// compare orders the changes of one key group by head and key, then by their place.
 func compare(a, b change) int {
 	if a.head != b.head {
 		if a.head < b.head {
@@ -168,12 +172,13 @@ func before(a, b change) bool {
 	return bytes.Compare(a.key, b.key) < 0
 }
 
-// group appends to dst the layer's changes of one key group in key order, one per key
-// (the last, for a delta that holds a key twice), and returns them with their encoded
-// size.
+// group appends to dst the layer's changes of one key group, sorted (see compare) and one
+// per key (the last, for a delta that holds a key twice), and returns them with their
+// encoded size.
 func (l layer) group(prefix []byte, dst []change) ([]change, int, error) {
+	start, size := len(dst), 0
 	if l.keyed {
-		size, c := 0, l.b.Cursor()
+		c := l.b.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 			v, err := openValue(k, v)
 			if err != nil {
@@ -182,23 +187,19 @@ func (l layer) group(prefix []byte, dst []change) ([]change, int, error) {
 			dst = append(dst, newChange(k, v, true, 0))
 			size += changeSize(k, v, true)
 		}
-		return dst, size, nil
-	}
-	stored := l.b.Get(prefix)
-	if stored == nil {
-		return dst, 0, nil
-	}
-	data, err := openValue(prefix, stored)
-	if err != nil {
-		return nil, 0, err
-	}
-	start := len(dst)
-	err = forEachChange(data, func(k, v []byte) error {
-		dst = append(dst, newChange(k, v, v != nil, len(dst)-start))
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
+	} else if stored := l.b.Get(prefix); stored != nil {
+		data, err := openValue(prefix, stored)
+		if err != nil {
+			return nil, 0, err
+		}
+		err = forEachChange(data, func(k, v []byte) error {
+			dst = append(dst, newChange(k, v, v != nil, len(dst)-start))
+			return nil
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+		size = len(data)
 	}
 	if cs := dst[start:]; !slices.IsSortedFunc(cs, compare) {
 		slices.SortFunc(cs, compare)
@@ -212,7 +213,7 @@ func (l layer) group(prefix []byte, dst []change) ([]change, int, error) {
 		dst[out] = dst[i]
 		out++
 	}
-	return dst[:out], len(data), nil
+	return dst[:out], size, nil
 }
 
 // groupChanges reads one key group of every layer into scratch, one slice per layer.
@@ -232,7 +233,7 @@ func groupChanges(ls []layer, prefix []byte, scratch [][]change) ([][]change, in
 	return scratch, total, nil
 }
 
-// mergeChanges calls emit for every key of the layers' changes, in key order, with its
+// mergeChanges calls emit for every key of the layers' changes, in their order, with its
 // change in the newest layer holding it. A layer whose next key is below every other
 // layer's is emitted from without comparing again, so that merging a large run with
 // small ones costs about one comparison per key.
@@ -272,7 +273,7 @@ func mergeChanges(layers [][]change, emit func(change) error) error {
 
 // Read calls fn for every key of namespace ns in the key groups [firstKG, lastKG], as
 // of checkpoint upTo: the runs with the deltas up to upTo applied in order, key group by
-// key group and in key order within each. The slices passed to fn are valid during the
+// key group (in no set order within one). The slices passed to fn are valid during the
 // call only.
 func (s *Store) Read(ns string, upTo int64, firstKG, lastKG int, fn func(key, value []byte) error) error {
 	return guard(s.path, func() error {
