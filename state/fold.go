@@ -165,6 +165,7 @@ func compare(a, b change) int {
 	return int(a.seq - b.seq)
 }
 
+// before says whether a's key comes before b's, in compare's order.
 func before(a, b change) bool {
 	if a.head != b.head {
 		return a.head < b.head
@@ -391,7 +392,7 @@ func (s *Store) fold(f fold) error {
 				return err
 			}
 			if first {
-				if err := deleteUnlisted(top, append(f.keep, f.runs...)); err != nil {
+				if err := deleteUnlisted(top, slices.Concat(f.keep, f.runs)); err != nil {
 					return err
 				}
 				groups = keyGroups(ls)
