@@ -228,7 +228,8 @@ func (a *aggregate) assignGroups(rec arrow.Record, signs []int8) ([]int32, error
 	if idx, ok := a.groups.(*intsIndex); ok {
 		if cols, ok := int64Columns(rec, a.keyCols, a.intCols[:0]); ok {
 			a.intCols = cols
-			key := make([]value, len(cols))
+			key := slices.Grow(a.keyScratch[:0], len(cols))[:len(cols)]
+			a.keyScratch = key
 			for i := range n {
 				var k intsKey
 				for c, v := range cols {
