@@ -18,9 +18,16 @@ import (
 // live heap while collections come as often; a small heap (a shell's held result) keeps
 // its memory bounded as before. The memory limit (tuneGC) makes the collector work
 // harder, instead, as the heap nears the machine's memory.
+//
+// Five times a live heap of gigabytes is more than the machine can give without cost,
+// though: every page the heap grows by is a page fault, and near the machine's memory
+// the kernel reclaims pages at each one. In q9 of Nexmark (5 GB live at its end) the
+// kernel's time then exceeded the program's own. So the target is lowered, to no less
+// than minHeapPercent, as far as keeps the heap's goal within a third of the memory.
 const (
 	smallHeapPercent = 100
 	largeHeapPercent = 400
+	minHeapPercent   = 50
 	largeHeap        = 256 << 20 // live bytes from which the heap counts as large
 	smallHeap        = 128 << 20 // and below which it is small again
 )
@@ -29,15 +36,15 @@ const (
 // GOGC is set, and, unless GOMEMLIMIT is, a soft limit of three quarters of the memory
 // the process may use (the cgroup's limit when lower than the machine's).
 func tuneGC() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		if total := memoryAvailable(); total > 0 {
-			debug.SetMemoryLimit(total / 4 * 3)
-		}
+	total := memoryAvailable()
+	if os.Getenv("GOMEMLIMIT") == "" && total > 0 {
+		debug.SetMemoryLimit(total / 4 * 3)
 	}
 	if os.Getenv("GOGC") == "" {
 		percent := smallHeapPercent
+		budget := uint64(max(total, 0) / 3)
 		afterEachGC(func() {
-			if p := gcPercentFor(liveHeap(), percent); p != percent {
+			if p := gcPercentFor(liveHeap(), percent, budget); p != percent {
 				percent = p
 				debug.SetGCPercent(p)
 			}
@@ -47,11 +54,17 @@ func tuneGC() {
 
 // gcPercentFor is the collector's target for a live heap of live bytes, the target
 // being current: it changes only past the thresholds, so that a heap near one does not
-// switch at every collection.
-func gcPercentFor(live uint64, current int) int {
+// switch at every collection. A large heap's target keeps its goal within budget bytes
+// (none when 0), in steps of ten.
+func gcPercentFor(live uint64, current int, budget uint64) int {
 	switch {
 	case live >= largeHeap:
-		return largeHeapPercent
+		p := largeHeapPercent
+		if budget > 0 && live*uint64(1+p/100) > budget {
+			p = int(float64(budget)/float64(live)*10-10) * 10
+			p = max(p, minHeapPercent)
+		}
+		return p
 	case live < smallHeap:
 		return smallHeapPercent
 	}

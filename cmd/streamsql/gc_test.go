@@ -28,16 +28,23 @@ func TestGCPercentFollowsLiveHeap(t *testing.T) {
 	for _, c := range []struct {
 		live    uint64
 		current int
+		budget  uint64
 		want    int
 	}{
-		{10 << 20, smallHeapPercent, smallHeapPercent},
-		{300 << 20, smallHeapPercent, largeHeapPercent},
-		{200 << 20, smallHeapPercent, smallHeapPercent}, // between: unchanged
-		{200 << 20, largeHeapPercent, largeHeapPercent},
-		{100 << 20, largeHeapPercent, smallHeapPercent},
+		{10 << 20, smallHeapPercent, 0, smallHeapPercent},
+		{300 << 20, smallHeapPercent, 0, largeHeapPercent},
+		{200 << 20, smallHeapPercent, 0, smallHeapPercent}, // between: unchanged
+		{200 << 20, largeHeapPercent, 0, largeHeapPercent},
+		{100 << 20, largeHeapPercent, 0, smallHeapPercent},
+		{1 << 30, smallHeapPercent, 8 << 30, largeHeapPercent}, // 5 GB goal within 8
+		{2 << 30, largeHeapPercent, 8 << 30, 300},              // 8 GB goal
+		{3 << 30, largeHeapPercent, 8 << 30, 160},              // 7.8 GB goal
+		{5 << 30, largeHeapPercent, 8 << 30, 60},               // 8 GB goal
+		{6 << 30, largeHeapPercent, 8 << 30, minHeapPercent},   // 9 GB goal, over
+		{100 << 20, largeHeapPercent, 200 << 20, smallHeapPercent},
 	} {
-		if got := gcPercentFor(c.live, c.current); got != c.want {
-			t.Errorf("live %d MB at %d%%: %d%%, want %d%%", c.live>>20, c.current, got, c.want)
+		if got := gcPercentFor(c.live, c.current, c.budget); got != c.want {
+			t.Errorf("live %d MB at %d%% within %d MB: %d%%, want %d%%", c.live>>20, c.current, c.budget>>20, got, c.want)
 		}
 	}
 }
