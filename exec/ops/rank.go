@@ -65,6 +65,10 @@ type rank struct {
 	hashes  []uint64
 	keyBuf  []byte
 	scratch []value
+	// A Top-N over insert-only input reads a row's partition and ORDER BY columns
+	// first, and the rest (rest) only if the row enters the ranks: most rows of a
+	// large partition rank past End (q9 keeps the best of about fifteen bids).
+	ranking, rest []int
 }
 
 type rankMode int
@@ -132,6 +136,15 @@ func NewRank(mem memory.Allocator, n *planner.Rank, out exec.Output, ks *KeyedSt
 		r.lastWins = true
 	}
 	r.scratch = make([]value, r.width)
+	r.ranking = slices.Clone(r.partCols)
+	for _, k := range r.order {
+		r.ranking = append(r.ranking, k.col)
+	}
+	for c := range r.width {
+		if !slices.Contains(r.ranking, c) {
+			r.rest = append(r.rest, c)
+		}
+	}
 	return r
 }
 
@@ -148,12 +161,26 @@ func (r *rank) Process(ctx context.Context, _ int, b exec.Batch) error {
 	r.hashes = exec.HashRows(b.Rec, r.partCols, r.hashes[:0])
 	r.batch++
 	row := r.scratch
+	readCols := func(i int, cols []int) {
+		for _, c := range cols {
+			row[c] = reads[c](i)
+		}
+	}
 	for i := 0; i < n; i++ {
+		kg := uint16(exec.KeyGroup(r.hashes[i]))
+		retract := b.Kind(i).IsRetraction()
+		if r.mode == topN && !retract && !r.keepAll {
+			readCols(i, r.ranking)
+			p := r.partition(row, kg, true)
+			if pos := r.position(p, row); pos < r.end {
+				readCols(i, r.rest)
+				r.insertAt(p, row, pos)
+			}
+			continue
+		}
 		for c, read := range reads {
 			row[c] = read(i)
 		}
-		kg := uint16(exec.KeyGroup(r.hashes[i]))
-		retract := b.Kind(i).IsRetraction()
 		if retract && r.mode != topN {
 			return fmt.Errorf("%s reads insert-only input, got a %s row", r, b.Kind(i))
 		}
@@ -228,13 +255,21 @@ func (r *rank) compare(a, b []value) int {
 // the last row wins. Without keepAll, a row past End is not stored and the row pushed
 // past End is forgotten.
 func (r *rank) insert(p *rankPart, row []value) {
-	pos := sort.Search(len(p.rows), func(i int) bool {
+	if pos := r.position(p, row); r.keepAll || pos < r.end {
+		r.insertAt(p, row, pos)
+	}
+}
+
+// position is where row ranks among p's rows (by its ORDER BY columns only).
+func (r *rank) position(p *rankPart, row []value) int {
+	return sort.Search(len(p.rows), func(i int) bool {
 		c := r.compare(p.rows[i].vals, row)
 		return c > 0 || c == 0 && r.lastWins
 	})
-	if !r.keepAll && pos >= r.end {
-		return
-	}
+}
+
+// insertAt stores row in p at pos, its position.
+func (r *rank) insertAt(p *rankPart, row []value, pos int) {
 	r.touch(p)
 	p.rows = slices.Insert(p.rows, pos, &rankRow{vals: ownedRow(row), seq: r.seq})
 	r.seq++
