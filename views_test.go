@@ -5,6 +5,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,6 +201,39 @@ END;`
 	}
 	if len(scans) != 2 || feeds[scans[0]] != 4 || feeds[scans[1]] != 1 {
 		t.Errorf("source operators %v feed %v: want gen's one source feeding four operators, the hinted scan one", scans, feeds)
+	}
+}
+
+// TestKeyedOperatorChainedAfterJoin: an operator keyed by a join's key runs in the
+// join's tasks, with no exchange between them; one keyed otherwise does not.
+func TestKeyedOperatorChainedAfterJoin(t *testing.T) {
+	s, err := NewSession(Config{Out: &syncWriter{w: &bytes.Buffer{}}, Err: &syncWriter{w: &bytes.Buffer{}}, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer s.StopJobs()
+	script := `SET 'pipeline.name' = 'chained'; SET 'parallelism.default' = '2';
+CREATE TABLE a (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '2000', 'seed' = '1', 'fields.k.min' = '1', 'fields.k.max' = '50');
+CREATE TABLE b (k BIGINT, w BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '2000', 'seed' = '2', 'fields.k.min' = '1', 'fields.k.max' = '50');
+CREATE TABLE best (k BIGINT, v BIGINT, w BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE counts (w BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
+EXECUTE STATEMENT SET BEGIN
+  INSERT INTO best SELECT k, v, w FROM (SELECT a.k, a.v, b.w, ROW_NUMBER() OVER (PARTITION BY b.k ORDER BY a.v DESC) AS rn FROM a JOIN b ON a.k = b.k) WHERE rn = 1;
+  INSERT INTO counts SELECT b.w, COUNT(*) FROM a JOIN b ON a.k = b.k GROUP BY b.w;
+END;`
+	if err := s.Exec(context.Background(), script); err != nil {
+		t.Fatal(err)
+	}
+	m := waitForMetrics(t, s, "chained", func(m job.Metrics) bool { return m.State == job.Finished })
+	stage := map[string][]string{} // operator kind: the stages running it
+	for _, op := range m.Operators {
+		stage[op.Name] = append(stage[op.Name], strings.Split(op.ID, ".")[0])
+	}
+	joins, ranks, aggs := stage["Join"], stage["Rank"], stage["GroupAggregate"]
+	if len(ranks) != 1 || len(aggs) != 1 || !slices.Contains(joins, ranks[0]) || slices.Contains(joins, aggs[0]) {
+		t.Errorf("joins run in stages %v, the Top-N by the join's key in %v and the aggregate by another column in %v: "+
+			"want the Top-N in a join's stage and the aggregate in its own", joins, ranks, aggs)
 	}
 }
 

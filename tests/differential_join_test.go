@@ -50,6 +50,15 @@ var joinQueries = []struct{ name, sql, sqlite string }{
 		"SELECT r.id AS rid, a.n AS n FROM r LEFT JOIN (SELECT k, COUNT(*) AS n FROM l GROUP BY k HAVING COUNT(*) < 10) a ON r.k = a.k", ""},
 	{"aggregate a left join",
 		"SELECT l.k AS k, COUNT(*) AS n, COUNT(r.id) AS matched, SUM(r.w) AS s FROM l LEFT JOIN r ON l.k = r.k GROUP BY l.k", ""},
+	// An operator keyed as the join is runs in the join's task, without an exchange:
+	// by either key of an inner join, by the kept side's of an outer one, and not by
+	// the padded side's, whose NULLs are in every task.
+	{"aggregate an inner join by the right key",
+		"SELECT r.k AS k, COUNT(*) AS n, SUM(l.v) AS s FROM l JOIN r ON l.k = r.k GROUP BY r.k", ""},
+	{"aggregate a left join by the padded side's key",
+		"SELECT b.k AS k, COUNT(*) AS n FROM l LEFT JOIN (SELECT k FROM r WHERE w < 10) b ON l.k = b.k GROUP BY b.k", ""},
+	{"top 1 per key of a join",
+		"SELECT k, lid, rid FROM (SELECT l.k AS k, l.id AS lid, r.id AS rid, ROW_NUMBER() OVER (PARTITION BY l.k ORDER BY l.v + r.w DESC, l.id, r.id) AS rn FROM l JOIN r ON l.k = r.k) WHERE rn = 1", ""},
 	{"interval",
 		"SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k AND r.ts BETWEEN l.ts - INTERVAL '1' SECOND AND l.ts + INTERVAL '2' SECOND",
 		"SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k AND r.ts BETWEEN l.ts - 1000 AND l.ts + 2000"},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,7 +34,7 @@ func (j *Job) build(ctx context.Context) error {
 	env, s := j.env, j.settings
 	b := &builder{j: j, ctx: ctx, env: &expr.Env{Location: env.Location, Now: env.Now}, mem: env.Mem,
 		slices: map[*planner.WindowTVF]bool{}, uids: map[string]bool{}, labels: map[planner.Node]string{},
-		scans: map[string]int{}, shared: map[string]int{}, subplans: reusedSubplans(j.plan), built: map[string]int{}}
+		scans: map[string]int{}, shared: map[string]int{}, subplans: reusedSubplans(j.plan), built: map[string]int{}, hashedBy: map[int][][]int{}}
 	j.graph = &exec.Graph{Mem: env.Mem, IdleTimeout: s.IdleTimeout}
 	if err := b.windows(j.plan, nil); err != nil {
 		return fatal(err)
@@ -87,6 +88,10 @@ type builder struct {
 	// (see reusedSubplans), built the stage where the first one's output leaves.
 	subplans map[planner.Node]string
 	built    map[string]int
+	// hashedBy holds, by stage, the column lists of its output by whose hash its rows
+	// are at their tasks (a join's keys), so that a keyed operator over the same keys
+	// joins its chain instead of starting a stage behind an exchange.
+	hashedBy map[int][][]int
 }
 
 // scanKey tells scans of one table apart from scans of another, or of the same table
@@ -216,6 +221,7 @@ func (b *builder) startSource(st exec.Stage, reader Slot) int {
 }
 
 func (b *builder) addOp(stage int, f OpFactory) {
+	delete(b.hashedBy, stage) // an operator's output columns are others
 	b.chains[stage] = append(b.chains[stage], f)
 	b.side[stage] = append(b.side[stage], false)
 	b.names[stage] = append(b.names[stage], "")
@@ -391,15 +397,19 @@ func (b *builder) nodeOnce(n planner.Node) (int, error) {
 		b.sources[stage] = n.Describe()
 		return stage, nil
 	case *planner.Filter:
+		hashed := b.hashedBy[in] // a filter keeps its rows' columns
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewFilter(mem, env, n, out)
 		})
 		b.name(in, b.describe(n))
+		b.setHashedBy(in, hashed)
 	case *planner.Project:
+		hashed := projectedKeys(n, b.hashedBy[in])
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewProject(mem, env, n, out)
 		})
 		b.name(in, b.describe(n))
+		b.setHashedBy(in, hashed)
 	case *planner.Replicate:
 		b.addOp(in, func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
 			return ops.NewReplicate(mem, n, out), nil
@@ -432,11 +442,7 @@ func (b *builder) nodeOnce(n planner.Node) (int, error) {
 		})
 		b.name(in, n.Describe())
 	case *planner.Aggregate:
-		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionKeys()}
-		if len(input.HashKeys) == 0 {
-			input.Partition = exec.Gather
-		}
-		stage := b.startStage(exec.Stage{Name: "GroupAggregate", Parallelism: TasksOf(j.env.Connectors, n, j.settings.Parallelism), Inputs: []exec.Input{input}})
+		stage := b.keyedStage("GroupAggregate", in, n.PartitionKeys(), TasksOf(j.env.Connectors, n, j.settings.Parallelism))
 		maxGroups := j.settings.CacheMaxKeys
 		slot := b.meaningSlot(n)
 		uid := slot.UID
@@ -470,6 +476,7 @@ func (b *builder) nodeOnce(n planner.Node) (int, error) {
 			})
 			b.name(stage, fmt.Sprintf("LateDataSink(table=[%s])", n.Late.Table))
 		}
+		b.setHashedBy(stage, aggregateKeys(n))
 		return stage, nil
 	case *planner.Join:
 		return b.join(n)
@@ -482,11 +489,7 @@ func (b *builder) nodeOnce(n planner.Node) (int, error) {
 	case *planner.Union:
 		return b.union(n)
 	case *planner.Rank:
-		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionBy}
-		if len(input.HashKeys) == 0 {
-			input.Partition = exec.Gather
-		}
-		stage := b.startStage(exec.Stage{Name: "Rank", Parallelism: TasksOf(j.env.Connectors, n, j.settings.Parallelism), Inputs: []exec.Input{input}})
+		stage := b.keyedStage("Rank", in, n.PartitionBy, TasksOf(j.env.Connectors, n, j.settings.Parallelism))
 		slot := b.meaningSlot(n)
 		keyed := b.keyedState(slot.UID, stage)
 		b.addStateful(stage, slot, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
@@ -513,11 +516,7 @@ func (b *builder) nodeOnce(n planner.Node) (int, error) {
 		b.name(stage, n.Describe())
 		return stage, nil
 	case *planner.MatchRecognize:
-		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionBy}
-		if len(input.HashKeys) == 0 {
-			input.Partition = exec.Gather
-		}
-		stage := b.startStage(exec.Stage{Name: "Match", Parallelism: TasksOf(j.env.Connectors, n, j.settings.Parallelism), Inputs: []exec.Input{input}})
+		stage := b.keyedStage("Match", in, n.PartitionBy, TasksOf(j.env.Connectors, n, j.settings.Parallelism))
 		slot := b.meaningSlot(n)
 		keyed := b.keyedState(slot.UID, stage)
 		b.addStateful(stage, slot, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
@@ -531,11 +530,7 @@ func (b *builder) nodeOnce(n planner.Node) (int, error) {
 		b.name(stage, n.Describe())
 		return stage, nil
 	case *planner.OverAggregate:
-		input := exec.Input{Stage: in, Partition: exec.Hash, HashKeys: n.PartitionBy}
-		if len(input.HashKeys) == 0 {
-			input.Partition = exec.Gather
-		}
-		stage := b.startStage(exec.Stage{Name: "OverAggregate", Parallelism: TasksOf(j.env.Connectors, n, j.settings.Parallelism), Inputs: []exec.Input{input}})
+		stage := b.keyedStage("OverAggregate", in, n.PartitionBy, TasksOf(j.env.Connectors, n, j.settings.Parallelism))
 		slot := b.meaningSlot(n)
 		keyed := b.keyedState(slot.UID, stage)
 		b.addStateful(stage, slot, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
@@ -643,6 +638,7 @@ func (b *builder) join(n *planner.Join) (int, error) {
 	stage := b.startStage(exec.Stage{Name: "Join", Parallelism: TasksOf(b.j.env.Connectors, n, b.j.settings.Parallelism), Inputs: inputs})
 	slot := b.meaningSlot(n)
 	keyed := b.keyedState(slot.UID, stage)
+	defer b.setHashedBy(stage, joinKeys(n))
 	b.addStateful(stage, slot, func(_ context.Context, task int, out exec.Output) (exec.Operator, error) {
 		op, err := ops.NewJoin(b.mem, b.env, n, out, ops.JoinOptions{State: keyed(task), TTL: ttl})
 		if lc, ok := op.(exec.LateCounter); ok && n.Window != nil {
@@ -652,6 +648,89 @@ func (b *builder) join(n *planner.Join) (int, error) {
 	})
 	b.name(stage, n.Describe())
 	return stage, nil
+}
+
+// joinKeys are the column lists of a join's output by whose hash its rows are at their
+// tasks: each side's keys, where the side's rows are never padded with NULLs (which
+// hash elsewhere), and a pair's keys are equal.
+func joinKeys(n *planner.Join) [][]int {
+	if len(n.LeftKeys) == 0 {
+		return nil
+	}
+	var keys [][]int
+	if !n.Outer(1) {
+		keys = append(keys, n.LeftKeys)
+	}
+	if !n.Semi() && !n.Outer(0) {
+		width := len(n.Left.Schema())
+		right := make([]int, len(n.RightKeys))
+		for i, k := range n.RightKeys {
+			right[i] = width + k
+		}
+		keys = append(keys, right)
+	}
+	return keys
+}
+
+// projectedKeys maps the key lists of a projection's input to its output's columns,
+// dropping those it does not pass on as they are.
+func projectedKeys(n *planner.Project, keys [][]int) [][]int {
+	var out [][]int
+	for _, list := range keys {
+		mapped := make([]int, 0, len(list))
+		for _, k := range list {
+			for i, e := range n.Exprs {
+				if ref, ok := e.(*planner.ColumnRef); ok && ref.Index == k {
+					mapped = append(mapped, i)
+					break
+				}
+			}
+		}
+		if len(mapped) == len(list) {
+			out = append(out, mapped)
+		}
+	}
+	return out
+}
+
+// aggregateKeys is the column list of an aggregate's output (its keys, then its
+// aggregates) by whose hash its rows are at their tasks.
+func aggregateKeys(n *planner.Aggregate) [][]int {
+	var out []int
+	for _, k := range n.PartitionKeys() {
+		i := slices.Index(n.Keys, k)
+		if i < 0 {
+			return nil
+		}
+		out = append(out, i)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return [][]int{out}
+}
+
+func (b *builder) setHashedBy(stage int, keys [][]int) {
+	if len(keys) > 0 {
+		b.hashedBy[stage] = keys
+	}
+}
+
+// keyedStage returns the stage of a keyed operator of tasks tasks over stage in's rows,
+// partitioned by the hash of keys (all in one task without keys): in itself, when its
+// rows already are (a Top-N by a join's key), else a new stage named name.
+func (b *builder) keyedStage(name string, in int, keys []int, tasks int) int {
+	if len(keys) == 0 {
+		return b.startStage(exec.Stage{Name: name, Parallelism: tasks, Inputs: []exec.Input{{Stage: in, Partition: exec.Gather}}})
+	}
+	if b.stages[in].Parallelism == tasks {
+		for _, hashed := range b.hashedBy[in] {
+			if slices.Equal(hashed, keys) {
+				return in
+			}
+		}
+	}
+	return b.startStage(exec.Stage{Name: name, Parallelism: tasks, Inputs: []exec.Input{{Stage: in, Partition: exec.Hash, HashKeys: keys}}})
 }
 
 // union starts the stage of a UNION ALL, reading every input stage: forwarded task to
