@@ -30,7 +30,7 @@ type aggregate struct {
 
 	groups groupIndex
 	rows   []int64 // live input rows per group
-	keys   []value // nKeys per group
+	keys   groupKeys
 	free   []int32
 	stamp  []uint64 // the emission that last touched the group
 	kgs    []uint16 // key group per group
@@ -122,6 +122,7 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 		a.appenders = append(a.appenders, appender(f))
 	}
 	a.groups = newGroupIndex(n.Keys, in)
+	a.keys = newGroupKeys(n.Keys, in)
 	a.batchNo = 1
 	return a
 }
@@ -336,14 +337,12 @@ func (a *aggregate) allocGroup(key []value, kg uint16) int32 {
 		a.kgs = append(a.kgs, 0)
 		a.dirtyFlag = append(a.dirtyFlag, false)
 		a.stored = append(a.stored, false)
-		a.keys = slices.Grow(a.keys, len(a.keyCols))[:len(a.keys)+len(a.keyCols)]
+		a.keys.grow()
 		for _, acc := range a.accs {
 			acc.grow(int(g) + 1)
 		}
 	}
-	for i, v := range key {
-		a.keys[int(g)*len(a.keyCols)+i] = owned(v)
-	}
+	a.keys.set(g, key)
 	a.kgs[g] = kg
 	a.stored[g] = false
 	return g
@@ -425,7 +424,7 @@ func (a *aggregate) emit(ctx context.Context) error {
 func (a *aggregate) appendRow(g int32, results []value) {
 	nk := len(a.keyCols)
 	for k := 0; k < nk; k++ {
-		a.appenders[k](a.keys[int(g)*nk+k])
+		a.appenders[k](a.keys.value(g, k))
 	}
 	for j, v := range results {
 		a.appenders[nk+j](v)
@@ -477,14 +476,7 @@ type groupIndex interface {
 }
 
 func newGroupIndex(keys []int, in planner.Schema) groupIndex {
-	ints := true
-	for _, k := range keys {
-		switch in[k].Type.Kind {
-		case planner.Int, planner.BigInt, planner.Boolean, planner.Date, planner.Time, planner.Timestamp, planner.TimestampLTZ, planner.IntervalDayTime:
-		default:
-			ints = false
-		}
-	}
+	ints := intKeys(keys, in)
 	switch {
 	case ints && len(keys) == 1:
 		return &intIndex{m: map[int64]int32{}, null: -1}

@@ -91,8 +91,7 @@ func (a *aggregate) evictIfFull() error {
 
 // forget frees a group's slot, without recording a deletion.
 func (a *aggregate) forget(g int32) {
-	nk := len(a.keyCols)
-	a.groups.remove(a.keys[int(g)*nk : (int(g)+1)*nk])
+	a.groups.remove(a.keys.key(g))
 	a.freeGroup(g)
 }
 
@@ -111,8 +110,7 @@ func (a *aggregate) freeGroup(g int32) {
 
 // appendStateKey appends a group's key in the store: its key group, then its key values.
 func (a *aggregate) appendStateKey(buf []byte, g int32) []byte {
-	nk := len(a.keyCols)
-	return encodeKey(binary.BigEndian.AppendUint16(buf, a.kgs[g]), a.keys[int(g)*nk:(int(g)+1)*nk])
+	return encodeKey(binary.BigEndian.AppendUint16(buf, a.kgs[g]), a.keys.key(g))
 }
 
 // loadSpilled brings back the groups of rec's keys that were moved out of memory, so

@@ -55,14 +55,13 @@ func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, 
 	// per group.
 	var buf []byte
 	var ends []int // key end, value end, per group
-	nk := len(a.keyCols)
 	for _, g := range a.dirty {
 		if !a.dirtyFlag[g] {
 			continue // dropped, or listed twice after its slot was reused
 		}
 		a.dirtyFlag[g] = false
 		a.stored[g] = true
-		buf = encodeKey(binary.BigEndian.AppendUint16(buf, a.kgs[g]), a.keys[int(g)*nk:(int(g)+1)*nk])
+		buf = encodeKey(binary.BigEndian.AppendUint16(buf, a.kgs[g]), a.keys.key(g))
 		ends = append(ends, len(buf))
 		buf = a.appendGroup(buf, g)
 		ends = append(ends, len(buf))
@@ -108,8 +107,7 @@ func (a *aggregate) Restore(handle []byte) error {
 
 // stateKey is a group's key in the store: its key group, then its encoded key values.
 func (a *aggregate) stateKey(g int32) []byte {
-	nk := len(a.keyCols)
-	return encodeKey(state.KeyPrefix(int(a.kgs[g])), a.keys[int(g)*nk:(int(g)+1)*nk])
+	return encodeKey(state.KeyPrefix(int(a.kgs[g])), a.keys.key(g))
 }
 
 // appendGroup appends a group's state: its row count, then each accumulator's.

@@ -166,7 +166,7 @@ func (a *aggregate) emitBuilt(ctx context.Context) error {
 }
 
 // windowEnd is the end of group g's window.
-func (a *aggregate) windowEnd(g int32) int64 { return a.keys[int(g)*len(a.keyCols)+a.window].i }
+func (a *aggregate) windowEnd(g int32) int64 { return a.keys.int(g, a.window) }
 
 // LateRows is how many rows arrived after their window fired.
 func (a *aggregate) LateRows() int64 { return a.late }
@@ -225,7 +225,7 @@ func (a *aggregate) fireSlices(ctx context.Context, prev, wm int64) error {
 		windows = windows[:0]
 		for sliceEnd := e - a.size + a.slide; sliceEnd <= e; sliceEnd += a.slide {
 			for _, g := range a.byEnd[sliceEnd] {
-				copy(key, a.keys[int(g)*nk:(int(g)+1)*nk])
+				copy(key, a.keys.key(g))
 				key[a.startKey].i, key[a.window].i = e-a.size, e
 				w, found := a.windowGroups.find(key, &a.keyBuf)
 				if !found {
@@ -257,9 +257,8 @@ func (a *aggregate) fireSlices(ctx context.Context, prev, wm int64) error {
 
 // partitionKey encodes group g's keys but its window bounds: the key its sessions share.
 func (a *aggregate) partitionKey(g int32) string {
-	nk := len(a.keyCols)
 	var key []value
-	for i, v := range a.keys[int(g)*nk : (int(g)+1)*nk] {
+	for i, v := range a.keys.key(g) {
 		if i != a.startKey && i != a.window && i != a.timeKey {
 			key = append(key, v)
 		}
@@ -286,8 +285,7 @@ func (a *aggregate) mergeSessions(groups, created []int32) error {
 			a.sessions[pk] = append(a.sessions[pk], g)
 		}
 	}
-	nk := len(a.keyCols)
-	start := func(g int32) int64 { return a.keys[int(g)*nk+a.startKey].i }
+	start := func(g int32) int64 { return a.keys.int(g, a.startKey) }
 	touched := map[string]bool{}
 	seen := map[int32]bool{}
 	for _, g := range groups {
@@ -322,17 +320,16 @@ func (a *aggregate) mergeSessions(groups, created []int32) error {
 
 // setWindowEnd moves group g's window end, which is part of its key.
 func (a *aggregate) setWindowEnd(g int32, end int64) {
-	nk := len(a.keyCols)
-	key := a.keys[int(g)*nk : (int(g)+1)*nk]
 	if a.state != nil && a.stored[g] {
 		a.dropped = append(a.dropped, a.stateKey(g)) // the state under the old key goes
 	}
 	a.stored[g] = false
-	a.groups.remove(key)
-	key[a.window].i = end
+	a.groups.remove(a.keys.key(g))
+	a.keys.setInt(g, a.window, end)
 	if a.timeKey >= 0 {
-		key[a.timeKey].i = end - 1
+		a.keys.setInt(g, a.timeKey, end-1)
 	}
+	key := a.keys.key(g)
 	a.groups.insert(key, encodeKey(nil, key), g)
 	if !a.dirtyFlag[g] {
 		a.dirtyFlag[g] = true
