@@ -135,6 +135,9 @@ type SourceSpec struct {
 	// StateDir is a directory of the job's own where the source may keep files (a
 	// write-ahead log of what it received); "" when the job keeps no state.
 	StateDir string
+	// Unread names the columns ("person") and ROW fields ("bid.extra"), in lower case,
+	// that the query never reads: a source may leave them empty (zeros, empty strings).
+	Unread []string
 }
 
 // SinkSpec is what OpenSink needs to open a table's sink.

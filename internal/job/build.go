@@ -40,6 +40,7 @@ func (j *Job) build(ctx context.Context) error {
 		return fatal(err)
 	}
 	b.countScans(j.plan, map[string]bool{})
+	b.unread = unreadByScan(j.plan)
 	last, err := b.node(j.plan)
 	if err != nil {
 		return fatal(err)
@@ -92,6 +93,7 @@ type builder struct {
 	// are at their tasks (a join's keys), so that a keyed operator over the same keys
 	// joins its chain instead of starting a stage behind an exchange.
 	hashedBy map[int][][]int
+	unread   map[string][]string // by scanKey: what the plan never reads of the table
 }
 
 // scanKey tells scans of one table apart from scans of another, or of the same table
@@ -104,6 +106,27 @@ func scanKey(n *planner.Scan) string {
 	}
 	sort.Strings(opts)
 	return strings.ToLower(t.Name) + "\x00" + t.Schema().String() + "\x00" + strings.Join(opts, "\x00")
+}
+
+// unreadByScan names, by scanKey, what the plan never reads of each table it scans:
+// what no scan of the table with those options reads.
+func unreadByScan(plan planner.Node) map[string][]string {
+	merged := map[string]planner.Reads{}
+	schemas := map[string]planner.Schema{}
+	for scan, reads := range planner.ScanReads(plan) {
+		key := scanKey(scan)
+		if merged[key] == nil {
+			merged[key], schemas[key] = make(planner.Reads, len(reads)), scan.Schema()
+		}
+		for i := range reads {
+			merged[key][i].Add(reads[i])
+		}
+	}
+	out := map[string][]string{}
+	for key, reads := range merged {
+		out[key] = reads.Unread(schemas[key])
+	}
+	return out
 }
 
 // countScans counts the plan's scans of each table: a table the plan reads more than
@@ -365,7 +388,7 @@ func (b *builder) nodeOnce(n planner.Node) (int, error) {
 		reader := b.slot("source", strings.ToLower(table.Name), []string{fmt.Sprintf("%s %s", n.Describe(), table.Schema())})
 		reader.table = table
 		stage := b.startSource(exec.Stage{Name: "Source: " + table.Name, Parallelism: tasks, NewReader: func(task int) (exec.Reader, error) {
-			spec := connector.SourceSpec{Table: table, Mem: mem, Location: j.env.Location, Task: task, Tasks: tasks, TablesDir: j.env.tablesDir()}
+			spec := connector.SourceSpec{Table: table, Mem: mem, Location: j.env.Location, Task: task, Tasks: tasks, TablesDir: j.env.tablesDir(), Unread: b.unread[key]}
 			if j.settings.Checkpointed() {
 				spec.StateDir = filepath.Join(j.dir, "sources")
 			}

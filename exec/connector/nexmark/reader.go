@@ -72,7 +72,33 @@ func Open(spec connector.SourceSpec) (*Reader, error) {
 	for i := range r.cols {
 		r.cols[i].bind(r.schema.Field(i).Type)
 	}
+	for _, name := range spec.Unread {
+		col, field, _ := strings.Cut(name, ".")
+		for i, c := range schema {
+			if strings.EqualFold(c.Name, col) {
+				r.cols[i].leaveUnread(c.Type.Fields(), field)
+			}
+		}
+	}
 	return r, nil
+}
+
+// leaveUnread marks the column unread, or its field of that name (fields are its
+// ROW's): the query never reads it, so its rows are placeholders, zeros and empty
+// strings, not the events' values (q5 reads two of a bid's seven fields).
+func (c *column) leaveUnread(fields []planner.Column, field string) {
+	if field == "" {
+		c.unread = true
+		for k := range c.children {
+			c.children[k].unread = true
+		}
+		return
+	}
+	for k, f := range fields {
+		if k < len(c.children) && strings.EqualFold(f.Name, field) {
+			c.children[k].unread = true
+		}
+	}
 }
 
 // maxScan bounds the ids one call to Next looks at, in batches, so that a plain table
@@ -273,8 +299,9 @@ type column struct {
 	size    int32  // ... their bytes so far
 	valid   []byte // a ROW's validity bitmap, which its fields share
 	nulls   int
-	pending int // a ROW's null rows not yet written into its fields (see fill)
-	hint    int // the string bytes of the last batch, for the next one's capacity
+	pending int  // a ROW's null rows not yet written into its fields (see fill)
+	hint    int  // the string bytes of the last batch, for the next one's capacity
+	unread  bool // the query never reads it (see leaveUnread)
 }
 
 func newColumn(t *planner.Table, shape int, c planner.Column) (column, error) {
@@ -393,6 +420,10 @@ func (c *column) free(mem *connector.BufferPool) {
 
 // append writes event e as row i.
 func (c *column) append(e *event, i int) {
+	if c.unread && c.children == nil {
+		c.placeholder()
+		return
+	}
 	switch c.f {
 	case fEventType:
 		if c.int32s != nil {
@@ -441,6 +472,18 @@ func (c *column) fill() {
 		c.children[k].appendZeros(c.pending)
 	}
 	c.pending = 0
+}
+
+// placeholder writes a row of an unread column: zero, or an empty string.
+func (c *column) placeholder() {
+	switch {
+	case c.offs != nil:
+		c.offs = append(c.offs, c.offs[len(c.offs)-1])
+	case c.int32s != nil:
+		c.int32s = append(c.int32s, 0)
+	default:
+		c.ints = append(c.ints, 0)
+	}
 }
 
 // appendZeros writes n placeholders of a ROW field whose rows are null.
