@@ -60,7 +60,18 @@ func TestCommonType(t *testing.T) {
 // text, or the error.
 func plan(t *testing.T, sql string) string {
 	t.Helper()
-	script, err := parser.Parse(`CREATE TABLE t (a INT, b STRING, c DOUBLE) WITH ('connector' = 'datagen');` + sql)
+	_, n, err := planOver(t, `CREATE TABLE t (a INT, b STRING, c DOUBLE) WITH ('connector' = 'datagen');`, sql)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return Explain(n, func(Node) int { return 1 })
+}
+
+// planOver binds the table of ddl, then plans query over it; it returns the table, and
+// the plan or the planning error.
+func planOver(t *testing.T, ddl, query string) (*Table, Node, error) {
+	t.Helper()
+	script, err := parser.Parse(ddl + query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +82,7 @@ func plan(t *testing.T, sql string) string {
 	}
 	cat.AddTable(table)
 	n, err := (&Planner{Catalog: cat}).PlanQuery(script.Stmts[1].(*parser.QueryStmt).Query)
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	return Explain(n, func(Node) int { return 1 })
+	return table, n, err
 }
 
 func TestPlans(t *testing.T) {

@@ -3,8 +3,6 @@ package planner
 import (
 	"strings"
 	"testing"
-
-	"github.com/streamsql/streamsql/parser"
 )
 
 // TestStateMeaningKeepsLayoutNames checks that types which gained a name of their own
@@ -12,18 +10,8 @@ import (
 // MULTISET is named as the MAP of element to count it is held as, a TIMESTAMP(p) as the
 // TIMESTAMP(3) every precision was.
 func TestStateMeaningKeepsLayoutNames(t *testing.T) {
-	script, err := parser.Parse(`CREATE TABLE t (a INT, b STRING, m MULTISET<STRING>, ts TIMESTAMP, r ROW<t TIMESTAMP(0)>) WITH ('connector' = 'datagen');
-		SELECT a, COLLECT(b) AS c FROM t GROUP BY a`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := NewCatalog()
-	table, err := BindTable(script.Stmts[0].(*parser.CreateTableStmt))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat.AddTable(table)
-	n, err := (&Planner{Catalog: cat}).PlanQuery(script.Stmts[1].(*parser.QueryStmt).Query)
+	_, n, err := planOver(t, `CREATE TABLE t (a INT, b STRING, m MULTISET<STRING>, ts TIMESTAMP, r ROW<t TIMESTAMP(0)>) WITH ('connector' = 'datagen');`,
+		`SELECT a, COLLECT(b) AS c FROM t GROUP BY a`)
 	if err != nil {
 		t.Fatal(err)
 	}

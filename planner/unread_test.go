@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/streamsql/streamsql/parser"
 )
 
 // ScanReads follows projections, filters and the watermark down to the scan, fields of
@@ -26,17 +24,7 @@ func TestScanReads(t *testing.T) {
 		// A join reads the whole of the columns it is given.
 		{"SELECT a.bid.price, b.person.id FROM e AS a JOIN e AS b ON a.bid.auction = b.person.id", "[event_type]"},
 	} {
-		script, err := parser.Parse(ddl + c.sql)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cat := NewCatalog()
-		table, err := BindTable(script.Stmts[0].(*parser.CreateTableStmt))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cat.AddTable(table)
-		n, err := (&Planner{Catalog: cat}).PlanQuery(script.Stmts[1].(*parser.QueryStmt).Query)
+		table, n, err := planOver(t, ddl, c.sql)
 		if err != nil {
 			t.Fatal(err)
 		}
