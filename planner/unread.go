@@ -66,16 +66,16 @@ func ScanReads(root Node) map[*Scan]Reads {
 			}
 			walk(n.Input, in)
 		case *Filter:
-			in := append(Reads(nil), reads...)
+			in := reads.clone(len(reads))
 			readExpr(in, n.Cond)
 			walk(n.Input, in)
 		case *WatermarkAssigner:
-			in := append(Reads(nil), reads...)
+			in := reads.clone(len(reads))
 			in[n.TimeCol].Whole = true
 			readExpr(in, n.Expr)
 			walk(n.Input, in)
 		case *WindowTVF:
-			in := append(Reads(nil), reads[:len(n.Input.Schema())]...)
+			in := reads.clone(len(n.Input.Schema())) // of the columns before the window's
 			for _, c := range append([]int{n.TimeCol}, n.PartitionBy...) {
 				in[c].Whole = true
 			}
@@ -100,6 +100,15 @@ func ScanReads(root Node) map[*Scan]Reads {
 		}
 	}
 	walk(root, wholeReads(len(root.Schema())))
+	return out
+}
+
+// clone returns a copy of reads' first n columns.
+func (reads Reads) clone(n int) Reads {
+	out := make(Reads, n)
+	for i := range out {
+		out[i].Add(reads[i])
+	}
 	return out
 }
 

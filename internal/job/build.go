@@ -674,8 +674,8 @@ func (b *builder) join(n *planner.Join) (int, error) {
 }
 
 // joinKeys are the column lists of a join's output by whose hash its rows are at their
-// tasks: each side's keys, where the side's rows are never padded with NULLs (which
-// hash elsewhere), and a pair's keys are equal.
+// tasks: each side's keys (a pair's are equal), but those of a side that an outer join
+// pads with NULLs, which hash elsewhere.
 func joinKeys(n *planner.Join) [][]int {
 	if len(n.LeftKeys) == 0 {
 		return nil
