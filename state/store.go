@@ -251,6 +251,53 @@ func forEachChange(data []byte, fn func(key, value []byte) error) error {
 type Delta struct {
 	Puts    []KV
 	Deletes [][]byte
+	// Encoded holds changes already encoded by key group, ahead of Deletes and Puts.
+	Encoded EncodedDelta
+}
+
+// EncodedDelta is changes encoded by key group as WriteDelta stores them: an operator
+// that writes millions of rows at a checkpoint (a join's) appends them here rather than
+// collecting KVs, which WriteDelta would copy once more. A key's last change wins.
+type EncodedDelta struct {
+	groups [][]byte
+}
+
+// Grow makes room for n more bytes of changes in key group kg (see ChangeBound).
+func (e *EncodedDelta) Grow(kg, n int) {
+	if kg >= len(e.groups) {
+		e.groups = slices.Grow(e.groups, kg+1-len(e.groups))[:kg+1]
+	}
+	if e.groups[kg] == nil {
+		n += checksumSize // WriteDelta seals the group in place
+	}
+	e.groups[kg] = slices.Grow(e.groups[kg], n)
+}
+
+// ChangeBound bounds the bytes a change of a key and value of these lengths takes.
+func ChangeBound(keyLen, valueLen int) int { return 1 + 2*binary.MaxVarintLen64 + keyLen + valueLen }
+
+// Put adds a put of key (which begins with its key group) whose value is head then
+// tail.
+func (e *EncodedDelta) Put(key, head []byte, tail string) {
+	g := e.group(key)
+	*g = binary.AppendUvarint(append(*g, markPut), uint64(len(key)))
+	*g = append(*g, key...)
+	*g = binary.AppendUvarint(*g, uint64(len(head)+len(tail)))
+	*g = append(append(*g, head...), tail...)
+}
+
+// Delete adds a deletion of key.
+func (e *EncodedDelta) Delete(key []byte) {
+	g := e.group(key)
+	*g = append(binary.AppendUvarint(append(*g, markDelete), uint64(len(key))), key...)
+}
+
+func (e *EncodedDelta) group(key []byte) *[]byte {
+	kg := int(binary.BigEndian.Uint16(key))
+	if kg >= len(e.groups) {
+		e.Grow(kg, 0)
+	}
+	return &e.groups[kg]
 }
 
 // KV is a key and its value.
@@ -268,7 +315,10 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 	// deleted and put again since the last checkpoint is there with its new value.
 	// Each group's buffer is sized first, so that it is allocated once, not grown; groups
 	// are found by index, as key groups are few and small numbers.
-	var sizes []int
+	sizes := make([]int, len(d.Encoded.groups))
+	for kg, g := range d.Encoded.groups {
+		sizes[kg] = len(g)
+	}
 	add := func(k, v []byte, put bool) error {
 		if len(k) < 2 {
 			return fmt.Errorf("state %s checkpoint %d: key without a key group", ns, id)
@@ -292,10 +342,14 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 	}
 	groups := make([][]byte, len(sizes))
 	for kg, n := range sizes {
-		if n > 0 {
+		switch {
+		case kg < len(d.Encoded.groups) && len(d.Encoded.groups[kg]) > 0:
+			groups[kg] = slices.Grow(d.Encoded.groups[kg], n-len(d.Encoded.groups[kg])+checksumSize)
+		case n > 0:
 			groups[kg] = make([]byte, 0, n+checksumSize)
 		}
 	}
+	d.Encoded.groups = nil
 	for i, k := range d.Deletes {
 		kg := binary.BigEndian.Uint16(k)
 		groups[kg] = appendChange(groups[kg], k, nil, false)

@@ -142,3 +142,41 @@ func TestDeltaPutWinsOverDelete(t *testing.T) {
 		t.Errorf("after merging: %q, want 3/a=2", got)
 	}
 }
+
+// An encoded delta is read as the same changes given as Puts and Deletes would be: its
+// last change of a key wins, and the Deletes and Puts after it override it.
+func TestEncodedDelta(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.WriteDelta("join", 1, Delta{Puts: []KV{{key(2, "old"), []byte("1")}, {key(9, "gone"), []byte("1")}}}); err != nil {
+		t.Fatal(err)
+	}
+	var d Delta
+	d.Encoded.Grow(2, ChangeBound(5, 3)) // the others grow as they are written
+	d.Encoded.Put(key(2, "new"), []byte("h"), "t")
+	d.Encoded.Put(key(70, "far"), []byte("x"), "")
+	d.Encoded.Delete(key(2, "old"))
+	d.Encoded.Put(key(2, "new"), []byte("h2"), "t2")
+	d.Encoded.Delete(key(9, "gone"))
+	d.Puts = []KV{{key(70, "far"), []byte("y")}}
+	d.Deletes = [][]byte{key(5, "none")}
+	if _, err := s.WriteDelta("join", 2, d); err != nil {
+		t.Fatal(err)
+	}
+	want := "2/new=h2t2 70/far=y"
+	if got := read(t, s, "join", 2, 0, 127); got != want {
+		t.Errorf("as of 2: %q, want %q", got, want)
+	}
+	if got := read(t, s, "join", 1, 0, 127); got != "2/old=1 9/gone=1" {
+		t.Errorf("as of 1: %q", got)
+	}
+	if err := s.Merge(2); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, s, "join", 2, 0, 127); got != want {
+		t.Errorf("after merging: %q, want %q", got, want)
+	}
+}

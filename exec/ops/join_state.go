@@ -41,10 +41,9 @@ func appendRowKey(buf []byte, s int, r *joinRow) []byte {
 	return binary.BigEndian.AppendUint64(buf, r.id)
 }
 
-// rowEntryBound bounds the bytes of row r's state key and value.
-func rowEntryBound(r *joinRow) int {
-	return 3 + binary.MaxVarintLen64 + len(r.key.enc) + 8 + 5*binary.MaxVarintLen64 + len(r.enc)
-}
+// rowKeyBound and rowValueBound bound the bytes of row r's state key and value.
+func rowKeyBound(r *joinRow) int   { return 3 + binary.MaxVarintLen64 + len(r.key.enc) + 8 }
+func rowValueBound(r *joinRow) int { return 5*binary.MaxVarintLen64 + len(r.enc) }
 
 // Snapshot writes the rows changed since the previous checkpoint as checkpoint id's
 // delta.
@@ -60,53 +59,51 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	}
 	d := state.Delta{Deletes: j.legacy}
 	j.legacy = nil
-	// Every key and value is a slice of one buffer, sized up front: a checkpoint may
-	// write millions of rows.
-	size, puts, deletes := 0, 0, len(d.Deletes)
+	// The rows go straight into their key groups' encoding, each group sized up
+	// front: a checkpoint may write millions of rows.
+	var sizes []int
 	for _, dr := range j.dirty {
-		switch r := dr.row; {
-		case !r.removed:
-			puts++
-		case r.stored:
-			deletes++
-		default:
-			continue
+		if r := dr.row; !r.removed || r.stored {
+			kg := int(r.key.kg)
+			if kg >= len(sizes) {
+				sizes = slices.Grow(sizes, kg+1-len(sizes))[:kg+1]
+			}
+			sizes[kg] += state.ChangeBound(rowKeyBound(r), rowValueBound(r))
 		}
-		size += rowEntryBound(dr.row)
 	}
-	buf := make([]byte, 0, size)
-	d.Puts = make([]state.KV, 0, puts)
-	d.Deletes = slices.Grow(d.Deletes, deletes-len(d.Deletes))
-	var written int64
+	for kg, n := range sizes {
+		if n > 0 {
+			d.Encoded.Grow(kg, n)
+		}
+	}
+	var written, entries int64
+	var key, head []byte
 	for _, dr := range j.dirty {
 		r := dr.row
 		r.dirty = false
 		switch {
 		case r.removed && r.stored:
-			at := len(buf)
-			buf = appendRowKey(buf, dr.side, r)
-			d.Deletes = append(d.Deletes, buf[at:len(buf):len(buf)])
+			key = appendRowKey(key[:0], dr.side, r)
+			d.Encoded.Delete(key)
 			r.stored = false
+			entries++
 		case r.removed: // no checkpoint held it
 		default:
-			at := len(buf)
-			buf = appendRowKey(buf, dr.side, r)
-			k := buf[at:len(buf):len(buf)]
-			at = len(buf)
-			buf = binary.AppendVarint(buf, r.count)
-			buf = binary.AppendVarint(buf, r.assoc)
-			buf = binary.AppendVarint(buf, r.time)
-			buf = binary.AppendVarint(buf, r.expire)
-			buf = binary.AppendVarint(buf, r.key.access)
-			buf = append(buf, r.enc...)
-			d.Puts = append(d.Puts, state.KV{Key: k, Value: buf[at:len(buf):len(buf)]})
-			written += int64(len(buf) - at + len(k))
+			key = appendRowKey(key[:0], dr.side, r)
+			head = binary.AppendVarint(head[:0], r.count)
+			head = binary.AppendVarint(head, r.assoc)
+			head = binary.AppendVarint(head, r.time)
+			head = binary.AppendVarint(head, r.expire)
+			head = binary.AppendVarint(head, r.key.access)
+			d.Encoded.Put(key, head, r.enc)
+			written += int64(len(key) + len(head) + len(r.enc))
+			entries++
 			r.stored = true
 		}
 	}
 	clear(j.dirty)
 	j.dirty, j.lostDirty = j.dirty[:0], 0
-	j.lastBytes, j.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
+	j.lastBytes, j.lastKeys = written, entries+int64(len(d.Deletes))
 	return persistDelta(j.state, id, d, j.watermark), nil
 }
 
