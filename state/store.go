@@ -267,10 +267,23 @@ func (e *EncodedDelta) Grow(kg, n int) {
 	if kg >= len(e.groups) {
 		e.groups = slices.Grow(e.groups, kg+1-len(e.groups))[:kg+1]
 	}
-	if e.groups[kg] == nil {
+	if len(e.groups[kg]) == 0 {
 		n += checksumSize // WriteDelta seals the group in place
 	}
 	e.groups[kg] = slices.Grow(e.groups[kg], n)
+}
+
+// Reset empties e for another delta. A group keeps its room if its changes filled at
+// least a quarter of it (ChangeBound's bound is loose), so that the memory kept follows
+// the recent deltas' size.
+func (e *EncodedDelta) Reset() {
+	for kg, g := range e.groups {
+		if 4*len(g) < cap(g) {
+			e.groups[kg] = nil
+		} else {
+			e.groups[kg] = g[:0]
+		}
+	}
 }
 
 // ChangeBound bounds the bytes a change of a key and value of these lengths takes.

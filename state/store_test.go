@@ -180,3 +180,32 @@ func TestEncodedDelta(t *testing.T) {
 		t.Errorf("after merging: %q, want %q", got, want)
 	}
 }
+
+// An encoded delta's room is reused once it is written, and the delta written from it
+// before reads as it did.
+func TestEncodedDeltaReused(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var e EncodedDelta
+	for id := int64(1); id <= 3; id++ {
+		e.Reset()
+		e.Grow(4, 2*ChangeBound(3, 2))
+		e.Put(key(4, fmt.Sprint("k", id)), []byte("v"), fmt.Sprint(id))
+		e.Put(key(4, "all"), []byte("v"), fmt.Sprint(id))
+		if _, err := s.WriteDelta("join", id, Delta{Encoded: e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := read(t, s, "join", 1, 0, 127); got != "4/all=v1 4/k1=v1" {
+		t.Errorf("as of 1: %q", got)
+	}
+	if got := read(t, s, "join", 3, 0, 127); got != "4/all=v3 4/k1=v1 4/k2=v2 4/k3=v3" {
+		t.Errorf("as of 3: %q", got)
+	}
+	if cap(e.groups[4]) == 0 {
+		t.Error("the group's room was not kept")
+	}
+}

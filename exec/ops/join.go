@@ -49,6 +49,7 @@ type join struct {
 	dirty     []dirtyRow // rows changed since the last checkpoint, each once
 	lostDirty int        // of them, rows removed that no checkpoint held
 	legacy    [][]byte   // restored keys of the earlier format, which rows replace
+	spare     spareDelta // the last checkpoint's encoding, back from its write
 	nextID    uint64     // the id of the next row stored
 	lastBytes int64
 	lastKeys  int64

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/state"
@@ -57,7 +58,7 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	if j.state == nil {
 		return nil, errors.New("join: checkpoint without a state store")
 	}
-	d := state.Delta{Deletes: j.legacy}
+	d := state.Delta{Deletes: j.legacy, Encoded: j.spare.take()}
 	j.legacy = nil
 	// The rows go straight into their key groups' encoding, each group sized up
 	// front: a checkpoint may write millions of rows.
@@ -104,7 +105,38 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	clear(j.dirty)
 	j.dirty, j.lostDirty = j.dirty[:0], 0
 	j.lastBytes, j.lastKeys = written, entries+int64(len(d.Deletes))
-	return persistDelta(j.state, id, d, j.watermark), nil
+	persist := persistDelta(j.state, id, d, j.watermark)
+	return func() ([]byte, error) {
+		h, err := persist()
+		if err == nil {
+			j.spare.give(d.Encoded)
+		}
+		return h, err
+	}, nil
+}
+
+// spareDelta keeps a written checkpoint's encoding for the next one to reuse: a
+// checkpoint of millions of rows otherwise pages in and zeroes as much fresh memory
+// (a ninth of q7's CPU at a checkpoint every 10 s). The write runs on another
+// goroutine, so the hand-over is locked.
+type spareDelta struct {
+	mu sync.Mutex
+	e  state.EncodedDelta
+}
+
+func (s *spareDelta) take() state.EncodedDelta {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.e
+	s.e = state.EncodedDelta{}
+	e.Reset()
+	return e
+}
+
+func (s *spareDelta) give(e state.EncodedDelta) {
+	s.mu.Lock()
+	s.e = e
+	s.mu.Unlock()
 }
 
 // LastSnapshot reports the bytes and entries the last snapshot wrote.
