@@ -194,6 +194,15 @@ const (
 
 // appendChange encodes a put (value != nil) or a delete of key.
 func appendChange(dst, key, value []byte, put bool) []byte {
+	dst = appendChangeHead(dst, key, len(value), put)
+	if put {
+		dst = append(dst, value...)
+	}
+	return dst
+}
+
+// appendChangeHead appends a change up to its value, which is valueLen bytes long.
+func appendChangeHead(dst, key []byte, valueLen int, put bool) []byte {
 	mark := byte(markDelete)
 	if put {
 		mark = markPut
@@ -201,8 +210,7 @@ func appendChange(dst, key, value []byte, put bool) []byte {
 	dst = binary.AppendUvarint(append(dst, mark), uint64(len(key)))
 	dst = append(dst, key...)
 	if put {
-		dst = binary.AppendUvarint(dst, uint64(len(value)))
-		dst = append(dst, value...)
+		dst = binary.AppendUvarint(dst, uint64(valueLen))
 	}
 	return dst
 }
@@ -293,16 +301,13 @@ func ChangeBound(keyLen, valueLen int) int { return 1 + 2*binary.MaxVarintLen64 
 // tail.
 func (e *EncodedDelta) Put(key, head []byte, tail string) {
 	g := e.group(key)
-	*g = binary.AppendUvarint(append(*g, markPut), uint64(len(key)))
-	*g = append(*g, key...)
-	*g = binary.AppendUvarint(*g, uint64(len(head)+len(tail)))
-	*g = append(append(*g, head...), tail...)
+	*g = append(append(appendChangeHead(*g, key, len(head)+len(tail), true), head...), tail...)
 }
 
 // Delete adds a deletion of key.
 func (e *EncodedDelta) Delete(key []byte) {
 	g := e.group(key)
-	*g = append(binary.AppendUvarint(append(*g, markDelete), uint64(len(key))), key...)
+	*g = appendChange(*g, key, nil, false)
 }
 
 func (e *EncodedDelta) group(key []byte) *[]byte {
@@ -321,8 +326,9 @@ type KV struct{ Key, Value []byte }
 func KeyPrefix(keyGroup int) []byte { return binary.BigEndian.AppendUint16(nil, uint16(keyGroup)) }
 
 // WriteDelta stores namespace ns's changes at checkpoint id durably (bbolt syncs on
-// commit) and returns the bytes written. It consumes d: it drops each change once it has
-// encoded it, so that a large delta is not held twice.
+// commit) and returns the bytes written. It consumes d's Puts and Deletes, dropping each
+// once it has encoded it, so that a large delta is not held twice; d.Encoded's buffers
+// are written in place and the caller's again once it returns (EncodedDelta.Reset).
 func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 	// Encode the changes by key group, in one buffer per group. Deletes come first: a key
 	// deleted and put again since the last checkpoint is there with its new value.
@@ -362,7 +368,6 @@ func (s *Store) WriteDelta(ns string, id int64, d Delta) (int64, error) {
 			groups[kg] = make([]byte, 0, n+checksumSize)
 		}
 	}
-	d.Encoded.groups = nil
 	for i, k := range d.Deletes {
 		kg := binary.BigEndian.Uint16(k)
 		groups[kg] = appendChange(groups[kg], k, nil, false)
