@@ -352,6 +352,7 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 	if g.noMetrics {
 		metrics = nil
 	}
+	groups := alignGroups{}
 	for s, st := range g.Stages {
 		for i := 0; i < st.Parallelism; i++ {
 			id := TaskID{s, i}
@@ -400,6 +401,9 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 				}
 				if lc, ok := op.(LateCounter); ok {
 					t.lates[k] = lc
+				}
+				if a, ok := op.(WatermarkAligned); ok && t.reader != nil && t.align == nil && a.WatermarkAlignment().Group != "" {
+					t.align = groups.join(a)
 				}
 			}
 			tasks = append(tasks, t)

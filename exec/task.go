@@ -67,6 +67,8 @@ type task struct {
 	idleTimeout time.Duration // a source task with no input this long says it is idle
 	lastInput   time.Time
 	idle        bool // told the tasks it feeds that it is idle, and sent nothing since
+
+	align *alignMember // a source task's place in its watermark alignment group, or nil
 }
 
 // trigger starts checkpoint id at this task: a source task emits the barrier, a task
@@ -223,10 +225,14 @@ func (t *task) publish() {
 // input for the idle timeout, so that its watermark no longer holds theirs back. Its
 // next batch makes it active again.
 func (t *task) maybeIdle(ctx context.Context) error {
-	if t.idleTimeout <= 0 || t.idle || t.exchange == nil || time.Since(t.lastInput) < t.idleTimeout {
+	if t.idleTimeout <= 0 || t.idle || time.Since(t.lastInput) < t.idleTimeout {
 		return nil
 	}
 	t.idle = true
+	t.align.leave()
+	if t.exchange == nil {
+		return nil
+	}
 	return t.exchange.broadcast(ctx, message{idle: true})
 }
 
@@ -243,6 +249,7 @@ func (t *task) advance(ctx context.Context, wm int64) error {
 }
 
 func (t *task) runSource(ctx context.Context) error {
+	defer t.align.leave()
 	for {
 		select {
 		case id := <-t.triggers:
@@ -251,27 +258,37 @@ func (t *task) runSource(ctx context.Context) error {
 			}
 			continue
 		case drain := <-t.stops:
-			if err := t.takeTheRest(ctx); err != nil {
-				return err
-			}
-			if drain {
-				if err := t.advance(ctx, MaxWatermark); err != nil {
-					return err
-				}
-			} else {
-				t.stopped = true
-			}
-			return t.finish(ctx)
+			return t.stopSource(ctx, drain)
 		default:
 		}
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
+		}
+		if held := t.align.hold(); held != nil {
+			// Ahead of its alignment group: pass on what is done and read nothing until
+			// the group's watermark moves, while still taking checkpoints and stops.
+			if err := t.flush(ctx); err != nil {
+				return err
+			}
+			select {
+			case <-held:
+			case id := <-t.triggers:
+				if err := t.checkpoint(ctx, id, 0); err != nil {
+					return err
+				}
+			case drain := <-t.stops:
+				return t.stopSource(ctx, drain)
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+			continue
 		}
 		if err := t.commit(ctx); err != nil {
 			return err
 		}
 		b, err := t.reader.Next(ctx)
 		if err == io.EOF {
+			t.align.leave()
 			if err := t.advance(ctx, MaxWatermark); err != nil {
 				return err
 			}
@@ -295,10 +312,28 @@ func (t *task) runSource(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		t.align.report()
 		if err := t.maybeFlush(ctx); err != nil {
 			return err
 		}
 	}
+}
+
+// stopSource ends a source task at a graceful stop: with drain, event time first
+// advances to the end, so that every window fires.
+func (t *task) stopSource(ctx context.Context, drain bool) error {
+	t.align.leave()
+	if err := t.takeTheRest(ctx); err != nil {
+		return err
+	}
+	if drain {
+		if err := t.advance(ctx, MaxWatermark); err != nil {
+			return err
+		}
+	} else {
+		t.stopped = true
+	}
+	return t.finish(ctx)
 }
 
 // takeTheRest passes on, at a graceful stop, what a Stopper had taken from its system.

@@ -20,6 +20,29 @@ type WatermarkAssigner struct {
 	// Proctime: TimeCol is a processing-time attribute (`AS PROCTIME()`): the watermark
 	// follows the clock, also while no rows come, a millisecond behind it.
 	Proctime bool
+	// Table is the table whose WATERMARK this is, for its watermark options (see
+	// IsWatermarkOption); nil for a processing-time attribute.
+	Table *Table
+}
+
+// Watermark options of a table, as Flink names them (FLIP-296): sources in the same
+// alignment group stop reading while their watermark is more than max-drift ahead of
+// the group's least. A table of any connector accepts them, in its WITH clause or an
+// OPTIONS hint.
+const (
+	WatermarkAlignmentGroup    = "scan.watermark.alignment.group"
+	WatermarkAlignmentMaxDrift = "scan.watermark.alignment.max-drift"
+	WatermarkAlignmentInterval = "scan.watermark.alignment.update-interval"
+)
+
+// IsWatermarkOption reports whether key is one of the watermark options above, which
+// the engine reads, not the table's connector.
+func IsWatermarkOption(key string) bool {
+	switch strings.ToLower(key) {
+	case WatermarkAlignmentGroup, WatermarkAlignmentMaxDrift, WatermarkAlignmentInterval:
+		return true
+	}
+	return false
 }
 
 // WindowTVF assigns each row to its windows and adds the columns window_start,
@@ -104,7 +127,7 @@ func watermarked(t *Table, scan Node) Node {
 		}
 		return scan
 	}
-	return &WatermarkAssigner{Input: scan, TimeCol: scan.Schema().Index(t.Watermark.Column), Expr: t.Watermark.Expr, SQL: t.Watermark.SQL}
+	return &WatermarkAssigner{Input: scan, TimeCol: scan.Schema().Index(t.Watermark.Column), Expr: t.Watermark.Expr, SQL: t.Watermark.SQL, Table: t}
 }
 
 // windowTable plans TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size)) and its kin, over a

@@ -63,7 +63,11 @@ func runGoldenFile(t *testing.T, path string) {
 		out.Reset()
 		switch c.cmd {
 		case "file":
-			if err := os.WriteFile(filepath.Join(dir, c.args["name"]), []byte(c.input+"\n"), 0o644); err != nil {
+			name := filepath.Join(dir, c.args["name"])
+			if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(name, []byte(c.input+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		case "tree":

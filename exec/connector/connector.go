@@ -217,6 +217,9 @@ func (r *Registry) OpenSource(ctx context.Context, spec SourceSpec) (exec.Reader
 	if err := checkPartitioned(t); err != nil {
 		return nil, err
 	}
+	if _, err := ReadAlignment(t); err != nil {
+		return nil, err
+	}
 	switch c := t.Connector(); c {
 	case "datagen":
 		return openDatagen(spec)
@@ -354,7 +357,7 @@ func NewOptions(t *planner.Table, keys []string, withFormat bool, extra func(key
 	}
 	sort.Strings(o.allowed)
 	for _, k := range t.OptionKeys() {
-		if contains(o.allowed, k) || (extra != nil && extra(k)) || k == planner.LateDataSink || planner.IsLookupOption(k) {
+		if contains(o.allowed, k) || (extra != nil && extra(k)) || k == planner.LateDataSink || planner.IsLookupOption(k) || planner.IsWatermarkOption(k) {
 			continue // the engine's own options are not the connector's
 		}
 		return nil, TableError(t, ErrInvalidOption, "unsupported option '%s' for connector '%s'%s (supported: %s)",

@@ -28,16 +28,20 @@ type watermarkAssigner struct {
 	// splits holds the watermark each split of a source task implies (see exec.Splits);
 	// it starts at the watermark, so a restored or rescaled job goes on from there.
 	splits []int64
+	align  exec.Alignment // the source's watermark alignment group, if any
 }
 
 var (
 	_ exec.WatermarkHandler = (*watermarkAssigner)(nil)
 	_ exec.Snapshotter      = (*watermarkAssigner)(nil)
 	_ exec.Restorer         = (*watermarkAssigner)(nil)
+	_ exec.WatermarkAligned = (*watermarkAssigner)(nil)
 )
 
-// NewWatermarkAssigner returns the operator of a plan's WatermarkAssigner.
-func NewWatermarkAssigner(mem memory.Allocator, env *expr.Env, n *planner.WatermarkAssigner, out exec.Output) (exec.Operator, error) {
+// NewWatermarkAssigner returns the operator of a plan's WatermarkAssigner, in align's
+// watermark alignment group when it names one (event time only: a processing-time
+// watermark follows the clock, which every task shares).
+func NewWatermarkAssigner(mem memory.Allocator, env *expr.Env, n *planner.WatermarkAssigner, align exec.Alignment, out exec.Output) (exec.Operator, error) {
 	ev, err := expr.Compile(n.Expr, mem, env)
 	if err != nil {
 		return nil, err
@@ -50,6 +54,7 @@ func NewWatermarkAssigner(mem memory.Allocator, env *expr.Env, n *planner.Waterm
 		}
 		return &proctimeAssigner{w}, nil
 	}
+	w.align = align
 	return w, nil
 }
 
@@ -146,6 +151,9 @@ func (w *watermarkAssigner) ProcessWatermark(ctx context.Context, wm int64) erro
 	w.watermark = wm
 	return w.out.EmitWatermark(ctx, wm)
 }
+
+func (w *watermarkAssigner) WatermarkAlignment() exec.Alignment { return w.align }
+func (w *watermarkAssigner) CurrentWatermark() int64            { return w.watermark }
 
 func (w *watermarkAssigner) Snapshot(context.Context, int64) ([]byte, error) {
 	return json.Marshal(w.watermark)

@@ -202,7 +202,7 @@ func TestWatermarkPerSplit(t *testing.T) {
 	node := &planner.WatermarkAssigner{Input: input{schema: schema}, TimeCol: 0, Expr: &planner.ColumnRef{Index: 0, Name: "ts", T: ts}, SQL: "ts"}
 	ctx := context.Background()
 	out := &watermarks{}
-	op, err := NewWatermarkAssigner(mem, nil, node, out)
+	op, err := NewWatermarkAssigner(mem, nil, node, exec.Alignment{}, out)
 	if err != nil {
 		t.Fatal(err)
 	}

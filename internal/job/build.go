@@ -449,8 +449,12 @@ func (b *builder) nodeOnce(n planner.Node) (int, error) {
 		})
 		b.name(in, n.Describe())
 	case *planner.WatermarkAssigner:
+		align, err := connector.ReadAlignment(n.Table)
+		if err != nil {
+			return 0, err
+		}
 		b.addStateful(in, b.meaningSlot(n), func(_ context.Context, _ int, out exec.Output) (exec.Operator, error) {
-			return ops.NewWatermarkAssigner(mem, env, n, out)
+			return ops.NewWatermarkAssigner(mem, env, n, align, out)
 		})
 		b.name(in, n.Describe())
 	case *planner.WindowTVF:
