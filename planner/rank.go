@@ -453,6 +453,81 @@ func pruneRowNumber(n Node) Node {
 	return &Project{Input: in, Exprs: p.Exprs, Names: p.Names}
 }
 
+// pruneRankColumns narrows a Rank's input, under a projection (and a filter between)
+// that reads only some of its columns, to those and the columns it ranks by, as Flink's
+// planner does: a Top-N stores its rows, and a join below it stores and pairs what the
+// Top-N reads (q9 ranks pairs of an auction and a bid whose channel and url nobody
+// reads). Not a window Top-N, whose input is its window's.
+func pruneRankColumns(n Node) Node {
+	p, ok := n.(*Project)
+	if !ok {
+		return n
+	}
+	below := p.Input
+	f, hasFilter := below.(*Filter)
+	if hasFilter {
+		below = f.Input
+	}
+	r, ok := below.(*Rank)
+	if !ok || r.Window != nil || r.End == 0 {
+		return n
+	}
+	width := len(r.Input.Schema())
+	used := make([]bool, width)
+	mark := func(e Expr) {
+		walkColumns(e, func(c *ColumnRef) {
+			if c.Index < width { // not the row number
+				used[c.Index] = true
+			}
+		})
+	}
+	for _, e := range p.Exprs {
+		mark(e)
+	}
+	if hasFilter {
+		mark(f.Cond)
+	}
+	for _, c := range r.PartitionBy {
+		used[c] = true
+	}
+	for _, k := range r.OrderBy {
+		used[k.Col] = true
+	}
+	in, at := keptColumns(r.Input, used)
+	if in == r.Input {
+		return n
+	}
+	c := *r
+	c.Input = removeIdentityProject(pruneJoinColumns(in)) // a join below now stores less
+	c.PartitionBy = remap(r.PartitionBy, at)
+	c.OrderBy = make([]SortKey, len(r.OrderBy))
+	for i, k := range r.OrderBy {
+		c.OrderBy[i] = SortKey{Col: at[k.Col], Desc: k.Desc}
+	}
+	if c.Dedup() != r.Dedup() {
+		return n // the narrowed input lost the time attribute a deduplication needs
+	}
+	schema := c.Schema()
+	moved := func(e Expr) Expr {
+		return mapColumns(e, func(ref *ColumnRef) Expr {
+			i := len(c.Input.Schema()) // the row number
+			if ref.Index < width {
+				i = at[ref.Index]
+			}
+			return &ColumnRef{Index: i, Name: schema[i].Name, T: ref.T}
+		})
+	}
+	var out Node = &c
+	if hasFilter {
+		out = &Filter{Input: out, Cond: moved(f.Cond)}
+	}
+	exprs := make([]Expr, len(p.Exprs))
+	for i, e := range p.Exprs {
+		exprs[i] = moved(e)
+	}
+	return &Project{Input: out, Exprs: exprs, Names: p.Names}
+}
+
 // proctimeDedup makes r, ranked by a processing-time attribute of an event-time stream
 // (or of a query's SELECT), a deduplication in the rows' order of arrival, as Flink's
 // is: a WatermarkAssigner whose watermark follows the clock replaces the stream's

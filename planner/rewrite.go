@@ -6,9 +6,11 @@ import "slices"
 var rewrites = []func(Node) Node{
 	pushIntoJoins,
 	pruneRowNumber,
+	pruneRankColumns,
 	pruneJoinColumns,
 	mergeProjects,
-	pruneRowNumber, // again: a merged projection may no longer read the row number
+	pruneRowNumber,   // again: a merged projection may no longer read the row number,
+	pruneRankColumns, // nor every column of a Rank
 	removeIdentityProject,
 	routeLateRows,
 }

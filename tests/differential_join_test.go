@@ -59,6 +59,11 @@ var joinQueries = []struct{ name, sql, sqlite string }{
 		"SELECT b.k AS k, COUNT(*) AS n FROM l LEFT JOIN (SELECT k FROM r WHERE w < 10) b ON l.k = b.k GROUP BY b.k", ""},
 	{"top 1 per key of a join",
 		"SELECT k, lid, rid FROM (SELECT l.k AS k, l.id AS lid, r.id AS rid, ROW_NUMBER() OVER (PARTITION BY l.k ORDER BY l.v + r.w DESC, l.id, r.id) AS rn FROM l JOIN r ON l.k = r.k) WHERE rn = 1", ""},
+	{"top 1 per key over a join, ranked by columns it does not select (q9's shape)",
+		"SELECT k, lid, rid FROM (SELECT l.k AS k, l.id AS lid, l.v AS v, r.id AS rid, r.w AS w, ROW_NUMBER() OVER (PARTITION BY l.k ORDER BY r.w DESC, r.id, l.id) AS rn FROM l JOIN r ON l.k = r.k AND r.w >= l.v) WHERE rn = 1", ""},
+	{"top 2 per key over a join, filtered by a column it does not select",
+		"SELECT k, rid FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY w DESC, rid, lid) AS rn FROM " +
+			"(SELECT l.k AS k, l.v AS v, l.id AS lid, r.id AS rid, r.w AS w, l.v + r.w AS vw FROM l JOIN r ON l.k = r.k)) WHERE rn <= 2 AND v > 50", ""},
 	{"interval",
 		"SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k AND r.ts BETWEEN l.ts - INTERVAL '1' SECOND AND l.ts + INTERVAL '2' SECOND",
 		"SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k AND r.ts BETWEEN l.ts - 1000 AND l.ts + 2000"},
