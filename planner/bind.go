@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/streamsql/streamsql/parser"
@@ -603,6 +604,16 @@ func (p *Planner) aggregate(q *parser.Query, items []*parser.SelectItem, input N
 	for _, a := range ab.aggs {
 		call := AggCall{Fn: a.fn, Arg: -1, Distinct: a.distinct, T: a.t, Separator: a.sep, KeepNulls: a.keepNulls}
 		input := func(e Expr) int {
+			// Calls over the same expression read one column (q16's eight DISTINCT counts
+			// read bidder or auction and one of three filters), which the aggregate then
+			// sees is the same; not a key's column, which grouping sets null out.
+			if movable(e) {
+				for i := len(ab.keys); i < len(pre.Exprs); i++ {
+					if reflect.DeepEqual(pre.Exprs[i], e) {
+						return i
+					}
+				}
+			}
 			pre.Exprs = append(pre.Exprs, e)
 			pre.Names = append(pre.Names, fmt.Sprintf("$arg%d", len(pre.Exprs)-1))
 			return len(pre.Exprs) - 1

@@ -427,9 +427,19 @@ func (d *distinct) merge(dst, src int32) {
 type distinctInts struct {
 	inner accumulator
 	seen  []map[int64]int64
+	// share, when set, holds the set instead of seen, as member slot (see shareDistinct).
+	share *distinctShare
+	slot  int
 }
 
-func (d *distinctInts) grow(g int) { d.seen = growTo(d.seen, g); d.inner.grow(g) }
+func (d *distinctInts) grow(g int) {
+	if d.share != nil {
+		d.share.seen = growTo(d.share.seen, g)
+	} else {
+		d.seen = growTo(d.seen, g)
+	}
+	d.inner.grow(g)
+}
 
 func (d *distinctInts) update(groups []int32, signs []int8, col arrow.Array) error {
 	return forEachRow(d, groups, signs, col)
@@ -437,6 +447,10 @@ func (d *distinctInts) update(groups []int32, signs []int8, col arrow.Array) err
 
 func (d *distinctInts) add(g int32, v value, sign int64) {
 	if v.null {
+		return
+	}
+	if d.share != nil {
+		d.share.add(g, v, sign, 1<<d.slot)
 		return
 	}
 	m := d.seen[g]
@@ -459,14 +473,30 @@ func (d *distinctInts) add(g int32, v value, sign int64) {
 }
 
 func (d *distinctInts) result(g int32) value { return d.inner.result(g) }
-func (d *distinctInts) reset(g int32)        { d.seen[g] = nil; d.inner.reset(g) }
+
+func (d *distinctInts) reset(g int32) {
+	if d.share != nil {
+		d.share.clearSlot(g, d.slot)
+	} else {
+		d.seen[g] = nil
+	}
+	d.inner.reset(g)
+}
+
 func (d *distinctInts) merge(dst, src int32) {
+	if d.share != nil {
+		d.sharedMerge(dst, src)
+		return
+	}
 	for v, n := range d.seen[src] {
 		d.add(dst, value{i: v}, n)
 	}
 }
 
 func (d *distinctInts) save(dst []byte, g int32) []byte {
+	if d.share != nil {
+		return d.inner.save(d.sharedSave(dst, g), g)
+	}
 	dst = binary.AppendUvarint(dst, uint64(len(d.seen[g])))
 	for v, n := range d.seen[g] {
 		dst = appendValueBytes(dst, value{i: v})
@@ -476,6 +506,11 @@ func (d *distinctInts) save(dst []byte, g int32) []byte {
 }
 
 func (d *distinctInts) load(dec *decoder, g int32) {
+	if d.share != nil {
+		d.sharedLoad(dec, g)
+		d.inner.load(dec, g)
+		return
+	}
 	d.seen[g] = nil
 	if counts := dec.counts(); len(counts) > 0 {
 		m := make(map[int64]int64, len(counts))

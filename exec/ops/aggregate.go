@@ -118,6 +118,7 @@ func NewAggregate(mem memory.Allocator, n *planner.Aggregate, out exec.Output, k
 		a.calls = append(a.calls, call)
 		a.accs = append(a.accs, newAccumulator(call, in, n.Input.Updating()))
 	}
+	shareDistinct(a.accs, a.calls)
 	for _, f := range a.builder.Fields() {
 		a.appenders = append(a.appenders, appender(f))
 	}
@@ -579,6 +580,14 @@ func (x *bytesIndex) reset() { clear(x.m) }
 func (a *aggregate) updateAccs(rec arrow.Record, groups []int32, signs []int8) error {
 	for i, acc := range a.accs {
 		call := a.calls[i]
+		if d, ok := acc.(*distinctInts); ok && d.share != nil {
+			if d.slot == 0 { // the first member updates them all
+				if err := d.share.update(rec, rec.Column(call.Arg), groups, signs); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		gs := groups
 		if f := call.FilterCol(); f >= 0 {
 			gs = filterGroups(growTo(a.filtered[:0], len(groups)), groups, rec.Column(f))
