@@ -417,19 +417,24 @@ func checkRanks(n Node) error {
 	return err
 }
 
+// projectedRank matches a projection over a Rank, with a filter between or not (f nil).
+func projectedRank(n Node) (p *Project, f *Filter, r *Rank, ok bool) {
+	if p, ok = n.(*Project); !ok {
+		return nil, nil, nil, false
+	}
+	below := p.Input
+	if f, ok = below.(*Filter); ok {
+		below = f.Input
+	}
+	r, ok = below.(*Rank)
+	return p, f, r, ok
+}
+
 // pruneRowNumber drops the row number of a Rank when the projection above it (and a
 // filter between) does not read it: Top-N without the row number emits fewer changes.
 func pruneRowNumber(n Node) Node {
-	p, ok := n.(*Project)
-	if !ok {
-		return n
-	}
-	below := p.Input
-	f, hasFilter := below.(*Filter)
-	if hasFilter {
-		below = f.Input
-	}
-	r, ok := below.(*Rank)
+	p, f, r, ok := projectedRank(n)
+	hasFilter := f != nil
 	if !ok || !r.RowNumber || r.End == 0 {
 		return n
 	}
@@ -459,16 +464,8 @@ func pruneRowNumber(n Node) Node {
 // Top-N reads (q9 ranks pairs of an auction and a bid whose channel and url nobody
 // reads). Not a window Top-N, whose input is its window's.
 func pruneRankColumns(n Node) Node {
-	p, ok := n.(*Project)
-	if !ok {
-		return n
-	}
-	below := p.Input
-	f, hasFilter := below.(*Filter)
-	if hasFilter {
-		below = f.Input
-	}
-	r, ok := below.(*Rank)
+	p, f, r, ok := projectedRank(n)
+	hasFilter := f != nil
 	if !ok || r.Window != nil || r.End == 0 {
 		return n
 	}
