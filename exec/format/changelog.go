@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/memory"
@@ -164,10 +163,6 @@ func (d *CDCDecoder) Decode(line []byte, lineNo int64) error {
 	body := trimSpace(line)
 	if len(body) == 0 {
 		return nil
-	}
-	if !utf8.Valid(body) {
-		d.fixed = appendValidUTF8(d.fixed[:0], body)
-		body, line = d.fixed, d.fixed
 	}
 	var part string
 	col, msg := -1, ""

@@ -254,6 +254,65 @@ func TestCSVInvalidUTF8(t *testing.T) {
 	checkRows(t, got, "+I[a\uFFFDb, 1.0, 1]\n")
 }
 
+// TestJSONBigInts: plain integers take a fast path; the longest, fractions and
+// exponents go through the general one.
+func TestJSONBigInts(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newJSON(t, mem, planner.Schema{{Name: "n", Type: planner.TypeBigInt}}, nil)
+	defer d.Release()
+	got, errs := decodeLines(t, d,
+		`{"n":0}`, `{"n":-0}`, `{"n":007}`, `{"n":123456789012345678}`, `{"n":-123456789012345678}`,
+		`{"n":9223372036854775807}`, `{"n":-9223372036854775808}`, `{"n" : 42 }`,
+		`{"n":9223372036854775808}`, `{"n":1.5}`, `{"n":1e3}`, `{"n":2E3}`, `{"n":-}`, `{"n":12x}`,
+	)
+	checkRows(t, got, "+I[0]\n+I[0]\n+I[7]\n+I[123456789012345678]\n+I[-123456789012345678]\n"+
+		"+I[9223372036854775807]\n+I[-9223372036854775808]\n+I[42]\n")
+	want := []string{
+		`line 9: cannot parse "9223372036854775808" as BIGINT (out of range) for column n`,
+		`line 10: cannot parse "1.5" as BIGINT for column n`,
+		`line 11: cannot parse "1e3" as BIGINT for column n`,
+		`line 12: cannot parse "2E3" as BIGINT for column n`,
+		`line 13: invalid number at offset 5 for column n`,
+		`line 14: expected ',' or '}' at offset 7`,
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("errors: %v", errs)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(errs[i].Error(), w+":") {
+			t.Errorf("error %d:\n got %s\nwant %s", i, errs[i], w)
+		}
+	}
+}
+
+// TestJSONInvalidUTF8: invalid bytes in a string become U+FFFD, whether the string is a
+// value, a field name, escaped, long or inside a nested value read as a STRING; outside
+// a string they are a syntax error whose message is valid UTF-8.
+func TestJSONInvalidUTF8(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newJSON(t, mem, sensors, nil)
+	defer d.Release()
+	got, errs := decodeLines(t, d,
+		"{\"id\":\"a\xffb\",\"cnt\":1}",
+		"{\"id\":\"\u00e9\\n\xfe\",\"cnt\":2}",
+		"{\"id\":\"0123456789\xc3\xa9\xe2\x82\",\"cnt\":3}",
+		"{\"id\":{\"k\":\"x\xffy\"},\"cnt\":4}",
+		"{\"\xffid\":\"skipped\",\"id\":\"\xc3\xa9t\xc3\xa9\",\"cnt\":5}",
+		"{\"id\":\"ok\",\"cnt\":6\xff}",
+	)
+	checkRows(t, got, "+I[a\uFFFDb, null, 1]\n"+
+		"+I[\u00e9\n\uFFFD, null, 2]\n"+
+		"+I[0123456789\u00e9\uFFFD\uFFFD, null, 3]\n"+
+		"+I[{\"k\":\"x\uFFFDy\"}, null, 4]\n"+
+		"+I[\u00e9t\u00e9, null, 5]\n")
+	want := "line 6: expected ',' or '}' at offset 18: \"{\\\"id\\\":\\\"ok\\\",\\\"cnt\\\":6\uFFFD}\""
+	if len(errs) != 1 || errs[0].Error() != want {
+		t.Errorf("errors: %v\nwant %s", errs, want)
+	}
+}
+
 func TestCSVManyBatches(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -474,6 +533,36 @@ func TestJSONExpectedNames(t *testing.T) {
 +I[again, null, null, 4]
 +I[1, 2, null, null]
 +I[1, 2, 3, 4]
+`)
+}
+
+// TestJSONExpectedLongNames: names compared as words (up to 16 bytes with the quote)
+// and past them, against names that differ in their last byte, and names near the end
+// of a record.
+func TestJSONExpectedLongNames(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	d := newJSON(t, mem, namedColumns("abcdefg", "abcdefghijklmno", "abcdefghijklmnopq"), nil)
+	defer d.Release()
+	got, errs := decodeLines(t, d,
+		`{"abcdefg":"1","abcdefghijklmno":"2","abcdefghijklmnopq":"3"}`,
+		`{"abcdefh":"x","abcdefghijklmnp":"y","abcdefghijklmnopr":"z"}`,
+		`{"abcdefgh":"x","abcdefghijklmnoq":"y","abcdefghijklmnopqr":"z"}`,
+		`{"abcdefg":"1"}`,
+		`{"x":0,"abcdefghijklmno":2}`,
+		`{"abcdefg":"1","abcdefghijklmnp":"y"}`,
+		`{"abcdefg":"1","abcdefghijklmno":"2","abcdefghijklmnopr":"z"}`,
+	)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	checkRows(t, got, `+I[1, 2, 3]
++I[null, null, null]
++I[null, null, null]
++I[1, null, null]
++I[null, 2, null]
++I[1, null, null]
++I[1, 2, null]
 `)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -377,6 +378,9 @@ func (b *rowBuilder) fail(line []byte, lineNo int64, col int, msg string) error 
 	if b.ignore {
 		b.skipped++
 		return nil
+	}
+	if !utf8.Valid(line) {
+		line = appendValidUTF8(nil, line)
 	}
 	e := &ParseError{Line: lineNo, Text: string(line), Msg: msg}
 	if col >= 0 {

@@ -31,10 +31,9 @@ type JSONDecoder struct {
 	next    int      // the column expected next, for the common case of fields in order
 	keyBuf  []byte   // an unescaped field name
 	strBufs [][]byte // unescaped string values, one buffer a column
-	fixed   []byte   // the current record with invalid UTF-8 replaced
 	// quoted holds each column's name and the closing quote, nil for a name a JSON
 	// string cannot hold unescaped.
-	quoted [][]byte
+	quoted []quotedName
 }
 
 var _ Decoder = (*JSONDecoder)(nil)
@@ -51,13 +50,13 @@ func NewJSONDecoder(schema planner.Schema, mem memory.Allocator, opts JSONOption
 		index:      make(map[string]int, len(schema)),
 		strBufs:    make([][]byte, len(schema)),
 	}
-	d.quoted = make([][]byte, len(schema))
+	d.quoted = make([]quotedName, len(schema))
 	for i, c := range schema {
 		if _, dup := d.index[c.Name]; !dup {
 			d.index[c.Name] = i
 		}
 		if plainJSON(c.Name) {
-			d.quoted[i] = []byte(c.Name + `"`)
+			d.quoted[i] = newQuotedName(c.Name)
 		}
 	}
 	return d, nil
@@ -69,10 +68,8 @@ func (d *JSONDecoder) Decode(line []byte, lineNo int64) error {
 	if len(body) == 0 {
 		return nil
 	}
-	if !utf8.Valid(body) {
-		d.fixed = appendValidUTF8(d.fixed[:0], body)
-		body, line = d.fixed, d.fixed
-	}
+	// Invalid UTF-8 is replaced where it can reach a value: scanString checks each
+	// string; elsewhere a byte above ASCII is a syntax error.
 	if col, msg := d.parseRow(body, nil); msg != "" {
 		return d.fail(line, lineNo, col, msg)
 	}
@@ -200,12 +197,41 @@ func (d *JSONDecoder) expected(b []byte, p int) (int, int) {
 	if n >= len(d.cols) {
 		n = 0 // the first field of the next record
 	}
-	q := d.quoted[n]
-	if q == nil || len(b)-p-1 < len(q) || string(b[p+1:p+1+len(q)]) != string(q) {
+	if !d.quoted[n].at(b, p+1) {
 		return -1, p
 	}
 	d.next = n + 1
-	return n, p + 1 + len(q)
+	return n, p + 1 + len(d.quoted[n].text)
+}
+
+// quotedName is a field name and its closing quote as a record holds it, and its first
+// 16 bytes as two words with their masks, to compare in two loads.
+type quotedName struct {
+	text []byte // nil: the name needs escapes
+	word [2]uint64
+	mask [2]uint64
+}
+
+func newQuotedName(name string) quotedName {
+	q := quotedName{text: []byte(name + `"`)}
+	for i, c := range q.text[:min(len(q.text), 16)] {
+		q.word[i/8] |= uint64(c) << (8 * (i % 8))
+		q.mask[i/8] |= 0xff << (8 * (i % 8))
+	}
+	return q
+}
+
+// at says whether b holds the quoted name at i.
+func (q *quotedName) at(b []byte, i int) bool {
+	n := len(q.text)
+	if q.text == nil || len(b)-i < n {
+		return false
+	}
+	if n > 16 || len(b)-i < 16 {
+		return string(b[i:i+n]) == string(q.text)
+	}
+	return binary.LittleEndian.Uint64(b[i:])&q.mask[0] == q.word[0] &&
+		binary.LittleEndian.Uint64(b[i+8:])&q.mask[1] == q.word[1]
 }
 
 // lookup returns the column named key, or -1.
@@ -267,6 +293,12 @@ func (d *JSONDecoder) value(ci int, b []byte, p int) (int, string) {
 			return np, c.valueError(text, reasonSyntax)
 		}
 	case ch == '-' || (ch >= '0' && ch <= '9'):
+		if c.kind == planner.BigInt {
+			if n, end, ok := plainInt(b, p); ok {
+				v.i, v.null = n, false
+				return end, ""
+			}
+		}
 		var ok bool
 		if np, ok = scanNumber(b, p); !ok {
 			return np, offsetMsg("invalid number", p)
@@ -284,11 +316,7 @@ func (d *JSONDecoder) value(ci int, b []byte, p int) (int, string) {
 		if c.kind != planner.String {
 			return np, c.valueError(text, reasonSyntax)
 		}
-		// A nested value read as a STRING is its compact JSON text, as in Flink.
-		var compact bytes.Buffer
-		if json.Compact(&compact, text) == nil {
-			text = compact.Bytes()
-		}
+		text = compactText(text)
 	default:
 		return p, offsetMsg("unexpected "+strconv.QuoteRune(rune(ch)), p)
 	}
@@ -300,6 +328,27 @@ func (d *JSONDecoder) value(ci int, b []byte, p int) (int, string) {
 
 func hasLiteral(b []byte, p int, lit string) bool {
 	return len(b)-p >= len(lit) && string(b[p:p+len(lit)]) == lit
+}
+
+// plainInt reads the JSON number at b[p] when it is an integer of at most 18 digits,
+// as most BIGINT values are; otherwise ok is false and the caller reads it as text.
+func plainInt(b []byte, p int) (n int64, end int, ok bool) {
+	i := p
+	neg := b[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	for ; i < len(b) && i-start <= 18 && b[i]-'0' <= 9; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	if i == start || i-start > 18 || (i < len(b) && (b[i] == '.' || b[i]|0x20 == 'e')) {
+		return 0, p, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, i, true
 }
 
 // scanNumber returns the end of the JSON number at b[p].
@@ -341,28 +390,63 @@ func scanNumber(b []byte, p int) (int, bool) {
 	return i, true
 }
 
-// scanString reads the JSON string whose opening quote is at b[p]. Without escapes the
-// result is a slice of b; otherwise it is unescaped into *buf.
+// scanString reads the JSON string whose opening quote is at b[p]. Without escapes or
+// invalid UTF-8 the result is a slice of b; otherwise it is unescaped into *buf, with
+// invalid UTF-8 replaced by U+FFFD.
 func scanString(b []byte, p int, buf *[]byte) ([]byte, int, string) {
 	i := p + 1
-	// Eight bytes at a time while no quote or backslash is among them (SWAR: a zero
-	// byte of w^pattern marks a match; the lowest marked byte is exact).
+	// Eight bytes at a time while no quote, backslash or byte above ASCII is among them
+	// (SWAR: a zero byte of w^pattern marks a match; the lowest marked byte is exact).
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
-		if m := zeroBytes(w^quotes) | zeroBytes(w^backslashes); m != 0 {
+		if m := zeroBytes(w^quotes) | zeroBytes(w^backslashes) | w&highs; m != 0 {
 			i += bits.TrailingZeros64(m) / 8
 			break
 		}
 	}
 	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return b[p+1 : i], i + 1, ""
+		case c == '\\':
+			return unescapeString(b, p, i, buf)
+		case c >= utf8.RuneSelf:
+			return scanText(b, p, i, buf)
+		}
+	}
+	return nil, len(b), offsetMsg("unterminated string starting", p)
+}
+
+// scanText continues scanString from the first byte above ASCII at b[i]: it checks the
+// string's UTF-8.
+func scanText(b []byte, p, i int, buf *[]byte) ([]byte, int, string) {
+	for ; i < len(b); i++ {
 		switch b[i] {
 		case '"':
-			return b[p+1 : i], i + 1, ""
+			s := b[p+1 : i]
+			if !utf8.Valid(s) {
+				*buf = appendValidUTF8((*buf)[:0], s)
+				s = *buf
+			}
+			return s, i + 1, ""
 		case '\\':
 			return unescapeString(b, p, i, buf)
 		}
 	}
 	return nil, len(b), offsetMsg("unterminated string starting", p)
+}
+
+// compactText is a nested JSON value's text as a STRING column takes it: compact, as
+// in Flink, and valid UTF-8.
+func compactText(text []byte) []byte {
+	var compact bytes.Buffer
+	if json.Compact(&compact, text) == nil {
+		text = compact.Bytes()
+	}
+	if !utf8.Valid(text) {
+		text = appendValidUTF8(nil, text)
+	}
+	return text
 }
 
 const (
@@ -376,13 +460,17 @@ const (
 // marks above it may be false).
 func zeroBytes(w uint64) uint64 { return (w - ones) &^ w & highs }
 
-// unescapeString continues scanString from the first backslash at b[i].
+// unescapeString continues scanString from the first backslash at b[i]; invalid UTF-8
+// in the result is replaced.
 func unescapeString(b []byte, p, i int, buf *[]byte) ([]byte, int, string) {
 	out := append((*buf)[:0], b[p+1:i]...)
 	defer func() { *buf = out }()
 	for i < len(b) {
 		c := b[i]
 		if c == '"' {
+			if !utf8.Valid(out) {
+				out = appendValidUTF8(nil, out)
+			}
 			return out, i + 1, ""
 		}
 		if c != '\\' {

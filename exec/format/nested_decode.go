@@ -2,7 +2,6 @@ package format
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"time"
 
@@ -176,10 +175,7 @@ func (n *nestedCol) parseLeaf(b []byte, p int, loc *time.Location) (any, int, st
 		if c.kind != planner.String {
 			return nil, np, c.valueError(text, reasonSyntax)
 		}
-		var compact bytes.Buffer
-		if json.Compact(&compact, text) == nil {
-			text = compact.Bytes()
-		}
+		text = compactText(text)
 	default:
 		return nil, p, offsetMsg("unexpected "+strconv.QuoteRune(rune(ch)), p)
 	}
