@@ -21,9 +21,8 @@ type CSVDecoder struct {
 	*rowBuilder
 	opts CSVOptions
 
-	fields []span // the fields of the current record
-	unq    []byte // unescaped quoted fields of the current record
-	fixed  []byte // the current record with invalid UTF-8 replaced
+	unq   []byte // unescaped quoted fields of the current record
+	fixed []byte // the current record with invalid UTF-8 replaced
 }
 
 var _ Decoder = (*CSVDecoder)(nil)
@@ -37,7 +36,6 @@ func NewCSVDecoder(schema planner.Schema, mem memory.Allocator, opts CSVOptions)
 	return &CSVDecoder{
 		rowBuilder: rb,
 		opts:       opts,
-		fields:     make([]span, 0, len(schema)),
 	}, nil
 }
 
@@ -53,81 +51,76 @@ func (d *CSVDecoder) Decode(line []byte, lineNo int64) error {
 		d.fixed = appendValidUTF8(d.fixed[:0], line)
 		line = d.fixed
 	}
-	nf, msg := d.split(line)
-	if msg != "" {
-		return d.fail(line, lineNo, -1, msg)
+	// One pass splits the fields and parses each into its cell. After a bad value it
+	// only counts the fields: a wrong count is the record's error.
+	d.unq = d.unq[:0]
+	delim, quote := d.opts.FieldDelimiter, d.opts.QuoteCharacter
+	badCol, badMsg := -1, ""
+	pos, nf := 0, 0
+	for {
+		var text []byte
+		quoted := false
+		if quote != 0 && pos < len(line) && line[pos] == quote {
+			var msg string
+			if text, pos, msg = d.quotedField(line, pos); msg != "" {
+				return d.fail(line, lineNo, -1, msg)
+			}
+			if pos < len(line) && line[pos] != delim {
+				return d.fail(line, lineNo, -1, "unexpected "+strconv.QuoteRune(rune(line[pos]))+" after a closing quote at offset "+strconv.Itoa(pos))
+			}
+			quoted = true
+		} else {
+			start := pos
+			if j := indexByte(line[pos:], delim); j < 0 {
+				pos = len(line)
+			} else {
+				pos += j
+			}
+			text = line[start:pos]
+		}
+		if nf < len(d.cols) && badCol < 0 {
+			if msg := d.field(nf, text, quoted); msg != "" {
+				badCol, badMsg = nf, msg
+			}
+		}
+		nf++
+		if pos >= len(line) {
+			break
+		}
+		pos++ // the delimiter
 	}
 	if nf != len(d.cols) {
 		return d.fail(line, lineNo, -1, "expected "+strconv.Itoa(len(d.cols))+" fields, found "+strconv.Itoa(nf))
 	}
-	for i := range d.cols {
-		c, v, f := &d.cols[i], &d.cells[i], d.fields[i]
-		text := line[f.start:f.end]
-		if f.unescaped {
-			text = d.unq[f.start:f.end]
-		}
-		if (d.opts.HasNullLiteral && !f.quoted && string(text) == d.opts.NullLiteral) ||
-			(len(text) == 0 && c.kind != planner.String) {
-			if c.notNull {
-				return d.fail(line, lineNo, i, "NULL is not allowed")
-			}
-			v.null = true
-			continue
-		}
-		if r := c.parseText(v, text, d.loc); r != "" {
-			return d.fail(line, lineNo, i, c.valueError(text, r))
-		}
+	if badCol >= 0 {
+		return d.fail(line, lineNo, badCol, badMsg)
 	}
 	d.appendCells()
 	return nil
 }
 
-// span locates a field: line[start:end], or unq[start:end] when unescaped.
-type span struct {
-	start, end int
-	quoted     bool
-	unescaped  bool
-}
-
-// split cuts line into d.fields (at most one a column) and returns the number of
-// fields; msg is set when the quoting is malformed.
-func (d *CSVDecoder) split(line []byte) (nf int, msg string) {
-	d.fields, d.unq = d.fields[:0], d.unq[:0]
-	delim, quote := d.opts.FieldDelimiter, d.opts.QuoteCharacter
-	pos := 0
-	for {
-		var f span
-		if quote != 0 && pos < len(line) && line[pos] == quote {
-			if f, pos, msg = d.quotedField(line, pos); msg != "" {
-				return nf, msg
-			}
-			if pos < len(line) && line[pos] != delim {
-				return nf, "unexpected " + strconv.QuoteRune(rune(line[pos])) + " after a closing quote at offset " + strconv.Itoa(pos)
-			}
-		} else {
-			f.start = pos
-			j := indexByte(line[pos:], delim)
-			if j < 0 {
-				pos = len(line)
-			} else {
-				pos += j
-			}
-			f.end = pos
+// field parses the text of field i into its cell; it returns a message when the text
+// is no value of the column.
+func (d *CSVDecoder) field(i int, text []byte, quoted bool) string {
+	c, v := &d.cols[i], &d.cells[i]
+	if (d.opts.HasNullLiteral && !quoted && string(text) == d.opts.NullLiteral) ||
+		(len(text) == 0 && c.kind != planner.String) {
+		if c.notNull {
+			return "NULL is not allowed"
 		}
-		if nf < len(d.cols) {
-			d.fields = append(d.fields, f)
-		}
-		nf++
-		if pos >= len(line) {
-			return nf, ""
-		}
-		pos++ // the delimiter
+		v.null = true
+		return ""
 	}
+	if r := c.parseText(v, text, d.loc); r != "" {
+		return c.valueError(text, r)
+	}
+	return ""
 }
 
 // quotedField reads the quoted field starting at line[pos] (the opening quote). It
-// returns the field and the position after the closing quote.
-func (d *CSVDecoder) quotedField(line []byte, pos int) (span, int, string) {
+// returns the field's text (a slice of line, or of d.unq when it held doubled quotes)
+// and the position after the closing quote.
+func (d *CSVDecoder) quotedField(line []byte, pos int) ([]byte, int, string) {
 	quote := d.opts.QuoteCharacter
 	start := pos + 1
 	i := start
@@ -137,7 +130,7 @@ func (d *CSVDecoder) quotedField(line []byte, pos int) (span, int, string) {
 	for {
 		j := bytes.IndexByte(line[i:], quote)
 		if j < 0 {
-			return span{}, 0, "unterminated quoted field starting at offset " + strconv.Itoa(pos)
+			return nil, 0, "unterminated quoted field starting at offset " + strconv.Itoa(pos)
 		}
 		i += j
 		if i+1 < len(line) && line[i+1] == quote {
@@ -151,10 +144,10 @@ func (d *CSVDecoder) quotedField(line []byte, pos int) (span, int, string) {
 		break
 	}
 	if !escaped {
-		return span{start: start, end: i, quoted: true}, i + 1, ""
+		return line[start:i], i + 1, ""
 	}
 	d.unq = append(d.unq, line[segStart:i]...)
-	return span{start: unqStart, end: len(d.unq), quoted: true, unescaped: true}, i + 1, ""
+	return d.unq[unqStart:], i + 1, ""
 }
 
 // RecordEnd returns the end of the first record of buf; see Decoder.

@@ -3,6 +3,8 @@ package format
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -622,4 +624,79 @@ func TestDecodeBatchesOfChangingSize(t *testing.T) {
 		checkRows(t, render(rec, time.UTC), want.String())
 		rec.Release()
 	}
+}
+
+// TestColumnWritersWithNulls decodes batches of changing size whose columns of every
+// kind with a writer hold NULLs from a random row on (or none), into a pool that hands
+// out dirty buffers, and checks every value and validity bit: the bitmap that appears
+// with the first NULL must keep the rows before it valid.
+func TestColumnWritersWithNulls(t *testing.T) {
+	schema := planner.Schema{
+		{Name: "l", Type: planner.TypeBigInt}, {Name: "i", Type: planner.TypeInt},
+		{Name: "d", Type: planner.TypeDouble}, {Name: "s", Type: planner.TypeString},
+		{Name: "ts", Type: planner.TypeTS}, {Name: "dt", Type: planner.TypeDate},
+		{Name: "y", Type: planner.Type{Kind: planner.Binary}},
+	}
+	mem := memory.NewCheckedAllocator(&dirtyAllocator{memory.NewGoAllocator()})
+	defer mem.AssertSize(t, 0)
+	d := newCSV(t, mem, schema, map[string]string{"csv.null-literal": "N"})
+	defer d.Release()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 7, 64, 65, 300, 1000, 2, 129} {
+		firstNull := make([]int, len(schema)) // per column: the first NULL row, n for none
+		for c := range firstNull {
+			firstNull[c] = n
+			if rng.IntN(3) > 0 {
+				firstNull[c] = rng.IntN(n)
+			}
+		}
+		isNull := func(c, r int) bool { return r >= firstNull[c] && (r == firstNull[c] || rng.IntN(3) == 0) }
+		var want strings.Builder
+		for r := 0; r < n; r++ {
+			vals := []string{strconv.Itoa(r * 1001), strconv.Itoa(-r), strconv.Itoa(r) + ".5",
+				strings.Repeat("s", r%70), fmt.Sprintf("2015-07-15 00:00:%02d", r%60), "2015-07-15", "eHk="}
+			shown := []string{vals[0], vals[1], vals[2], vals[3], vals[4] + ".000", vals[5], "x'7879'"}
+			for c := range vals {
+				if isNull(c, r) {
+					vals[c], shown[c] = "N", "null"
+				}
+			}
+			if err := d.Decode([]byte(strings.Join(vals, ",")), int64(r+1)); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&want, "+I[%s]\n", strings.Join(shown, ", "))
+		}
+		rec := d.Flush()
+		checkRows(t, render(rec, time.UTC), want.String())
+		for c, col := range rec.Columns() {
+			nulls := 0
+			for r := 0; r < n; r++ {
+				if col.IsNull(r) {
+					nulls++
+				}
+			}
+			if col.NullN() != nulls {
+				t.Errorf("batch of %d, column %s: NullN %d, %d nulls", n, schema[c].Name, col.NullN(), nulls)
+			}
+		}
+		rec.Release()
+	}
+}
+
+// dirtyAllocator hands out buffers full of garbage, as a pool's reused buffers may be.
+type dirtyAllocator struct{ memory.Allocator }
+
+func (a *dirtyAllocator) Allocate(size int) []byte {
+	b := a.Allocator.Allocate(size)
+	for i := range b {
+		b[i] = 0xa5
+	}
+	return b
+}
+
+func (a *dirtyAllocator) Reallocate(size int, b []byte) []byte {
+	nb := a.Allocate(size)
+	copy(nb, b)
+	a.Free(b)
+	return nb
 }

@@ -3,6 +3,7 @@ package format
 import (
 	"encoding/base64"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -79,7 +80,8 @@ func NewDecoder(format string, schema planner.Schema, mem memory.Allocator, opts
 	return nil, fmt.Errorf("unknown format %q (supported: %s)", format, strings.Join(Formats(), ", "))
 }
 
-// column is one output column: its type and its typed builder.
+// column is one output column: its type, and its writer or (for the kinds without
+// one) its Arrow builder.
 type column struct {
 	name     string
 	kind     planner.Kind
@@ -89,15 +91,8 @@ type column struct {
 	scale    int
 	ltz      bool
 
-	boolB *array.BooleanBuilder
-	i32B  *array.Int32Builder
-	i64B  *array.Int64Builder
-	f64B  *array.Float64Builder
-	decB  *array.Decimal128Builder
-	strB  *array.StringBuilder
-	tsB   *array.TimestampBuilder
-	dateB *array.Date32Builder
-	other array.Builder // the builder of the kinds without a field above
+	w     *colWriter
+	other array.Builder // the builder of the kinds without a writer
 
 	nested *nestedCol  // json: how to read a ROW, ARRAY or MAP column
 	minute minuteCache // a timestamp column's last minute
@@ -115,19 +110,17 @@ type cell struct {
 	tree any // a ROW, ARRAY or MAP value (see nestedCol.parse)
 }
 
-// rowBuilder is the part of a decoder shared by the formats: columns, cells, builders
-// and the error policy.
+// rowBuilder is the part of a decoder shared by the formats: columns, cells, their
+// writers and builders, and the error policy.
 type rowBuilder struct {
 	format  string
+	schema  *arrow.Schema
 	cols    []column
 	cells   []cell
-	rb      *array.RecordBuilder
 	loc     *time.Location
 	ignore  bool
 	rows    int
-	room    int // rows the builders have room for without growing
 	skipped int64
-	lastStr []int // string bytes of the previous batch per column, to reserve
 
 	// The row kinds of the changelog formats: kinds of the rows since the last Flush
 	// (nil while all are inserts), flushed those of the latest Flush.
@@ -141,19 +134,21 @@ func newRowBuilder(format string, schema planner.Schema, mem memory.Allocator, l
 	if loc == nil {
 		loc = time.UTC
 	}
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
 	for _, c := range schema {
 		if !readable(c.Type, format == "json") {
 			return nil, fmt.Errorf("format %s cannot read column %s of type %s", format, c.Name, c.Type.Nullable())
 		}
 	}
 	b := &rowBuilder{
-		format:  format,
-		cols:    make([]column, len(schema)),
-		cells:   make([]cell, len(schema)),
-		rb:      array.NewRecordBuilder(mem, exec.ArrowSchema(schema)),
-		loc:     loc,
-		ignore:  ignore,
-		lastStr: make([]int, len(schema)),
+		format: format,
+		schema: exec.ArrowSchema(schema),
+		cols:   make([]column, len(schema)),
+		cells:  make([]cell, len(schema)),
+		loc:    loc,
+		ignore: ignore,
 	}
 	for i, c := range schema {
 		col := &b.cols[i]
@@ -166,25 +161,9 @@ func newRowBuilder(format string, schema planner.Schema, mem memory.Allocator, l
 		if c.Type.IsNested() {
 			col.nested = newNestedCol(c.Type)
 		}
-		switch fb := b.rb.Field(i).(type) {
-		case *array.BooleanBuilder:
-			col.boolB = fb
-		case *array.Int32Builder:
-			col.i32B = fb
-		case *array.Int64Builder:
-			col.i64B = fb
-		case *array.Float64Builder:
-			col.f64B = fb
-		case *array.Decimal128Builder:
-			col.decB = fb
-		case *array.StringBuilder:
-			col.strB = fb
-		case *array.TimestampBuilder:
-			col.tsB = fb
-		case *array.Date32Builder:
-			col.dateB = fb
-		default:
-			col.other = fb
+		dtype := b.schema.Field(i).Type
+		if col.w = newColWriter(mem, col.kind, dtype); col.w == nil {
+			col.other = array.NewBuilder(mem, dtype)
 		}
 	}
 	return b, nil
@@ -278,7 +257,7 @@ func (c *column) parseText(dst *cell, text []byte, loc *time.Location) string {
 // appendCells appends the parsed record to the builders.
 func (b *rowBuilder) appendCells() { b.appendRow(b.cells, exec.Insert) }
 
-// appendRow appends a parsed row of the given kind to the builders.
+// appendRow appends a parsed row of the given kind to the writers and builders.
 func (b *rowBuilder) appendRow(cells []cell, kind exec.RowKind) {
 	if kind != exec.Insert && b.kinds == nil {
 		b.kinds = make([]exec.RowKind, b.rows, max(b.rows+1, 64))
@@ -286,41 +265,28 @@ func (b *rowBuilder) appendRow(cells []cell, kind exec.RowKind) {
 	if b.kinds != nil {
 		b.kinds = append(b.kinds, kind)
 	}
-	// The builders have room for b.room more rows (see Flush): the typed builders
-	// append without checking.
-	if b.room == 0 {
-		b.room = max(64, b.rows)
-		b.rb.Reserve(b.room)
-	}
-	b.room--
+	row := b.rows
 	for i := range b.cols {
 		c, v := &b.cols[i], &cells[i]
-		if v.null {
-			b.rb.Field(i).AppendNull()
+		if w := c.w; w != nil {
+			switch {
+			case v.null:
+				w.putNull(row)
+			case c.kind == planner.String || c.kind == planner.Binary:
+				w.putBytes(row, v.s)
+			case c.kind == planner.Double:
+				w.putInt64(row, int64(math.Float64bits(v.f)))
+			case w.width == 8:
+				w.putInt64(row, v.i)
+			default:
+				w.putInt32(row, int32(v.i))
+			}
 			continue
 		}
-		switch c.kind {
-		case planner.Boolean:
-			c.boolB.UnsafeAppend(v.i != 0)
-		case planner.Int:
-			c.i32B.UnsafeAppend(int32(v.i))
-		case planner.BigInt:
-			c.i64B.UnsafeAppend(v.i)
-		case planner.Double:
-			c.f64B.UnsafeAppend(v.f)
-		case planner.Decimal:
-			c.decB.UnsafeAppend(v.d)
-		case planner.String:
-			if s := c.strB.BinaryBuilder; s.DataLen()+len(v.s) <= s.DataCap() {
-				s.UnsafeAppend(v.s)
-			} else {
-				s.Append(v.s) // grows the data by doubling
-			}
-		case planner.Timestamp, planner.TimestampLTZ:
-			c.tsB.UnsafeAppend(arrow.Timestamp(v.i))
-		case planner.Date:
-			c.dateB.UnsafeAppend(arrow.Date32(v.i))
-		case planner.Row, planner.Array, planner.Map, planner.Multiset:
+		switch {
+		case v.null:
+			c.other.AppendNull()
+		case c.nested != nil:
 			c.nested.append(c.other, v.tree)
 		default:
 			appendLeaf(c.other, v)
@@ -402,22 +368,21 @@ func (b *rowBuilder) Flush() arrow.Record {
 		return nil
 	}
 	n := b.rows
+	arrs := make([]arrow.Array, len(b.cols))
 	for i := range b.cols {
-		if s := b.cols[i].strB; s != nil {
-			b.lastStr[i] = s.DataLen()
+		if c := &b.cols[i]; c.w != nil {
+			arrs[i] = c.w.finish(n) // and sized for a next batch like this one
+		} else {
+			arrs[i] = c.other.NewArray()
+			c.other.Reserve(n)
 		}
 	}
-	rec := b.rb.NewRecord()
+	rec := array.NewRecord(b.schema, arrs, int64(n))
+	for _, a := range arrs {
+		a.Release()
+	}
 	b.rows = 0
 	b.flushed, b.kinds = b.kinds, nil
-	// The next batch is likely the size of this one: allocate for it once.
-	b.rb.Reserve(n)
-	b.room = n
-	for i := range b.cols {
-		if s := b.cols[i].strB; s != nil {
-			s.ReserveData(b.lastStr[i])
-		}
-	}
 	return rec
 }
 
@@ -428,10 +393,17 @@ func (b *rowBuilder) Kinds() []exec.RowKind {
 	return k
 }
 
-// Release frees the builders.
+// Release frees the writers and builders.
 func (b *rowBuilder) Release() {
-	if b.rb != nil {
-		b.rb.Release()
-		b.rb = nil
+	for i := range b.cols {
+		c := &b.cols[i]
+		if c.w != nil {
+			c.w.releaseBuffers()
+			c.w = nil
+		}
+		if c.other != nil {
+			c.other.Release()
+			c.other = nil
+		}
 	}
 }
