@@ -700,3 +700,48 @@ func (a *dirtyAllocator) Reallocate(size int, b []byte) []byte {
 	a.Free(b)
 	return nb
 }
+
+// TestCSVBadRecordsLeaveNoValues: a csv record writes its values as it reads them; a
+// bad one (a bad value after NULLs and strings, too many or too few fields, a bad
+// quote) takes them back, NULL counts included.
+func TestCSVBadRecordsLeaveNoValues(t *testing.T) {
+	schema := planner.Schema{
+		{Name: "s", Type: planner.TypeString}, {Name: "l", Type: planner.TypeBigInt},
+		{Name: "d", Type: planner.TypeDouble}, {Name: "m", Type: planner.DecimalType(10, 2)},
+		{Name: "n", Type: planner.TypeInt},
+	}
+	lines := []string{
+		"a,1,1.5,2.25,7",
+		"bad,N,N,1,x",
+		"long,2,N,1,1,extra",
+		"short,N",
+		`N,"q"x,N,N,N`,
+		"N,N,N,N,N",
+		"b,3,N,3.5,N",
+		"bad,4,N,1,2147483648",
+		"c,5,6,N,8",
+	}
+	for _, ignore := range []bool{false, true} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		d := newCSV(t, mem, schema, map[string]string{"csv.ignore-parse-errors": strconv.FormatBool(ignore), "csv.null-literal": "N"})
+		errs := 0
+		for i, l := range lines {
+			if err := d.Decode([]byte(l), int64(i+1)); err != nil {
+				errs++
+			}
+		}
+		if want := map[bool]int{false: 5, true: 0}[ignore]; errs != want || d.Skipped() != int64(5-want) {
+			t.Errorf("ignore %v: %d errors, %d skipped", ignore, errs, d.Skipped())
+		}
+		rec := d.Flush()
+		checkRows(t, render(rec, time.UTC), "+I[a, 1, 1.5, 2.25, 7]\n+I[null, null, null, null, null]\n+I[b, 3, null, 3.50, null]\n+I[c, 5, 6.0, null, 8]\n")
+		for c, want := range []int{1, 1, 2, 2, 2} {
+			if n := rec.Column(c).NullN(); n != want {
+				t.Errorf("ignore %v, column %s: %d NULLs, want %d", ignore, schema[c].Name, n, want)
+			}
+		}
+		rec.Release()
+		d.Release()
+		mem.AssertSize(t, 0)
+	}
+}
