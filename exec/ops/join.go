@@ -315,8 +315,14 @@ func (r *rowScratch) read(rec arrow.Record, width int) ([][]value, error) {
 		return nil, err
 	}
 	n := int(rec.NumRows())
-	r.flat = slices.Grow(r.flat[:0], n*width)[:n*width]
-	r.rows = slices.Grow(r.rows[:0], n)[:n]
+	// Every value is overwritten: a larger batch needs new room, not a copy of the old.
+	if cap(r.flat) < n*width {
+		r.flat = make([]value, n*width)
+	}
+	if cap(r.rows) < n {
+		r.rows = make([][]value, n)
+	}
+	r.flat, r.rows = r.flat[:n*width], r.rows[:n]
 	flat, rows := r.flat, r.rows
 	for i := range rows {
 		row := flat[i*width : (i+1)*width : (i+1)*width]
