@@ -217,14 +217,15 @@ func appendChangeHead(dst, key []byte, valueLen int, put bool) []byte {
 
 // changeSize is the length appendChange adds.
 func changeSize(key, value []byte, put bool) int {
-	n := 1 + uvarintLen(len(key)) + len(key)
+	n := 1 + UvarintLen(len(key)) + len(key)
 	if put {
-		n += uvarintLen(len(value)) + len(value)
+		n += UvarintLen(len(value)) + len(value)
 	}
 	return n
 }
 
-func uvarintLen(n int) int { return (bits.Len64(uint64(n)|1) + 6) / 7 }
+// UvarintLen is the length of n's unsigned varint (binary.AppendUvarint).
+func UvarintLen(n int) int { return (bits.Len64(uint64(n)|1) + 6) / 7 }
 
 // forEachChange decodes the changes of one key group's entry; value is nil for a delete.
 func forEachChange(data []byte, fn func(key, value []byte) error) error {
@@ -270,20 +271,25 @@ type EncodedDelta struct {
 	groups [][]byte
 }
 
-// Grow makes room for n more bytes of changes in key group kg (see ChangeBound).
+// Grow makes room for n more bytes of changes in key group kg (see ChangeSize).
 func (e *EncodedDelta) Grow(kg, n int) {
 	if kg >= len(e.groups) {
 		e.groups = slices.Grow(e.groups, kg+1-len(e.groups))[:kg+1]
 	}
-	if len(e.groups[kg]) == 0 {
+	g := e.groups[kg]
+	if len(g) == 0 {
 		n += checksumSize // WriteDelta seals the group in place
+		if cap(g) < n {
+			// New room, not slices.Grow's copy of the stale bytes of the old.
+			e.groups[kg] = make([]byte, 0, n)
+			return
+		}
 	}
-	e.groups[kg] = slices.Grow(e.groups[kg], n)
+	e.groups[kg] = slices.Grow(g, n)
 }
 
 // Reset empties e for another delta. A group keeps its room if its changes filled at
-// least a quarter of it (ChangeBound's bound is loose), so that the memory kept follows
-// the recent deltas' size.
+// least a quarter of it, so that the memory kept follows the recent deltas' size.
 func (e *EncodedDelta) Reset() {
 	for kg, g := range e.groups {
 		if 4*len(g) < cap(g) {
@@ -294,8 +300,11 @@ func (e *EncodedDelta) Reset() {
 	}
 }
 
-// ChangeBound bounds the bytes a change of a key and value of these lengths takes.
-func ChangeBound(keyLen, valueLen int) int { return 1 + 2*binary.MaxVarintLen64 + keyLen + valueLen }
+// ChangeSize is the bytes a put of a key and value of these lengths takes (a deletion
+// of the key takes fewer).
+func ChangeSize(keyLen, valueLen int) int {
+	return 1 + UvarintLen(keyLen) + keyLen + UvarintLen(valueLen) + valueLen
+}
 
 // Put adds a put of key (which begins with its key group) whose value is head then
 // tail.

@@ -155,7 +155,7 @@ func TestEncodedDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d Delta
-	d.Encoded.Grow(2, ChangeBound(5, 3)) // the others grow as they are written
+	d.Encoded.Grow(2, ChangeSize(5, 3)) // the others grow as they are written
 	d.Encoded.Put(key(2, "new"), []byte("h"), "t")
 	d.Encoded.Put(key(70, "far"), []byte("x"), "")
 	d.Encoded.Delete(key(2, "old"))
@@ -194,7 +194,7 @@ func TestEncodedDeltaReused(t *testing.T) {
 	reused := true
 	for id := int64(1); id <= 3; id++ {
 		e.Reset()
-		e.Grow(4, 2*ChangeBound(3, 2))
+		e.Grow(4, 2*ChangeSize(3, 2))
 		e.Put(key(4, fmt.Sprint("k", id)), []byte("v"), fmt.Sprint(id))
 		e.Put(key(4, "all"), []byte("v"), fmt.Sprint(id))
 		if room == nil {

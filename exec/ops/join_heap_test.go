@@ -1,7 +1,10 @@
 package ops
 
 import (
+	"encoding/binary"
+	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +30,27 @@ func TestRowHeapOrder(t *testing.T) {
 			t.Fatalf("popped %d after %d", r.expire, last)
 		} else {
 			last = r.expire
+		}
+	}
+}
+
+// TestRowSizesAreExact: a checkpoint sizes each key group by rowKeySize and
+// rowValueSize, which must be the lengths the rows' keys and values are written with.
+func TestRowSizesAreExact(t *testing.T) {
+	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, 1 << 20, -1 << 40, math.MaxInt64, math.MinInt64} {
+		for _, enc := range []string{"", "k", strings.Repeat("x", 127), strings.Repeat("y", 128)} {
+			r := &joinRow{enc: enc + "row", count: v, assoc: -v, time: v / 3, expire: v ^ 5, id: uint64(v),
+				key: &joinKey{enc: enc, kg: 7, access: v}}
+			key := appendRowKey(nil, 1, r)
+			head := binary.AppendVarint(nil, r.count)
+			head = binary.AppendVarint(head, r.assoc)
+			head = binary.AppendVarint(head, r.time)
+			head = binary.AppendVarint(head, r.expire)
+			head = binary.AppendVarint(head, r.key.access)
+			if rowKeySize(r) != len(key) || rowValueSize(r) != len(head)+len(r.enc) {
+				t.Errorf("v %d, key %d bytes: sizes %d and %d, written %d and %d", v, len(enc),
+					rowKeySize(r), rowValueSize(r), len(key), len(head)+len(r.enc))
+			}
 		}
 	}
 }

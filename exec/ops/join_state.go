@@ -42,9 +42,16 @@ func appendRowKey(buf []byte, s int, r *joinRow) []byte {
 	return binary.BigEndian.AppendUint64(buf, r.id)
 }
 
-// rowKeyBound and rowValueBound bound the bytes of row r's state key and value.
-func rowKeyBound(r *joinRow) int   { return 3 + binary.MaxVarintLen64 + len(r.key.enc) + 8 }
-func rowValueBound(r *joinRow) int { return 5*binary.MaxVarintLen64 + len(r.enc) }
+// rowKeySize and rowValueSize are the bytes of row r's state key and value, so that a
+// checkpoint sizes its key groups exactly (fresh room is zeroed, and paged in).
+func rowKeySize(r *joinRow) int { return 3 + state.UvarintLen(len(r.key.enc)) + len(r.key.enc) + 8 }
+func rowValueSize(r *joinRow) int {
+	return varintLen(r.count) + varintLen(r.assoc) + varintLen(r.time) + varintLen(r.expire) +
+		varintLen(r.key.access) + len(r.enc)
+}
+
+// varintLen is the length of x's varint (binary.AppendVarint).
+func varintLen(x int64) int { return state.UvarintLen(int(uint64(x)<<1 ^ uint64(x>>63))) }
 
 // Snapshot writes the rows changed since the previous checkpoint as checkpoint id's
 // delta.
@@ -69,7 +76,7 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 			if kg >= len(sizes) {
 				sizes = slices.Grow(sizes, kg+1-len(sizes))[:kg+1]
 			}
-			sizes[kg] += state.ChangeBound(rowKeyBound(r), rowValueBound(r))
+			sizes[kg] += state.ChangeSize(rowKeySize(r), rowValueSize(r))
 		}
 	}
 	for kg, n := range sizes {
