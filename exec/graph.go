@@ -356,7 +356,7 @@ func (g *Graph) build(cp *Checkpointing) (tasks []*task, err error) {
 	for s, st := range g.Stages {
 		for i := 0; i < st.Parallelism; i++ {
 			id := TaskID{s, i}
-			t := &task{id: id, cp: cp, inputs: inputs[s][i], sides: sides[s][i], done: make(chan struct{}), triggers: make(chan int64, 1), stops: make(chan bool, 1),
+			t := &task{id: id, cp: cp, inputs: inputs[s][i], sides: sides[s][i], done: make(chan struct{}), triggers: make(chan int64, 1), stops: make(chan bool, 1), completions: make(chan struct{}, 1),
 				watermark: MinWatermark, idleTimeout: g.IdleTimeout, lastInput: time.Now(), metrics: metrics.Task(id)}
 			if ready[s] != nil {
 				t.ready = ready[s][i]

@@ -57,6 +57,8 @@ type task struct {
 
 	completed atomic.Int64 // the newest completed checkpoint
 	committed int64        // the newest one the commit listeners were told of
+	// completions wakes a source task held by watermark alignment to commit.
+	completions chan struct{}
 
 	dirty     bool // input arrived since the last flush
 	clocked   bool // an operator follows the clock: flush at every poll (see Clocked)
@@ -117,6 +119,10 @@ func (t *task) stop(ctx context.Context, drain bool) {
 // commit listeners between batches, a finished one at once.
 func (t *task) notifyComplete(ctx context.Context, id int64) error {
 	for old := t.completed.Load(); id > old && !t.completed.CompareAndSwap(old, id); old = t.completed.Load() {
+	}
+	select {
+	case t.completions <- struct{}{}:
+	default: // a wake-up is pending already
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -264,14 +270,19 @@ func (t *task) runSource(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
 		if held := t.align.hold(); held != nil {
 			// Ahead of its alignment group: pass on what is done and read nothing until
-			// the group's watermark moves, while still taking checkpoints and stops.
+			// the group's watermark moves, while still taking checkpoints, commits and
+			// stops.
 			if err := t.flush(ctx); err != nil {
 				return err
 			}
 			select {
 			case <-held:
+			case <-t.completions:
 			case id := <-t.triggers:
 				if err := t.checkpoint(ctx, id, 0); err != nil {
 					return err
@@ -282,9 +293,6 @@ func (t *task) runSource(ctx context.Context) error {
 				return context.Cause(ctx)
 			}
 			continue
-		}
-		if err := t.commit(ctx); err != nil {
-			return err
 		}
 		b, err := t.reader.Next(ctx)
 		if err == io.EOF {

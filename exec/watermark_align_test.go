@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -151,5 +152,70 @@ func TestHeldSourceTakesCheckpointsAndGoesOnWhenOthersIdle(t *testing.T) {
 		case timeout > 0 && !early:
 			t.Errorf("with an idle timeout the source stayed held by its idle group member until it ended")
 		}
+	}
+}
+
+// committingReader is a pacedReader that records when it is told of a completed
+// checkpoint.
+type committingReader struct {
+	*pacedReader
+	told chan time.Time
+}
+
+func (r *committingReader) CheckpointComplete(context.Context, int64) error {
+	select {
+	case r.told <- time.Now():
+	default:
+	}
+	return nil
+}
+
+// TestHeldSourceCommits: a source held by its alignment group still tells its reader
+// of a completed checkpoint at once (a Kafka source commits its offsets then), not when
+// the group lets it read again.
+func TestHeldSourceCommits(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	until := time.Now().Add(time.Second)
+	align := Alignment{Group: "g", MaxDrift: time.Millisecond}
+	log := &stampLog{current: map[int]int64{}}
+	reader := &committingReader{&pacedReader{mem: mem, limit: 50}, make(chan time.Time, 1)}
+	g := &Graph{Mem: mem, Stages: []Stage{
+		{Name: "active", Parallelism: 1,
+			NewReader: func(int) (Reader, error) { return reader, nil },
+			NewChain: func(_ int, out Output, _ [][]byte) ([]Operator, error) {
+				return []Operator{&alignedStamper{stamper: stamper{out: out, step: 1}, align: align, log: log}}, nil
+			}},
+		{Name: "silent", Parallelism: 1,
+			NewReader: func(int) (Reader, error) { return &silentReader{until: until}, nil },
+			NewChain:  func(int, Output, [][]byte) ([]Operator, error) { return []Operator{silentStamper{align}}, nil }},
+		{Name: "end", Parallelism: 1, Inputs: []Input{{Stage: 0, Partition: Gather}, {Stage: 1, Partition: Gather}},
+			NewChain: func(int, Output, [][]byte) ([]Operator, error) { return nil, nil }},
+	}}
+	triggers, completed := make(chan int64, 1), make(chan int64, 1)
+	var acks atomic.Int32
+	go func() { // once the active source is held
+		time.Sleep(100 * time.Millisecond)
+		triggers <- 1
+	}()
+	cp := &Checkpointing{Aligned: true, Triggers: triggers, Completed: completed,
+		Ack: func(TaskID, int64, [][]byte, TaskStats) {
+			if acks.Add(1) == 3 {
+				completed <- 1
+			}
+		}}
+	if err := g.Run(context.Background(), cp); err != nil {
+		t.Fatal(err)
+	}
+	mem.AssertSize(t, 0)
+	select {
+	case at := <-reader.told:
+		if !at.Before(until) {
+			t.Errorf("the held source told its reader of the checkpoint at %v, after its group let it go at %v", at, until)
+		}
+	default:
+		t.Error("the reader was never told of the completed checkpoint")
+	}
+	if log.at.Before(until) {
+		t.Error("the source read past the silent member of its group")
 	}
 }
