@@ -132,32 +132,39 @@ func positive(v string, min int) (int, error) {
 	return n, nil
 }
 
-// ParseDuration reads Flink's duration syntax: a number with an optional unit
-// (ms, s, min, h, d, or their long forms; no unit means milliseconds).
+// ParseDuration reads a duration as Flink's TimeUtils does, in SET options and table
+// options alike: a non-negative number and a unit (ns, us, ms, s, min, h, d and their
+// long forms; 'm' is minutes), spaces allowed between; a bare number is milliseconds.
+// Unlike Flink it also takes a fraction ('1.5 s').
 func ParseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(strings.ToLower(s))
+	t := strings.TrimSpace(s)
 	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
 		i++
 	}
-	n, err := strconv.ParseFloat(s[:i], 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("invalid duration %q, expected for example '10 s' or '500 ms'", s)
+	n, err := strconv.ParseFloat(t[:i], 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q, expected for example '10 s' or '500 ms'", t)
 	}
-	units := map[string]time.Duration{
-		"": time.Millisecond, "ms": time.Millisecond, "milli": time.Millisecond, "millis": time.Millisecond,
-		"millisecond": time.Millisecond, "milliseconds": time.Millisecond,
-		"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
-		"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
-		"h": time.Hour, "hour": time.Hour, "hours": time.Hour,
-		"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
-	}
-	unit, ok := units[strings.TrimSpace(s[i:])]
+	unit, ok := durationUnits[strings.ToLower(strings.TrimSpace(t[i:]))]
 	if !ok {
-		return 0, fmt.Errorf("unknown duration unit in %q (use ms, s, min, h or d)", s)
+		return 0, fmt.Errorf("unknown duration unit in %q (use ms, s, min, h or d)", t)
 	}
 	if d := n * float64(unit); d < math.MaxInt64 {
 		return time.Duration(d), nil
 	}
-	return 0, fmt.Errorf("duration %q is too long (at most about 292 years)", s)
+	return 0, fmt.Errorf("duration %q is too long (at most about 292 years)", t)
+}
+
+var durationUnits = map[string]time.Duration{
+	"": time.Millisecond, "ms": time.Millisecond, "milli": time.Millisecond, "millis": time.Millisecond,
+	"millisecond": time.Millisecond, "milliseconds": time.Millisecond,
+	"ns": time.Nanosecond, "nano": time.Nanosecond, "nanos": time.Nanosecond, "nanosecond": time.Nanosecond,
+	"nanoseconds": time.Nanosecond,
+	"us": time.Microsecond, "µs": time.Microsecond, "micro": time.Microsecond, "micros": time.Microsecond,
+	"microsecond": time.Microsecond, "microseconds": time.Microsecond,
+	"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
+	"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
+	"h": time.Hour, "hour": time.Hour, "hours": time.Hour,
+	"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
 }

@@ -95,3 +95,22 @@ func TestParseConfig(t *testing.T) {
 		t.Error("bad mode accepted")
 	}
 }
+
+// TestParseDuration: Flink's duration forms (a bare number is milliseconds), with a
+// fraction too; negative, unitless-but-unknown and overflowing ones fail.
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"1s": time.Second, "5 s": 5 * time.Second, "100ms": 100 * time.Millisecond, "250": 250 * time.Millisecond,
+		"1 min": time.Minute, "2m": 2 * time.Minute, "3h": 3 * time.Hour, "1d": 24 * time.Hour, "7 seconds": 7 * time.Second,
+		"1.5 s": 1500 * time.Millisecond, "10 us": 10 * time.Microsecond, "3ns": 3, " 2 MIN ": 2 * time.Minute,
+	} {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "s", "1 fortnight", "-1s", "99999999999999999999d", "1.2.3 s"} {
+		if _, err := ParseDuration(in); err == nil {
+			t.Errorf("ParseDuration(%q) succeeded", in)
+		}
+	}
+}

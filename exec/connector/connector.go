@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/format"
 	"github.com/streamsql/streamsql/planner"
@@ -452,53 +453,11 @@ func (o *Options) Duration(key string, def time.Duration) (time.Duration, error)
 	if !ok {
 		return def, nil
 	}
-	d, err := ParseDuration(v)
+	d, err := checkpoint.ParseDuration(v)
 	if err != nil {
 		return 0, o.Err("option '%s': %v", key, err)
 	}
 	return d, nil
-}
-
-// ParseDuration reads a duration as Flink's TimeUtils does: a non-negative number and
-// a unit (ns, us, ms, s, min, h, d and their long forms; 'm' is minutes), spaces
-// allowed between; a bare number is milliseconds.
-func ParseDuration(s string) (time.Duration, error) {
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("invalid duration %q", s)
-	}
-	n, err := strconv.ParseInt(t[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("invalid duration %q", s)
-	}
-	unit := strings.ToLower(strings.TrimSpace(t[i:]))
-	var u time.Duration
-	switch unit {
-	case "", "ms", "milli", "millis", "millisecond", "milliseconds":
-		u = time.Millisecond
-	case "ns", "nano", "nanos", "nanosecond", "nanoseconds":
-		u = time.Nanosecond
-	case "us", "µs", "micro", "micros", "microsecond", "microseconds":
-		u = time.Microsecond
-	case "s", "sec", "secs", "second", "seconds":
-		u = time.Second
-	case "m", "min", "mins", "minute", "minutes":
-		u = time.Minute
-	case "h", "hour", "hours":
-		u = time.Hour
-	case "d", "day", "days":
-		u = 24 * time.Hour
-	default:
-		return 0, fmt.Errorf("invalid duration %q: unknown unit %q", s, unit)
-	}
-	if n > int64(1<<63-1)/int64(u) {
-		return 0, fmt.Errorf("duration %q is too long", s)
-	}
-	return time.Duration(n) * u, nil
 }
 
 // formatErr turns an error of package format (a bad format option, a column type the

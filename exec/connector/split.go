@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"strings"
 
+	"github.com/streamsql/streamsql/checkpoint"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -119,7 +120,7 @@ func (r *Registry) Bounded(t *planner.Table) bool {
 		if !ok {
 			return true
 		}
-		d, err := ParseDuration(v)
+		d, err := checkpoint.ParseDuration(v)
 		return err == nil && d == 0
 	case "datagen":
 		_, ok := t.Option("number-of-rows")
