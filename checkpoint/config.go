@@ -161,7 +161,7 @@ var durationUnits = map[string]time.Duration{
 	"millisecond": time.Millisecond, "milliseconds": time.Millisecond,
 	"ns": time.Nanosecond, "nano": time.Nanosecond, "nanos": time.Nanosecond, "nanosecond": time.Nanosecond,
 	"nanoseconds": time.Nanosecond,
-	"us": time.Microsecond, "µs": time.Microsecond, "micro": time.Microsecond, "micros": time.Microsecond,
+	"us":          time.Microsecond, "µs": time.Microsecond, "micro": time.Microsecond, "micros": time.Microsecond,
 	"microsecond": time.Microsecond, "microseconds": time.Microsecond,
 	"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
 	"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
