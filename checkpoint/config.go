@@ -156,15 +156,21 @@ func ParseDuration(s string) (time.Duration, error) {
 	return 0, fmt.Errorf("duration %q is too long (at most about 292 years)", t)
 }
 
-var durationUnits = map[string]time.Duration{
-	"": time.Millisecond, "ms": time.Millisecond, "milli": time.Millisecond, "millis": time.Millisecond,
-	"millisecond": time.Millisecond, "milliseconds": time.Millisecond,
-	"ns": time.Nanosecond, "nano": time.Nanosecond, "nanos": time.Nanosecond, "nanosecond": time.Nanosecond,
-	"nanoseconds": time.Nanosecond,
-	"us":          time.Microsecond, "µs": time.Microsecond, "micro": time.Microsecond, "micros": time.Microsecond,
-	"microsecond": time.Microsecond, "microseconds": time.Microsecond,
-	"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
-	"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
-	"h": time.Hour, "hour": time.Hour, "hours": time.Hour,
-	"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
-}
+// durationUnits maps each unit's names to it; no unit is milliseconds.
+var durationUnits = func() map[string]time.Duration {
+	units := map[string]time.Duration{"": time.Millisecond}
+	for unit, names := range map[time.Duration][]string{
+		time.Nanosecond:  {"ns", "nano", "nanos", "nanosecond", "nanoseconds"},
+		time.Microsecond: {"us", "µs", "micro", "micros", "microsecond", "microseconds"},
+		time.Millisecond: {"ms", "milli", "millis", "millisecond", "milliseconds"},
+		time.Second:      {"s", "sec", "secs", "second", "seconds"},
+		time.Minute:      {"m", "min", "mins", "minute", "minutes"},
+		time.Hour:        {"h", "hour", "hours"},
+		24 * time.Hour:   {"d", "day", "days"},
+	} {
+		for _, name := range names {
+			units[name] = unit
+		}
+	}
+	return units
+}()
