@@ -106,6 +106,23 @@ func (s silentStamper) Process(context.Context, int, Batch) error { return nil }
 func (s silentStamper) WatermarkAlignment() Alignment             { return s.align }
 func (s silentStamper) CurrentWatermark() int64                   { return MinWatermark }
 
+// heldGraph is a graph of two sources of one alignment group, active's rows stamped
+// a millisecond apart and a silent one without rows until until, into one task.
+func heldGraph(mem memory.Allocator, active Reader, align Alignment, log *stampLog, until time.Time) *Graph {
+	return &Graph{Mem: mem, Stages: []Stage{
+		{Name: "active", Parallelism: 1,
+			NewReader: func(int) (Reader, error) { return active, nil },
+			NewChain: func(_ int, out Output, _ [][]byte) ([]Operator, error) {
+				return []Operator{&alignedStamper{stamper: stamper{out: out, step: 1}, align: align, log: log}}, nil
+			}},
+		{Name: "silent", Parallelism: 1,
+			NewReader: func(int) (Reader, error) { return &silentReader{until: until}, nil },
+			NewChain:  func(int, Output, [][]byte) ([]Operator, error) { return []Operator{silentStamper{align}}, nil }},
+		{Name: "end", Parallelism: 1, Inputs: []Input{{Stage: 0, Partition: Gather}, {Stage: 1, Partition: Gather}},
+			NewChain: func(int, Output, [][]byte) ([]Operator, error) { return nil, nil }},
+	}}
+}
+
 // TestHeldSourceTakesCheckpointsAndGoesOnWhenOthersIdle: a source held by a member of its
 // group that has no input acknowledges checkpoints while held, and reads on once that
 // member is idle for the idle timeout.
@@ -115,18 +132,8 @@ func TestHeldSourceTakesCheckpointsAndGoesOnWhenOthersIdle(t *testing.T) {
 		until := time.Now().Add(time.Second)
 		align := Alignment{Group: "g", MaxDrift: time.Millisecond}
 		log := &stampLog{current: map[int]int64{}}
-		g := &Graph{Mem: mem, IdleTimeout: timeout, Stages: []Stage{
-			{Name: "active", Parallelism: 1,
-				NewReader: func(int) (Reader, error) { return &pacedReader{mem: mem, limit: 50}, nil },
-				NewChain: func(_ int, out Output, _ [][]byte) ([]Operator, error) {
-					return []Operator{&alignedStamper{stamper: stamper{out: out, step: 1}, align: align, log: log}}, nil
-				}},
-			{Name: "silent", Parallelism: 1,
-				NewReader: func(int) (Reader, error) { return &silentReader{until: until}, nil },
-				NewChain:  func(int, Output, [][]byte) ([]Operator, error) { return []Operator{silentStamper{align}}, nil }},
-			{Name: "end", Parallelism: 1, Inputs: []Input{{Stage: 0, Partition: Gather}, {Stage: 1, Partition: Gather}},
-				NewChain: func(int, Output, [][]byte) ([]Operator, error) { return nil, nil }},
-		}}
+		g := heldGraph(mem, &pacedReader{mem: mem, limit: 50}, align, log, until)
+		g.IdleTimeout = timeout
 		var acked sync.Map
 		triggers := make(chan int64, 1)
 		go func() { // once the active source is held
@@ -179,18 +186,7 @@ func TestHeldSourceCommits(t *testing.T) {
 	align := Alignment{Group: "g", MaxDrift: time.Millisecond}
 	log := &stampLog{current: map[int]int64{}}
 	reader := &committingReader{&pacedReader{mem: mem, limit: 50}, make(chan time.Time, 1)}
-	g := &Graph{Mem: mem, Stages: []Stage{
-		{Name: "active", Parallelism: 1,
-			NewReader: func(int) (Reader, error) { return reader, nil },
-			NewChain: func(_ int, out Output, _ [][]byte) ([]Operator, error) {
-				return []Operator{&alignedStamper{stamper: stamper{out: out, step: 1}, align: align, log: log}}, nil
-			}},
-		{Name: "silent", Parallelism: 1,
-			NewReader: func(int) (Reader, error) { return &silentReader{until: until}, nil },
-			NewChain:  func(int, Output, [][]byte) ([]Operator, error) { return []Operator{silentStamper{align}}, nil }},
-		{Name: "end", Parallelism: 1, Inputs: []Input{{Stage: 0, Partition: Gather}, {Stage: 1, Partition: Gather}},
-			NewChain: func(int, Output, [][]byte) ([]Operator, error) { return nil, nil }},
-	}}
+	g := heldGraph(mem, reader, align, log, until)
 	triggers, completed := make(chan int64, 1), make(chan int64, 1)
 	var acks atomic.Int32
 	go func() { // once the active source is held
