@@ -174,15 +174,20 @@ func pruneJoinColumns(n Node) Node {
 	if j.Residual != nil {
 		c.Residual = moved(j.Residual)
 	}
-	var out Node = &c
+	return reproject(&c, filters, p, moved)
+}
+
+// reproject puts the filters (from the top) and the projection p back above n, which
+// narrowed their input, with moved mapping their column references onto n's.
+func reproject(n Node, filters []*Filter, p *Project, moved func(Expr) Expr) *Project {
 	for i := len(filters) - 1; i >= 0; i-- {
-		out = &Filter{Input: out, Cond: moved(filters[i].Cond)}
+		n = &Filter{Input: n, Cond: moved(filters[i].Cond)}
 	}
 	exprs := make([]Expr, len(p.Exprs))
 	for i, e := range p.Exprs {
 		exprs[i] = moved(e)
 	}
-	return &Project{Input: out, Exprs: exprs, Names: p.Names}
+	return &Project{Input: n, Exprs: exprs, Names: p.Names}
 }
 
 // keptColumns returns n narrowed to its used columns, and where each kept column of n

@@ -434,13 +434,12 @@ func projectedRank(n Node) (p *Project, f *Filter, r *Rank, ok bool) {
 // filter between) does not read it: Top-N without the row number emits fewer changes.
 func pruneRowNumber(n Node) Node {
 	p, f, r, ok := projectedRank(n)
-	hasFilter := f != nil
 	if !ok || !r.RowNumber || r.End == 0 {
 		return n
 	}
 	number := len(r.Input.Schema())
 	exprs := p.Exprs
-	if hasFilter {
+	if f != nil {
 		exprs = append([]Expr{f.Cond}, exprs...)
 	}
 	for _, e := range exprs {
@@ -452,7 +451,7 @@ func pruneRowNumber(n Node) Node {
 	c.RowNumber = false
 	proctimeDedup(&c)
 	var in Node = &c
-	if hasFilter {
+	if f != nil {
 		in = &Filter{Input: &c, Cond: f.Cond}
 	}
 	return &Project{Input: in, Exprs: p.Exprs, Names: p.Names}
@@ -465,7 +464,6 @@ func pruneRowNumber(n Node) Node {
 // reads). Not a window Top-N, whose input is its window's.
 func pruneRankColumns(n Node) Node {
 	p, f, r, ok := projectedRank(n)
-	hasFilter := f != nil
 	if !ok || r.Window != nil || r.End == 0 {
 		return n
 	}
@@ -481,7 +479,7 @@ func pruneRankColumns(n Node) Node {
 	for _, e := range p.Exprs {
 		mark(e)
 	}
-	if hasFilter {
+	if f != nil {
 		mark(f.Cond)
 	}
 	for _, c := range r.PartitionBy {
@@ -514,15 +512,11 @@ func pruneRankColumns(n Node) Node {
 			return &ColumnRef{Index: i, Name: schema[i].Name, T: ref.T}
 		})
 	}
-	var out Node = &c
-	if hasFilter {
-		out = &Filter{Input: out, Cond: moved(f.Cond)}
+	var filters []*Filter
+	if f != nil {
+		filters = []*Filter{f}
 	}
-	exprs := make([]Expr, len(p.Exprs))
-	for i, e := range p.Exprs {
-		exprs[i] = moved(e)
-	}
-	return &Project{Input: out, Exprs: exprs, Names: p.Names}
+	return reproject(&c, filters, p, moved)
 }
 
 // proctimeDedup makes r, ranked by a processing-time attribute of an event-time stream
