@@ -38,28 +38,16 @@ func (p *Planner) join(t *parser.JoinTable, depth int) (Node, *scope, error) {
 	cond = checked
 	n := &Join{Left: left, Right: right, Kind: t.Kind}
 	nl := len(left.Schema())
-	var residual, timeConds []Expr
-	bounds := Interval{Lower: math.MinInt64, Upper: math.MaxInt64}
-	lt, rt := -1, -1
+	var residual []Expr
 	for _, c := range conjuncts(cond) {
 		if l, r, ok := equiKey(c, nl); ok {
 			n.LeftKeys, n.RightKeys = append(n.LeftKeys, l), append(n.RightKeys, r-nl)
 			continue
 		}
-		if l, r, ok := timeBound(c, nl, &bounds, lt, rt); ok {
-			lt, rt = l, r
-			timeConds = append(timeConds, c)
-			continue
-		}
 		residual = append(residual, c)
 	}
-	insertOnly := !left.Updating() && !right.Updating()
-	switch {
-	case insertOnly && windowJoin(n):
-	case insertOnly && lt >= 0 && bounds.Lower != math.MinInt64 && bounds.Upper != math.MaxInt64 && rowtime(left, lt) && rowtime(right, rt-nl):
-		n.Interval, n.LeftTime, n.RightTime = &bounds, lt, rt-nl
-	default:
-		residual = append(residual, timeConds...)
+	if !left.Updating() && !right.Updating() && !windowJoin(n) {
+		residual = timeJoin(n, residual)
 	}
 	if len(residual) > 0 {
 		n.Residual = and(residual)
@@ -97,6 +85,70 @@ func and(es []Expr) Expr {
 		notNull = notNull && e.Type().NotNull
 	}
 	return &Call{Fn: FnAnd, Args: es, T: Type{Kind: Boolean, NotNull: notNull}}
+}
+
+// timeJoin makes n, a join of insert-only inputs, an interval join when conds (its
+// residual conjuncts) bound the difference of a left and a right time column, and
+// returns the conjuncts left over. Bounded on both sides, event-time attributes on both
+// sides make a Flink interval join: each side's rows expire once the watermark says no
+// row of the other side can match them. An inner join also expires one side's rows when
+// the other side's column is a window's end out of a window aggregate: that aggregate
+// drops late rows, so none of its rows to come ends at or before the watermark, and the
+// join's result is that of a regular join, whose state it only bounds (Nexmark's q7
+// joins every bid with the maximum price of the window ending up to 10 s after it). The
+// side the bounds do not expire keeps its rows, as a regular join does.
+func timeJoin(n *Join, conds []Expr) []Expr {
+	nl := len(n.Left.Schema())
+	bounds := Interval{Lower: math.MinInt64, Upper: math.MaxInt64}
+	lt, rt := -1, -1
+	var rest, timed []Expr
+	for _, c := range conds {
+		if l, r, ok := timeBound(c, nl, &bounds, lt, rt); ok {
+			lt, rt = l, r
+			timed = append(timed, c)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	regular := append(rest, timed...) // as a regular join's residual has them
+	if lt < 0 {
+		return regular
+	}
+	rt -= nl
+	lower, upper := bounds.Lower != math.MinInt64, bounds.Upper != math.MaxInt64
+	switch {
+	case lower && upper && rowtime(n.Left, lt) && rowtime(n.Right, rt):
+	case n.Kind != "INNER":
+		return regular
+	default:
+		// A left row matches right times up to its own - Lower, a right row left
+		// times up to its own + Upper.
+		leftExpires := lower && windowEnd(n.Right, rt)
+		rightExpires := upper && windowEnd(n.Left, lt)
+		if !leftExpires && !rightExpires {
+			return regular
+		}
+		bounds.Kept = [2]bool{!leftExpires, !rightExpires}
+	}
+	n.Interval, n.LeftTime, n.RightTime = &bounds, lt, rt
+	return rest
+}
+
+// windowEnd says whether column i of n is the window_end of an insert-only window
+// aggregate's output, which no row comes out with at or before the watermark that has
+// passed: a window's row comes out, final, when the watermark passes its end, and late
+// rows, which would reopen it, are dropped.
+func windowEnd(n Node, i int) bool {
+	switch n := n.(type) {
+	case *Aggregate:
+		return n.Window != nil && i == n.WindowEnd && !n.Updating()
+	case *Project:
+		c, ok := n.Exprs[i].(*ColumnRef)
+		return ok && windowEnd(n.Input, c.Index)
+	case *Filter:
+		return windowEnd(n.Input, i)
+	}
+	return false
 }
 
 // equiKey recognises left column = right column (either way round), whose values hash

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -39,9 +40,12 @@ type Join struct {
 func (n *Join) Semi() bool { return n.Kind == "SEMI" || n.Kind == "ANTI" }
 
 // Interval bounds an interval join: a pair matches when Lower <= left time - right
-// time <= Upper, in milliseconds.
+// time <= Upper, in milliseconds; math.MinInt64 and math.MaxInt64 bound nothing. Kept
+// marks a side whose rows never expire (see timeJoin): each side's do in a Flink
+// interval join.
 type Interval struct {
 	Lower, Upper int64
+	Kept         [2]bool
 }
 
 // Outer reports whether the join pads unmatched rows of the left or right side.
@@ -104,8 +108,7 @@ func (n *Join) Describe() string {
 	switch {
 	case n.Interval != nil:
 		name = "IntervalJoin"
-		lt, rt := joined[n.LeftTime].Name, joined[left+n.RightTime].Name
-		conds = append(conds, fmt.Sprintf("%s - %s BETWEEN %s AND %s", lt, rt, signedDuration(n.Interval.Lower), signedDuration(n.Interval.Upper)))
+		conds = append(conds, n.Interval.describe(joined[n.LeftTime].Name, joined[left+n.RightTime].Name))
 	case n.Window != nil:
 		name = "WindowJoin"
 	}
@@ -116,7 +119,21 @@ func (n *Join) Describe() string {
 	if n.Scalar != "" {
 		single = ", scalar=[" + n.Scalar + "]"
 	}
+	if n.Interval != nil && n.Interval.Kept != [2]bool{} {
+		single = ", expires=[" + map[bool]string{false: "left", true: "right"}[n.Interval.Kept[0]] + "]"
+	}
 	return fmt.Sprintf("%s(joinType=[%s], where=[%s]%s)", name, n.Kind, strings.Join(conds, " AND "), single)
+}
+
+// describe is the interval's condition on the time columns lt and rt.
+func (iv *Interval) describe(lt, rt string) string {
+	switch {
+	case iv.Lower == math.MinInt64:
+		return fmt.Sprintf("%s - %s <= %s", lt, rt, signedDuration(iv.Upper))
+	case iv.Upper == math.MaxInt64:
+		return fmt.Sprintf("%s - %s >= %s", lt, rt, signedDuration(iv.Lower))
+	}
+	return fmt.Sprintf("%s - %s BETWEEN %s AND %s", lt, rt, signedDuration(iv.Lower), signedDuration(iv.Upper))
 }
 
 func signedDuration(ms int64) string {

@@ -1,5 +1,7 @@
 package planner
 
+import "slices"
+
 // pushIntoJoins moves the conditions that read one side of a join only below the join,
 // onto that side, as Flink's planner does: the conjuncts of a filter over a join
 // (WHERE) and of its residual ON condition. The join then stores, and pairs, only the
@@ -21,6 +23,7 @@ func pushIntoJoins(n Node) Node {
 		}
 		left, right := j.Kind == "INNER" || j.Kind == "LEFT" || j.Semi(), j.Kind == "INNER" || j.Kind == "RIGHT"
 		pushed, stay := pushOnto(j, conjuncts(x.Cond), left, right)
+		pushed, stay = timeInto(pushed, stay)
 		if pushed == j {
 			return n
 		}
@@ -74,6 +77,38 @@ func pushOnto(j *Join, conds []Expr, left, right bool) (*Join, []Expr) {
 	}
 	if len(toRight) > 0 {
 		c.Right = pushIntoJoins(&Filter{Input: j.Right, Cond: and(toRight)})
+	}
+	return &c, stay
+}
+
+// timeInto moves the bounds on a left and a right time among conds, the conditions of
+// a WHERE over j, into j's condition when they make it an interval join (see timeJoin),
+// as Flink's planner moves a WHERE into an inner join's condition. It returns j itself
+// when none moves.
+func timeInto(j *Join, conds []Expr) (*Join, []Expr) {
+	if j.Kind != "INNER" || j.Interval != nil || j.Window != nil || j.Scalar != "" || j.Left.Updating() || j.Right.Updating() {
+		return j, conds
+	}
+	var own []Expr
+	if j.Residual != nil {
+		own = conjuncts(j.Residual)
+	}
+	c := *j
+	rest := timeJoin(&c, append(slices.Clip(own), conds...))
+	if c.Interval == nil {
+		return j, conds
+	}
+	var residual, stay []Expr
+	for _, e := range rest {
+		if slices.Contains(own, e) {
+			residual = append(residual, e)
+		} else {
+			stay = append(stay, e)
+		}
+	}
+	c.Residual = nil
+	if len(residual) > 0 {
+		c.Residual = and(residual)
 	}
 	return &c, stay
 }

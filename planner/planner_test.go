@@ -107,3 +107,36 @@ func TestPlans(t *testing.T) {
 		}
 	}
 }
+
+// Bounds on a left and a right time make an interval join, written in ON or, for an
+// inner join, in WHERE. A bound by a window aggregate's window_end, which is no
+// event-time attribute, expires only the other side's rows.
+func TestTimeBoundsMakeIntervalJoins(t *testing.T) {
+	const ddl = `CREATE TABLE e (k BIGINT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen');`
+	const maxes = `(SELECT MAX(v) AS mv, window_end AS we FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end)`
+	cases := []struct{ sql, want, not string }{
+		{"SELECT * FROM e a JOIN e b ON a.k = b.k WHERE a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND",
+			"IntervalJoin(joinType=[INNER], where=[k = k0 AND ts - ts0 BETWEEN 0s AND 1s])\n", "Filter"},
+		{"SELECT * FROM e a LEFT JOIN e b ON a.k = b.k WHERE a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND",
+			"Join(joinType=[LEFT], where=[k = k0])", "IntervalJoin"},
+		{"SELECT a.k, m.we FROM e a JOIN " + maxes + " m ON a.v = m.mv WHERE a.ts BETWEEN m.we - INTERVAL '10' SECOND AND m.we",
+			"IntervalJoin(joinType=[INNER], where=[v = mv AND ts - we BETWEEN -10s AND 0s], expires=[left])", "Filter"},
+		{"SELECT a.k, m.we FROM " + maxes + " m JOIN e a ON a.v = m.mv AND a.ts >= m.we - INTERVAL '10' SECOND",
+			"IntervalJoin(joinType=[INNER], where=[mv = v AND we - ts <= 10s], expires=[right])", ""},
+		// A window table function's rows are not final: a late one ends before the watermark.
+		{"SELECT a.k FROM e a JOIN (SELECT * FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '10' SECOND))) w ON a.k = w.k WHERE a.ts >= w.window_end - INTERVAL '10' SECOND",
+			"Join(joinType=[INNER], where=[k = k0])", "IntervalJoin"},
+		{"SELECT a.k, m.we FROM e a LEFT JOIN " + maxes + " m ON a.v = m.mv AND a.ts >= m.we - INTERVAL '10' SECOND",
+			"Join(joinType=[LEFT], where=[v = mv AND (ts >= (we - 10000))])", "IntervalJoin"},
+	}
+	for _, c := range cases {
+		_, n, err := planOver(t, ddl, c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		got := Explain(n, func(Node) int { return 1 })
+		if !strings.Contains(got, c.want) || c.not != "" && strings.Contains(got, c.not) {
+			t.Errorf("%s:\n%s\nwant it to contain %q and not %q", c.sql, got, c.want, c.not)
+		}
+	}
+}

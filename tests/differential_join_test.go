@@ -76,6 +76,13 @@ var joinQueries = []struct{ name, sql, sqlite string }{
 	{"interval full",
 		"SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL '0.5' SECOND AND r.ts + INTERVAL '0.5' SECOND",
 		"SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k AND l.ts BETWEEN r.ts - 500 AND r.ts + 500"},
+	// q7's shape: a regular join whose WHERE bounds the left time by a window's end;
+	// the left rows expire by the watermark, and the result is the regular join's.
+	{"regular, bounded by a window's end",
+		"SELECT l.id AS lid, m.we AS we FROM l JOIN (SELECT MAX(v) AS mv, window_end AS we FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end) m " +
+			"ON l.v = m.mv WHERE l.ts BETWEEN m.we - INTERVAL '5' SECOND AND m.we",
+		"SELECT l.id AS lid, " + tsText("m.we") + " AS we FROM l JOIN (SELECT MAX(v) AS mv, ws + 5000 AS we FROM l GROUP BY ws) m " +
+			"ON l.v = m.mv WHERE l.ts BETWEEN m.we - 5000 AND m.we"},
 	{"window inner",
 		"SELECT a.window_start AS ws, a.id AS lid, b.id AS rid FROM (SELECT * FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND))) a " +
 			"JOIN (SELECT * FROM TABLE(TUMBLE(TABLE r, DESCRIPTOR(ts), INTERVAL '5' SECOND))) b " +

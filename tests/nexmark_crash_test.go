@@ -10,8 +10,9 @@ import (
 )
 
 // TestNexmarkCrashRecovery kills a real streamsql process 10 times while it runs
-// Nexmark's q5 (a window join of hopping window aggregates, one of them cascading) and
-// q8 (a window join of tumbling ones) at parallelism 2 with exactly-once checkpoints; the
+// Nexmark's q5 (a window join of hopping window aggregates, one of them cascading), q7
+// (bids joined with their window's highest price, expired by the watermark) and q8 (a
+// window join of tumbling ones) at parallelism 2 with exactly-once checkpoints; the
 // result, printed when the input ends, equals a failure-free run's row for row.
 func TestNexmarkCrashRecovery(t *testing.T) {
 	if testing.Short() {
@@ -20,8 +21,8 @@ func TestNexmarkCrashRecovery(t *testing.T) {
 	for _, c := range []struct {
 		query        string
 		events, rate int // the rate sets how much event time the events span
-		rows         int // at least, in the result: q5 has a row or two per window
-	}{{"q5", 6_000_000, 50_000, 10}, {"q8", 8_000_000, 100_000, 1000}} {
+		rows         int // at least, in the result: q5 and q7 have a row or two per window
+	}{{"q5", 6_000_000, 50_000, 10}, {"q7", 2_000_000, 40_000, 4}, {"q8", 8_000_000, 100_000, 1000}} {
 		t.Run(c.query, func(t *testing.T) {
 			script := writeScript(t, nexmarkCrashJob(t, c.query, c.events, c.rate))
 			want := sortedLines(t, runUntilDone(t, script, t.TempDir(), 0, nil))

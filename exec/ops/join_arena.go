@@ -3,10 +3,11 @@ package ops
 import "unsafe"
 
 // rowArena hands out the stored rows of a join side that never removes one (a regular
-// join without a TTL over insert-only input, as Nexmark's q7 and q9 store every bid):
-// rows in slabs and their encodings in large blocks without pointers. Each allocated
-// apart, millions of rows made the collector visit millions of small objects; a slab or
-// a block lives as long as any row in it, which for such a side is for good.
+// join without a TTL over insert-only input, as Nexmark's q9 stores every bid) or
+// removes them about in the order they came (an interval join's, which expire by time,
+// as q7's bids): rows in slabs and their encodings in large blocks without pointers.
+// Each allocated apart, millions of rows made the collector visit millions of small
+// objects; a slab or a block lives as long as any row in it.
 type rowArena struct {
 	rows  []joinRow // the unused rest of the current slab
 	block []byte    // the current block of encodings; its unused capacity is the rest

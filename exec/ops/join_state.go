@@ -182,7 +182,9 @@ func (j *join) Restore(handle []byte) error {
 			slices.SortFunc(k.rows, func(a, b *joinRow) int { return cmp.Compare(a.id, b.id) })
 			if j.mode != regularJoin {
 				for _, r := range k.rows {
-					s.expiry.push(r)
+					if r.expire != never {
+						s.expiry.push(r)
+					}
 				}
 			}
 		}

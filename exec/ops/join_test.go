@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -158,6 +159,73 @@ func TestIntervalJoin(t *testing.T) {
 	if got := h.op.(*join).sides[0].keys.len() + h.op.(*join).sides[1].keys.len(); got != 0 {
 		t.Errorf("%d keys left in state after the final watermark", got)
 	}
+}
+
+// An interval join that keeps one side (a regular inner join whose other side's time is
+// bounded by a window's end) expires only the other side's rows; a late row of that side
+// still meets the kept rows, as in a regular join. The kept rows survive a restore and
+// the final watermark.
+func TestIntervalJoinKeepingOneSide(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
+	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	left := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "t", Type: planner.TypeBigInt}}
+	right := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "e", Type: planner.TypeBigInt}}
+	// left.t BETWEEN right.e - 10 AND right.e, the right rows kept.
+	n := &planner.Join{Left: input{schema: left}, Right: input{schema: right}, Kind: "INNER", LeftKeys: []int{0}, RightKeys: []int{0},
+		Interval: &planner.Interval{Lower: -10, Upper: 0, Kept: [2]bool{false, true}}, LeftTime: 1, RightTime: 1}
+	stored := func(h *joinHarness, side int) int {
+		n := 0
+		for k := range h.op.(*join).sides[side].keys.all() {
+			n += len(k.rows)
+		}
+		return n
+	}
+	ks := &KeyedState{Store: store, Namespace: "kept", LastKG: exec.MaxParallelism - 1}
+	h := newJoinHarness(t, mem, n, JoinOptions{State: ks})
+	h.feed(0, `[{"k":1,"t":100},{"k":1,"t":200}]`)
+	h.feed(1, `[{"k":1,"e":105}]`)
+	h.expect("+I[1, 100, 1, 105]")
+	h.watermark(150) // the left row at 100 can meet right rows up to 110: it expires
+	h.expect("wm")
+	if l, r := stored(h, 0), stored(h, 1); l != 1 || r != 1 {
+		t.Errorf("%d left and %d right rows stored, want the left one at 200 and the right one", l, r)
+	}
+	h.feed(0, `[{"k":1,"t":96}]`) // late, yet it meets the kept row; nothing to come can match it
+	h.expect("+I[1, 96, 1, 105]")
+	if l := stored(h, 0); l != 1 {
+		t.Errorf("%d left rows stored after a late one, want 1", l)
+	}
+	handle, err := h.op.(exec.Snapshotter).Snapshot(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newJoinHarness(t, mem, n, JoinOptions{State: ks})
+	if err := r.op.(exec.Restorer).Restore(handle); err != nil {
+		t.Fatal(err)
+	}
+	r.feed(1, `[{"k":1,"e":205}]`)
+	r.expect("+I[1, 200, 1, 205]")
+	r.feed(0, `[{"k":1,"t":99}]`)
+	r.expect("+I[1, 99, 1, 105]")
+	r.watermark(exec.MaxWatermark)
+	r.expect("wm")
+	if l, rr := stored(r, 0), stored(r, 1); l != 0 || rr != 2 {
+		t.Errorf("after the final watermark %d left and %d right rows stored, want 0 and 2", l, rr)
+	}
+
+	// Bounded below only (left.t >= right.e - 10), the other bound is no overflow.
+	n.Interval = &planner.Interval{Lower: -10, Upper: math.MaxInt64, Kept: [2]bool{false, true}}
+	u := newJoinHarness(t, mem, n, JoinOptions{})
+	u.feed(1, `[{"k":1,"e":105}]`)
+	u.feed(0, `[{"k":1,"t":94},{"k":1,"t":95},{"k":1,"t":9000000000000000000}]`)
+	u.expect("+I[1, 95, 1, 105] +I[1, 9000000000000000000, 1, 105]")
+	u.feed(1, `[{"k":1,"e":106}]`)
+	u.expect("+I[1, 9000000000000000000, 1, 106]")
 }
 
 // A semi join passes a left row once on its first match and deletes it when its last
