@@ -718,7 +718,7 @@ func dropExpired(rows []*joinRow, n int) []*joinRow {
 }
 
 // expireAll expires every row of side s that can expire, at the final watermark, when
-// none is emitted for it: all at once, not one heap pop at a time (a third of q7's
+// none is emitted for it: all at once, not one heap pop at a time (a sixth of q7's
 // CPU). Such a side either expires all its rows or keeps them all (see expiry).
 func (j *join) expireAll(s *joinSide) {
 	if len(s.expiry) == 0 {
