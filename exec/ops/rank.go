@@ -59,6 +59,8 @@ type rank struct {
 
 	state     *KeyedState
 	dirty     []*rankPart // partitions changed since the last checkpoint, each once
+	encoded   []byte      // scratch of SnapshotAsync: the changed partitions' keys and values
+	spare     spareDelta  // the last checkpoint's encoding, back from its write
 	lastBytes int64
 	lastKeys  int64
 
@@ -95,6 +97,7 @@ type rankPart struct {
 	done  bool   // keep-first: its row was emitted
 	batch uint64 // the last batch that changed it
 	dirty bool   // listed in rank.dirty
+	snap  int64  // the last checkpoint that wrote it
 }
 
 type rankRow struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/state"
@@ -33,31 +34,73 @@ func (r *rank) Snapshot(ctx context.Context, id int64) ([]byte, error) {
 // SnapshotAsync encodes the changed partitions, each with all its rows, under their key
 // group and encoded partition key, and returns the write of that delta, which the task
 // runs in the background. A partition gone (emptied, or its window fired) is deleted.
+// The partitions are encoded into one scratch first, then each into its key group's
+// buffer, sized from it: a checkpoint may write millions of partitions (q18 keeps one
+// per bidder and auction), which took an allocation each and were copied once more.
 func (r *rank) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error), error) {
 	if r.state == nil {
 		return nil, errors.New("rank: checkpoint without a state store")
 	}
-	var d state.Delta
-	var written int64
-	done := make(map[string]bool, len(r.dirty)) // a partition dropped and made again is listed twice
+	type change struct {
+		key, value int // where each ends in encoded
+		put        bool
+	}
+	var changes []change
+	var sizes []int
+	buf := r.encoded[:0]
 	for _, changed := range r.dirty {
 		changed.dirty = false
-		if done[changed.enc] {
-			continue
+		p := r.parts[changed.enc]
+		put := p != nil && len(p.rows) > 0
+		if put && p.snap == id {
+			continue // a partition dropped and made again is listed twice
 		}
-		done[changed.enc] = true
-		sk := append(binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(changed.enc)), changed.kg), changed.enc...)
-		if p := r.parts[changed.enc]; p != nil && len(p.rows) > 0 {
-			v := r.appendPart(nil, p)
-			d.Puts = append(d.Puts, state.KV{Key: sk, Value: v})
-			written += int64(len(sk) + len(v))
-		} else {
-			d.Deletes = append(d.Deletes, sk)
+		if put {
+			p.snap = id
+		}
+		start := len(buf)
+		buf = append(binary.BigEndian.AppendUint16(buf, changed.kg), changed.enc...)
+		c := change{key: len(buf), put: put}
+		if put {
+			buf = r.appendPart(buf, p)
+		}
+		c.value = len(buf)
+		changes = append(changes, c)
+		if kg := int(changed.kg); kg >= len(sizes) {
+			sizes = slices.Grow(sizes, kg+1-len(sizes))[:kg+1]
+		}
+		sizes[changed.kg] += state.ChangeSize(c.key-start, c.value-c.key)
+	}
+	r.encoded = buf
+	if 4*len(buf) < cap(buf) {
+		r.encoded = nil // as EncodedDelta.Reset: the room kept follows the recent checkpoints
+	}
+	d := state.Delta{Encoded: r.spare.take()}
+	for kg, n := range sizes {
+		if n > 0 {
+			d.Encoded.Grow(kg, n)
 		}
 	}
+	start := 0
+	for _, c := range changes {
+		if key := buf[start:c.key]; c.put {
+			d.Encoded.Put(key, buf[c.key:c.value], "")
+		} else {
+			d.Encoded.Delete(key)
+		}
+		start = c.value
+	}
+	clear(r.dirty)
 	r.dirty = r.dirty[:0]
-	r.lastBytes, r.lastKeys = written, int64(len(d.Puts)+len(d.Deletes))
-	return persistDelta(r.state, id, d, r.watermark), nil
+	r.lastBytes, r.lastKeys = int64(len(buf)), int64(len(changes))
+	persist := persistDelta(r.state, id, d, r.watermark)
+	return func() ([]byte, error) {
+		h, err := persist()
+		if err == nil {
+			r.spare.give(d.Encoded)
+		}
+		return h, err
+	}, nil
 }
 
 // LastSnapshot reports the bytes and keys the last snapshot wrote.
