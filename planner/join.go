@@ -14,7 +14,8 @@ import (
 //   - a regular join keeps both inputs in state, and its result is updating, with
 //     retractions, unless it is an INNER join of insert-only inputs;
 //   - an interval join (Interval set) joins rows whose event times are within bounds of
-//     each other, and forgets a row once the watermark says nothing more can match it;
+//     each other, and forgets a row once the watermark says nothing more can match it
+//     (an inner join bounded by a window's end forgets the other side's rows only);
 //   - a window join (Window set) joins the rows of the same window, whose window_start
 //     and window_end are among the keys, and forgets them when the window closes.
 //
@@ -115,14 +116,18 @@ func (n *Join) Describe() string {
 	if n.Residual != nil {
 		conds = append(conds, exprSQL(n.Residual, joined))
 	}
-	single := ""
+	more := ""
 	if n.Scalar != "" {
-		single = ", scalar=[" + n.Scalar + "]"
+		more = ", scalar=[" + n.Scalar + "]"
 	}
 	if n.Interval != nil && n.Interval.Kept != [2]bool{} {
-		single = ", expires=[" + map[bool]string{false: "left", true: "right"}[n.Interval.Kept[0]] + "]"
+		expiring := "left"
+		if n.Interval.Kept[0] {
+			expiring = "right"
+		}
+		more = ", expires=[" + expiring + "]"
 	}
-	return fmt.Sprintf("%s(joinType=[%s], where=[%s]%s)", name, n.Kind, strings.Join(conds, " AND "), single)
+	return fmt.Sprintf("%s(joinType=[%s], where=[%s]%s)", name, n.Kind, strings.Join(conds, " AND "), more)
 }
 
 // describe is the interval's condition on the time columns lt and rt.

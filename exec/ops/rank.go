@@ -61,6 +61,7 @@ type rank struct {
 	dirty     []*rankPart // partitions changed since the last checkpoint, each once
 	encoded   []byte      // scratch of SnapshotAsync: the changed partitions' keys and values
 	spare     spareDelta  // the last checkpoint's encoding, back from its write
+	snapshots int64       // how many SnapshotAsync took
 	lastBytes int64
 	lastKeys  int64
 
@@ -97,7 +98,7 @@ type rankPart struct {
 	done  bool   // keep-first: its row was emitted
 	batch uint64 // the last batch that changed it
 	dirty bool   // listed in rank.dirty
-	snap  int64  // the last checkpoint that wrote it
+	snap  int64  // the last snapshot that wrote it (rank.snapshots)
 }
 
 type rankRow struct {

@@ -48,15 +48,16 @@ func (r *rank) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	var changes []change
 	var sizes []int
 	buf := r.encoded[:0]
+	r.snapshots++
 	for _, changed := range r.dirty {
 		changed.dirty = false
 		p := r.parts[changed.enc]
 		put := p != nil && len(p.rows) > 0
-		if put && p.snap == id {
+		if put && p.snap == r.snapshots {
 			continue // a partition dropped and made again is listed twice
 		}
 		if put {
-			p.snap = id
+			p.snap = r.snapshots
 		}
 		start := len(buf)
 		buf = append(binary.BigEndian.AppendUint16(buf, changed.kg), changed.enc...)
