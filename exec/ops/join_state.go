@@ -112,14 +112,7 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	clear(j.dirty)
 	j.dirty, j.lostDirty = j.dirty[:0], 0
 	j.lastBytes, j.lastKeys = written, entries+int64(len(d.Deletes))
-	persist := persistDelta(j.state, id, d, j.watermark)
-	return func() ([]byte, error) {
-		h, err := persist()
-		if err == nil {
-			j.spare.give(d.Encoded)
-		}
-		return h, err
-	}, nil
+	return j.spare.persist(j.state, id, d, j.watermark), nil
 }
 
 // spareDelta keeps a written checkpoint's encoding for the next one to reuse: a
@@ -144,6 +137,19 @@ func (s *spareDelta) give(e state.EncodedDelta) {
 	s.mu.Lock()
 	s.e = e
 	s.mu.Unlock()
+}
+
+// persist is persistDelta's write of d, which gives d's encoding back to s once it is
+// written.
+func (s *spareDelta) persist(st *KeyedState, id int64, d state.Delta, watermark int64) func() ([]byte, error) {
+	write := persistDelta(st, id, d, watermark)
+	return func() ([]byte, error) {
+		h, err := write()
+		if err == nil {
+			s.give(d.Encoded)
+		}
+		return h, err
+	}
 }
 
 // LastSnapshot reports the bytes and entries the last snapshot wrote.

@@ -94,14 +94,7 @@ func (r *rank) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	clear(r.dirty)
 	r.dirty = r.dirty[:0]
 	r.lastBytes, r.lastKeys = int64(len(buf)), int64(len(changes))
-	persist := persistDelta(r.state, id, d, r.watermark)
-	return func() ([]byte, error) {
-		h, err := persist()
-		if err == nil {
-			r.spare.give(d.Encoded)
-		}
-		return h, err
-	}, nil
+	return r.spare.persist(r.state, id, d, r.watermark), nil
 }
 
 // LastSnapshot reports the bytes and keys the last snapshot wrote.
