@@ -106,8 +106,8 @@ func TestDistinctShareMatchesOwnSets(t *testing.T) {
 				t.Fatal("updating the accumulators changed the rows' groups")
 			}
 		}
-		if len(aggs) == 2 {
-			compare(fmt.Sprintf("batch %d", batch), aggs[0], aggs[1])
+		for _, a := range aggs[1:] {
+			compare(fmt.Sprintf("batch %d", batch), aggs[0], a)
 		}
 	}
 	busy := newAccs(true)
@@ -119,21 +119,31 @@ func TestDistinctShareMatchesOwnSets(t *testing.T) {
 		feed(b, shared, own)
 	}
 	// Each call's saved state, loaded into sets of their own and into a share, is the
-	// state of the call's own set.
+	// state of the call's own set. They are saved as a snapshot saves them, group by
+	// group: the share encodes all its calls' sets of a group at the first call's save,
+	// and a change voids that encoding.
+	shared.accs[1].save(nil, 0)
+	feed(20, shared, own)
 	saved := make([][][]byte, len(calls))
 	for i := range calls {
-		for g := int32(0); g < groups; g++ {
-			saved[i] = append(saved[i], shared.accs[i].save(nil, g))
+		saved[i] = make([][]byte, groups)
+	}
+	for g := int32(0); g < groups; g++ {
+		for i := range calls {
+			saved[i][g] = shared.accs[i].save(nil, g)
 		}
 	}
-	var loadedOwn *aggregate
+	var loadedOwn, loadedShared *aggregate
 	for _, name := range []string{"own", "shared", "busy"} {
 		loaded := busy
 		if name != "busy" {
 			loaded = newAccs(name == "shared")
 		}
-		if name == "own" {
+		switch name {
+		case "own":
 			loadedOwn = loaded
+		case "shared":
+			loadedShared = loaded
 		}
 		for i := range calls {
 			for g := int32(0); g < groups; g++ {
@@ -146,7 +156,8 @@ func TestDistinctShareMatchesOwnSets(t *testing.T) {
 		}
 		compare("loaded into "+name, loaded, own)
 	}
-	feed(20, busy, loadedOwn) // what the busy share held before is gone
+	feed(21, busy, loadedOwn)           // what the busy share held before is gone
+	feed(22, own, shared, loadedShared) // the loaded sets are the sets saved
 	live = nil
 	for _, a := range []*aggregate{shared, own} {
 		for _, acc := range a.accs {
@@ -155,5 +166,5 @@ func TestDistinctShareMatchesOwnSets(t *testing.T) {
 		}
 	}
 	compare("after a merge and a reset", shared, own)
-	feed(21, shared, own) // the merged and reset groups go on counting alike
+	feed(23, shared, own) // the merged and reset groups go on counting alike
 }
