@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/state"
@@ -41,7 +42,9 @@ func (a *aggregate) Snapshot(ctx context.Context, id int64) ([]byte, error) {
 // SnapshotAsync encodes the changed groups (the synchronous part, proportional to what
 // changed) and returns the write of that delta to the store, which the task runs in the
 // background. The task has flushed the aggregate first, so every change is emitted and no
-// group is half-updated.
+// group is half-updated. The groups are encoded into a scratch kept from one checkpoint
+// to the next, then into the key groups' buffers, sized from it: grown afresh each time,
+// the scratch of q16's large groups took a copy and a zeroing of itself at each doubling.
 func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error), error) {
 	if a.state == nil {
 		return nil, errors.New("aggregate: checkpoint without a state store")
@@ -50,10 +53,7 @@ func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	d := state.Delta{Deletes: a.dropped}
-	// Keys and values are encoded into one buffer, then sliced: two allocations, not two
-	// per group.
-	var buf []byte
+	buf := a.encoded[:0]
 	var ends []int // key end, value end, per group
 	for _, g := range a.dirty {
 		if !a.dirtyFlag[g] {
@@ -66,20 +66,43 @@ func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, 
 		buf = a.appendGroup(buf, g)
 		ends = append(ends, len(buf))
 	}
-	d.Puts = make([]state.KV, len(ends)/2, len(ends)/2+len(spilled))
-	start := 0
-	for i := range d.Puts {
-		d.Puts[i] = state.KV{Key: buf[start:ends[2*i]], Value: buf[ends[2*i]:ends[2*i+1]]}
-		start = ends[2*i+1]
+	a.encoded = buf
+	if 4*len(buf) < cap(buf) {
+		a.encoded = nil // as EncodedDelta.Reset: the room kept follows the recent checkpoints
 	}
-	d.Puts = append(d.Puts, spilled...)
+	// Deletions first: a group deleted and made again since the last checkpoint is put.
+	d := state.Delta{Encoded: a.spare.take(), Puts: spilled}
+	var sizes []int
+	size := func(key []byte, n int) {
+		if kg := int(binary.BigEndian.Uint16(key)); kg >= len(sizes) {
+			sizes = slices.Grow(sizes, kg+1-len(sizes))[:kg+1]
+		}
+		sizes[binary.BigEndian.Uint16(key)] += n
+	}
+	for _, k := range a.dropped {
+		size(k, state.ChangeSize(len(k), 0))
+	}
+	for i, start := 0, 0; i < len(ends); i, start = i+2, ends[i+1] {
+		size(buf[start:], state.ChangeSize(ends[i]-start, ends[i+1]-ends[i]))
+	}
+	for kg, n := range sizes {
+		if n > 0 {
+			d.Encoded.Grow(kg, n)
+		}
+	}
+	for _, k := range a.dropped {
+		d.Encoded.Delete(k)
+	}
+	for i, start := 0, 0; i < len(ends); i, start = i+2, ends[i+1] {
+		d.Encoded.Put(buf[start:ends[i]], buf[ends[i]:ends[i+1]], "")
+	}
+	a.lastBytes, a.lastKeys = int64(len(buf)), int64(len(ends)/2+len(spilled)+len(a.dropped))
 	a.dirty, a.dropped = a.dirty[:0], nil
-	a.lastBytes, a.lastKeys = int64(len(buf)), int64(len(d.Puts)+len(d.Deletes))
 	watermark := a.watermark
 	if a.window < 0 {
 		watermark = 0
 	}
-	return persistDelta(a.state, id, d, watermark), nil
+	return a.spare.persist(a.state, id, d, watermark), nil
 }
 
 // LastSnapshot reports the bytes and keys the last snapshot wrote.
