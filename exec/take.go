@@ -167,18 +167,7 @@ func takeBinary(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array 
 		pos += b - a
 		i = k
 	}
-	out := array.NewData(arr.DataType(), n, []*memory.Buffer{vbuf, offBuf, dataBuf}, nil, array.UnknownNullCount, 0)
-	if vbuf == nil {
-		out.SetNullN(0)
-	}
-	res := array.MakeFromData(out)
-	out.Release()
-	if vbuf != nil {
-		vbuf.Release()
-	}
-	offBuf.Release()
-	dataBuf.Release()
-	return res
+	return arrowbuf.NewBinaryArray(arr.DataType(), n, vbuf, offBuf, dataBuf, array.UnknownNullCount)
 }
 
 // takeStruct takes every field at sel (a field array is already sliced to the struct's

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 
 	"github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"github.com/streamsql/streamsql/planner"
@@ -143,14 +142,12 @@ func (w *colWriter) finish(rows int) arrow.Array {
 	dataLen := int(binary.LittleEndian.Uint32(w.values.Buf()[rows*4:]))
 	w.values.ResizeNoShrink((rows + 1) * 4)
 	w.data.ResizeNoShrink(dataLen)
-	data := array.NewData(w.dtype, rows, []*memory.Buffer{w.valid, w.values, w.data}, nil, w.nulls, 0)
-	arr := array.MakeFromData(data)
-	data.Release()
-	w.releaseBuffers()
+	arr := arrowbuf.NewBinaryArray(w.dtype, rows, w.valid, w.values, w.data, w.nulls)
 	w.reset(rows, dataLen)
 	return arr
 }
 
+// releaseBuffers releases the batch being written (the decoder is done).
 func (w *colWriter) releaseBuffers() {
 	for _, b := range []*memory.Buffer{w.valid, w.values, w.data} {
 		if b != nil {

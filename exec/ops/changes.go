@@ -79,14 +79,7 @@ func (t *texts) array(mem memory.Allocator, dt arrow.DataType) arrow.Array {
 			bitutil.ClearBit(bits, int(i))
 		}
 	}
-	d := array.NewData(dt, n, []*memory.Buffer{validity, offsets, data}, nil, len(t.nulls), 0)
-	arr := array.MakeFromData(d)
-	d.Release()
-	for _, b := range []*memory.Buffer{validity, offsets, data} {
-		if b != nil {
-			b.Release()
-		}
-	}
+	arr := arrowbuf.NewBinaryArray(dt, n, validity, offsets, data, len(t.nulls))
 	t.data, t.offsets, t.nulls = t.data[:0], t.offsets[:0], t.nulls[:0]
 	return arr
 }

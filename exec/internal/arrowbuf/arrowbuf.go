@@ -55,17 +55,26 @@ func AllocBits(mem memory.Allocator, n int) (*memory.Buffer, []byte) {
 // NewArray wraps buffers in an array of type dt and length n, taking over the caller's
 // references to validity and values. nulls may be array.UnknownNullCount.
 func NewArray(dt arrow.DataType, n int, validity, values *memory.Buffer, nulls int) arrow.Array {
-	if validity == nil {
+	return newArray(dt, n, nulls, validity, values)
+}
+
+// NewBinaryArray is NewArray for a string or binary type: validity, int32 offsets and
+// the bytes, whose references it takes over.
+func NewBinaryArray(dt arrow.DataType, n int, validity, offsets, data *memory.Buffer, nulls int) arrow.Array {
+	return newArray(dt, n, nulls, validity, offsets, data)
+}
+
+func newArray(dt arrow.DataType, n, nulls int, bufs ...*memory.Buffer) arrow.Array {
+	if bufs[0] == nil {
 		nulls = 0
 	}
-	data := array.NewData(dt, n, []*memory.Buffer{validity, values}, nil, nulls, 0)
+	data := array.NewData(dt, n, bufs, nil, nulls, 0)
 	arr := array.MakeFromData(data)
 	data.Release()
-	if validity != nil {
-		validity.Release()
-	}
-	if values != nil {
-		values.Release()
+	for _, b := range bufs {
+		if b != nil {
+			b.Release()
+		}
 	}
 	return arr
 }
