@@ -217,11 +217,10 @@ func appendChangeHead(dst, key []byte, valueLen int, put bool) []byte {
 
 // changeSize is the length appendChange adds.
 func changeSize(key, value []byte, put bool) int {
-	n := 1 + UvarintLen(len(key)) + len(key)
-	if put {
-		n += UvarintLen(len(value)) + len(value)
+	if !put {
+		return 1 + UvarintLen(len(key)) + len(key)
 	}
-	return n
+	return ChangeSize(len(key), len(value))
 }
 
 // UvarintLen is the length of n's unsigned varint (binary.AppendUvarint).

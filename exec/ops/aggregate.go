@@ -65,10 +65,10 @@ type aggregate struct {
 	dirtyFlag []bool // changed since the last checkpoint
 	stored    []bool // its key may be in the store: a checkpoint wrote it, or it was read back
 	dirty     []int32
-	dropped   [][]byte   // state keys of groups deleted since the last checkpoint
-	encoded   []byte     // scratch of SnapshotAsync: the changed groups' keys and values
-	spare     spareDelta // the last checkpoint's encoding, back from its write
-	lastBytes int64      // written by the last snapshot
+	dropped   [][]byte     // state keys of groups deleted since the last checkpoint
+	scratch   deltaScratch // SnapshotAsync's encoding of the changed groups
+	spare     spareDelta   // the last checkpoint's encoding, back from its write
+	lastBytes int64        // written by the last snapshot
 	lastKeys  int64
 	batchNo   uint64
 

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/state"
@@ -42,9 +41,7 @@ func (a *aggregate) Snapshot(ctx context.Context, id int64) ([]byte, error) {
 // SnapshotAsync encodes the changed groups (the synchronous part, proportional to what
 // changed) and returns the write of that delta to the store, which the task runs in the
 // background. The task has flushed the aggregate first, so every change is emitted and no
-// group is half-updated. The groups are encoded into a scratch kept from one checkpoint
-// to the next, then into the key groups' buffers, sized from it: grown afresh each time,
-// the scratch of q16's large groups took a copy and a zeroing of itself at each doubling.
+// group is half-updated.
 func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error), error) {
 	if a.state == nil {
 		return nil, errors.New("aggregate: checkpoint without a state store")
@@ -53,50 +50,29 @@ func (a *aggregate) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	buf := a.encoded[:0]
-	var ends []int // key end, value end, per group
+	// Deletions first: a group deleted and made again since the last checkpoint is put.
+	s := &a.scratch
+	s.begin()
+	for _, k := range a.dropped {
+		start := len(s.buf)
+		s.buf = append(s.buf, k...)
+		s.add(start, len(s.buf), false)
+	}
 	for _, g := range a.dirty {
 		if !a.dirtyFlag[g] {
 			continue // dropped, or listed twice after its slot was reused
 		}
 		a.dirtyFlag[g] = false
 		a.stored[g] = true
-		buf = encodeKey(binary.BigEndian.AppendUint16(buf, a.kgs[g]), a.keys.key(g))
-		ends = append(ends, len(buf))
-		buf = a.appendGroup(buf, g)
-		ends = append(ends, len(buf))
+		start := len(s.buf)
+		s.buf = encodeKey(binary.BigEndian.AppendUint16(s.buf, a.kgs[g]), a.keys.key(g))
+		key := len(s.buf)
+		s.buf = a.appendGroup(s.buf, g)
+		s.add(start, key, true)
 	}
-	a.encoded = buf
-	if 4*len(buf) < cap(buf) {
-		a.encoded = nil // as EncodedDelta.Reset: the room kept follows the recent checkpoints
-	}
-	// Deletions first: a group deleted and made again since the last checkpoint is put.
 	d := state.Delta{Encoded: a.spare.take(), Puts: spilled}
-	var sizes []int
-	size := func(key []byte, n int) {
-		if kg := int(binary.BigEndian.Uint16(key)); kg >= len(sizes) {
-			sizes = slices.Grow(sizes, kg+1-len(sizes))[:kg+1]
-		}
-		sizes[binary.BigEndian.Uint16(key)] += n
-	}
-	for _, k := range a.dropped {
-		size(k, state.ChangeSize(len(k), 0))
-	}
-	for i, start := 0, 0; i < len(ends); i, start = i+2, ends[i+1] {
-		size(buf[start:], state.ChangeSize(ends[i]-start, ends[i+1]-ends[i]))
-	}
-	for kg, n := range sizes {
-		if n > 0 {
-			d.Encoded.Grow(kg, n)
-		}
-	}
-	for _, k := range a.dropped {
-		d.Encoded.Delete(k)
-	}
-	for i, start := 0, 0; i < len(ends); i, start = i+2, ends[i+1] {
-		d.Encoded.Put(buf[start:ends[i]], buf[ends[i]:ends[i+1]], "")
-	}
-	a.lastBytes, a.lastKeys = int64(len(buf)), int64(len(ends)/2+len(spilled)+len(a.dropped))
+	written := s.writeTo(&d.Encoded)
+	a.lastBytes, a.lastKeys = written, int64(len(s.changes)+len(spilled))
 	a.dirty, a.dropped = a.dirty[:0], nil
 	watermark := a.watermark
 	if a.window < 0 {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/state"
@@ -113,43 +112,6 @@ func (j *join) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 	j.dirty, j.lostDirty = j.dirty[:0], 0
 	j.lastBytes, j.lastKeys = written, entries+int64(len(d.Deletes))
 	return j.spare.persist(j.state, id, d, j.watermark), nil
-}
-
-// spareDelta keeps a written checkpoint's encoding for the next one to reuse: a
-// checkpoint of millions of rows otherwise pages in and zeroes as much fresh memory
-// (a ninth of q7's CPU at a checkpoint every 10 s). The write runs on another
-// goroutine, so the hand-over is locked.
-type spareDelta struct {
-	mu sync.Mutex
-	e  state.EncodedDelta
-}
-
-func (s *spareDelta) take() state.EncodedDelta {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.e
-	s.e = state.EncodedDelta{}
-	e.Reset()
-	return e
-}
-
-func (s *spareDelta) give(e state.EncodedDelta) {
-	s.mu.Lock()
-	s.e = e
-	s.mu.Unlock()
-}
-
-// persist is persistDelta's write of d, which gives d's encoding back to s once it is
-// written.
-func (s *spareDelta) persist(st *KeyedState, id int64, d state.Delta, watermark int64) func() ([]byte, error) {
-	write := persistDelta(st, id, d, watermark)
-	return func() ([]byte, error) {
-		h, err := write()
-		if err == nil {
-			s.give(d.Encoded)
-		}
-		return h, err
-	}
 }
 
 // LastSnapshot reports the bytes and entries the last snapshot wrote.

@@ -58,10 +58,10 @@ type rank struct {
 	pending   map[*rankPart]bool    // keep-first: keys whose row waits for the watermark
 
 	state     *KeyedState
-	dirty     []*rankPart // partitions changed since the last checkpoint, each once
-	encoded   []byte      // scratch of SnapshotAsync: the changed partitions' keys and values
-	spare     spareDelta  // the last checkpoint's encoding, back from its write
-	snapshots int64       // how many SnapshotAsync took
+	dirty     []*rankPart  // partitions changed since the last checkpoint, each once
+	encoded   deltaScratch // SnapshotAsync's encoding of the changed partitions
+	spare     spareDelta   // the last checkpoint's encoding, back from its write
+	snapshots int64        // how many SnapshotAsync took
 	lastBytes int64
 	lastKeys  int64
 

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/state"
@@ -34,20 +33,12 @@ func (r *rank) Snapshot(ctx context.Context, id int64) ([]byte, error) {
 // SnapshotAsync encodes the changed partitions, each with all its rows, under their key
 // group and encoded partition key, and returns the write of that delta, which the task
 // runs in the background. A partition gone (emptied, or its window fired) is deleted.
-// The partitions are encoded into one scratch first, then each into its key group's
-// buffer, sized from it: a checkpoint may write millions of partitions (q18 keeps one
-// per bidder and auction), which took an allocation each and were copied once more.
 func (r *rank) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error), error) {
 	if r.state == nil {
 		return nil, errors.New("rank: checkpoint without a state store")
 	}
-	type change struct {
-		key, value int // where each ends in encoded
-		put        bool
-	}
-	var changes []change
-	var sizes []int
-	buf := r.encoded[:0]
+	s := &r.encoded
+	s.begin()
 	r.snapshots++
 	for _, changed := range r.dirty {
 		changed.dirty = false
@@ -59,41 +50,19 @@ func (r *rank) SnapshotAsync(_ context.Context, id int64) (func() ([]byte, error
 		if put {
 			p.snap = r.snapshots
 		}
-		start := len(buf)
-		buf = append(binary.BigEndian.AppendUint16(buf, changed.kg), changed.enc...)
-		c := change{key: len(buf), put: put}
+		start := len(s.buf)
+		s.buf = append(binary.BigEndian.AppendUint16(s.buf, changed.kg), changed.enc...)
+		key := len(s.buf)
 		if put {
-			buf = r.appendPart(buf, p)
+			s.buf = r.appendPart(s.buf, p)
 		}
-		c.value = len(buf)
-		changes = append(changes, c)
-		if kg := int(changed.kg); kg >= len(sizes) {
-			sizes = slices.Grow(sizes, kg+1-len(sizes))[:kg+1]
-		}
-		sizes[changed.kg] += state.ChangeSize(c.key-start, c.value-c.key)
-	}
-	r.encoded = buf
-	if 4*len(buf) < cap(buf) {
-		r.encoded = nil // as EncodedDelta.Reset: the room kept follows the recent checkpoints
+		s.add(start, key, put)
 	}
 	d := state.Delta{Encoded: r.spare.take()}
-	for kg, n := range sizes {
-		if n > 0 {
-			d.Encoded.Grow(kg, n)
-		}
-	}
-	start := 0
-	for _, c := range changes {
-		if key := buf[start:c.key]; c.put {
-			d.Encoded.Put(key, buf[c.key:c.value], "")
-		} else {
-			d.Encoded.Delete(key)
-		}
-		start = c.value
-	}
+	written := s.writeTo(&d.Encoded)
 	clear(r.dirty)
 	r.dirty = r.dirty[:0]
-	r.lastBytes, r.lastKeys = int64(len(buf)), int64(len(changes))
+	r.lastBytes, r.lastKeys = written, int64(len(s.changes))
 	return r.spare.persist(r.state, id, d, r.watermark), nil
 }
 
