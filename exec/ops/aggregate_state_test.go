@@ -19,11 +19,7 @@ import (
 func TestAggregateSnapshotRestore(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	schema := planner.Schema{{Name: "k", Type: planner.TypeString}, {Name: "v", Type: planner.TypeBigInt}, {Name: "d", Type: planner.DecimalType(10, 2)}}
 	node := &planner.Aggregate{
 		Input: input{schema: schema, updating: true}, Keys: []int{0},

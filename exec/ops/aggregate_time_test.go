@@ -2,14 +2,12 @@ package ops
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
-	"github.com/streamsql/streamsql/state"
 )
 
 // TIME values (time32[s] keys, time32[ms] under a retracting MIN and MAX) survive a
@@ -18,11 +16,7 @@ import (
 func TestAggregateSnapshotRestoreTime(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	t0, t3 := planner.TimeType(0), planner.TimeType(3)
 	schema := planner.Schema{{Name: "k", Type: t0}, {Name: "v", Type: t3}}
 	node := &planner.Aggregate{

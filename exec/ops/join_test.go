@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,11 +76,7 @@ func (h *joinHarness) expect(want string) {
 func TestRegularFullJoin(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	ks := &KeyedState{Store: store, Namespace: "j", LastKG: exec.MaxParallelism - 1}
 	n := &planner.Join{Left: input{schema: joinLeft}, Right: input{schema: joinRight, updating: true}, Kind: "FULL", LeftKeys: []int{0}, RightKeys: []int{0}}
 	h := newJoinHarness(t, mem, n, JoinOptions{State: ks})
@@ -168,11 +163,7 @@ func TestIntervalJoin(t *testing.T) {
 func TestIntervalJoinKeepingOneSide(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	left := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "t", Type: planner.TypeBigInt}}
 	right := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "e", Type: planner.TypeBigInt}}
 	// left.t BETWEEN right.e - 10 AND right.e, the right rows kept.
@@ -235,11 +226,7 @@ func TestIntervalJoinKeepingOneSide(t *testing.T) {
 func TestSemiAndAntiJoin(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	for _, kind := range []string{"SEMI", "ANTI"} {
 		t.Run(kind, func(t *testing.T) {
 			ks := &KeyedState{Store: store, Namespace: kind, LastKG: exec.MaxParallelism - 1}
@@ -308,11 +295,7 @@ func TestScalarJoinSecondRow(t *testing.T) {
 func TestJoinForgetsKeysNoCheckpointHeld(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	ks := &KeyedState{Store: store, Namespace: "j", LastKG: exec.MaxParallelism - 1}
 	left := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "t", Type: planner.TypeBigInt}}
 	right := planner.Schema{{Name: "k", Type: planner.TypeBigInt}, {Name: "u", Type: planner.TypeBigInt}}
@@ -376,11 +359,7 @@ func TestJoinForgetsKeysNoCheckpointHeld(t *testing.T) {
 func TestJoinRestoresPerKeyState(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	ks := &KeyedState{Store: store, Namespace: "j", LastKG: exec.MaxParallelism - 1}
 	n := &planner.Join{Left: input{schema: joinLeft}, Right: input{schema: joinRight, updating: true}, Kind: "FULL", LeftKeys: []int{0}, RightKeys: []int{0}}
 

@@ -75,12 +75,19 @@ func (h *rankHarness) restore(handle []byte) {
 }
 
 func openStore(t *testing.T) *KeyedState {
+	return &KeyedState{Store: testStore(t), Namespace: "rank", LastKG: exec.MaxParallelism - 1}
+}
+
+// testStore opens a state store in the test's temporary directory, closed when the
+// test ends.
+func testStore(t *testing.T) *state.Store {
+	t.Helper()
 	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return &KeyedState{Store: store, Namespace: "rank", LastKG: exec.MaxParallelism - 1}
+	return store
 }
 
 // Top-2 per key by v descending, with the row number: a row entering shifts the rows

@@ -3,7 +3,6 @@ package ops
 import (
 	"cmp"
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
-	"github.com/streamsql/streamsql/state"
 )
 
 // sortStep is one thing a sort test does: feed rows (of the given kinds), pass a
@@ -68,11 +66,7 @@ func checkSortRestore(t *testing.T, n *planner.Sort, steps []sortStep, snap int,
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	ks := &KeyedState{Store: store, Namespace: "sort-1", FirstKG: 0, LastKG: exec.MaxParallelism - 1}
 	original := NewSort(mem, n, &watermarks{}, ks)
 	defer original.(exec.Closer).Close()
@@ -118,11 +112,7 @@ func TestSortByTime(t *testing.T) {
 	second = append(second, steps[5:]...)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	ks := &KeyedState{Store: store, Namespace: "sort-1", FirstKG: 0, LastKG: exec.MaxParallelism - 1}
 	ctx := context.Background()
 	first := NewSort(mem, n, &watermarks{}, ks)

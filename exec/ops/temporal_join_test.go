@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
-	"github.com/streamsql/streamsql/state"
 )
 
 var (
@@ -41,11 +39,7 @@ func newTemporal(t testing.TB, mem memory.Allocator, n *planner.TemporalJoin, ou
 func TestTemporalJoin(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	ks := &KeyedState{Store: store, Namespace: "temporal-1", LastKG: exec.MaxParallelism - 1}
 	ctx := context.Background()
 	out := &watermarks{}

@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/planner"
-	"github.com/streamsql/streamsql/state"
 )
 
 // watermarks records the watermarks passed on after the rows.
@@ -32,11 +30,7 @@ func (w *watermarks) EmitWatermark(_ context.Context, wm int64) error {
 func TestWindowAggregate(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	ts := planner.Type{Kind: planner.Timestamp, Precision: 3, NotNull: true}
 	schema := planner.Schema{{Name: "window_start", Type: ts}, {Name: "window_end", Type: ts}, {Name: "k", Type: planner.TypeString}, {Name: "v", Type: planner.TypeBigInt}}
 	node := &planner.Aggregate{Input: input{schema: schema}, Keys: []int{0, 1, 2},
@@ -106,11 +100,7 @@ func TestWindowAggregate(t *testing.T) {
 func TestWindowEmitControl(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	store, err := state.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testStore(t)
 	ts := planner.Type{Kind: planner.Timestamp, Precision: 3, NotNull: true}
 	schema := planner.Schema{{Name: "window_start", Type: ts}, {Name: "window_end", Type: ts}, {Name: "v", Type: planner.TypeBigInt}}
 	node := func(e planner.EmitControl) *planner.Aggregate {
