@@ -18,8 +18,10 @@ import (
 // the source writes every byte of what it takes (NewBufferPool's zero).
 //
 // Buffers come in power-of-two classes, allocated from mem; a free list keeps at most
-// poolKeep of each and gives the others back to mem, as it does every buffer once the
-// pool is closed.
+// poolKeep of each, and of a large class as many as make poolKeepBytes (two at least),
+// and gives the others back to mem, as it does every buffer once the pool is closed: a
+// job has a pool for each operator that builds batches, and what the pools keep idle
+// counts in the collector's target.
 type BufferPool struct {
 	mem    memory.Allocator
 	zero   bool
@@ -31,9 +33,10 @@ type BufferPool struct {
 var _ memory.Allocator = (*BufferPool)(nil)
 
 const (
-	poolMinShift = 6  // the smallest class: 64 bytes
-	poolClasses  = 20 // the largest: 32 MiB; larger buffers are not pooled
-	poolKeep     = 64
+	poolMinShift  = 6  // the smallest class: 64 bytes
+	poolClasses   = 20 // the largest: 32 MiB; larger buffers are not pooled
+	poolKeep      = 64
+	poolKeepBytes = 8 << 20
 )
 
 // PoisonFreed fills released buffers with garbage in tests, so that a holder that
@@ -56,6 +59,11 @@ func poolClass(size int) int {
 		return 0
 	}
 	return bits.Len(uint(size-1)) - poolMinShift
+}
+
+// poolKept is how many free buffers of class c a pool keeps.
+func poolKept(c int) int {
+	return min(poolKeep, max(2, poolKeepBytes>>(c+poolMinShift)))
 }
 
 func (p *BufferPool) Allocate(size int) []byte {
@@ -88,7 +96,7 @@ func (p *BufferPool) Free(b []byte) {
 	c := poolClass(len(b))
 	if c < poolClasses && len(b) == 1<<(c+poolMinShift) {
 		p.mu.Lock()
-		if !p.closed && len(p.free[c]) < poolKeep {
+		if !p.closed && len(p.free[c]) < poolKept(c) {
 			p.free[c] = append(p.free[c], b)
 			b = nil
 		}

@@ -12,7 +12,8 @@ import (
 
 // filter keeps the rows whose condition is TRUE.
 type filter struct {
-	mem  memory.Allocator
+	mem  memory.Allocator // a pool of the kept rows' and the condition's buffers (see changes)
+	pool *exec.BufferPool
 	pred expr.Predicate
 	text string // the condition as SQL, for errors
 	out  exec.Output
@@ -25,11 +26,13 @@ var _ exec.Operator = (*filter)(nil)
 // where the condition is TRUE.
 func NewFilter(mem memory.Allocator, env *expr.Env, n *planner.Filter, out exec.Output) (exec.Operator, error) {
 	env, noting := noteWatermark(env, out, n.Cond)
-	pred, err := expr.CompilePredicate(n.Cond, mem, env)
+	pool := exec.NewBufferPool(mem, true)
+	pred, err := expr.CompilePredicate(n.Cond, pool, env)
 	if err != nil {
+		pool.Close()
 		return nil, err
 	}
-	return noting(&filter{mem: mem, pred: pred, text: planner.ExprSQL(n.Cond, n.Input.Schema()), out: out}), nil
+	return noting(&filter{mem: pool, pool: pool, pred: pred, text: planner.ExprSQL(n.Cond, n.Input.Schema()), out: out}), nil
 }
 
 func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {
@@ -56,4 +59,9 @@ func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {
 		}
 	}
 	return f.out.Emit(ctx, kept)
+}
+
+func (f *filter) Close() error {
+	f.pool.Close()
+	return nil
 }

@@ -13,7 +13,8 @@ import (
 
 // project computes one output column per expression.
 type project struct {
-	mem    memory.Allocator
+	mem    memory.Allocator // a pool of the output's buffers (see changes)
+	pool   *exec.BufferPool
 	schema *arrow.Schema
 	exprs  []expr.Evaluator
 	texts  []string // the expressions as SQL, for errors
@@ -28,11 +29,14 @@ var _ exec.Operator = (*project)(nil)
 // expressions over each batch; the row kinds and origins pass through.
 func NewProject(mem memory.Allocator, env *expr.Env, n *planner.Project, out exec.Output) (exec.Operator, error) {
 	env, noting := noteWatermark(env, out, n.Exprs...)
-	p := &project{mem: mem, schema: exec.ArrowSchema(n.Schema()), out: out, cols: make([]arrow.Array, len(n.Exprs)), typed: make([]bool, len(n.Exprs))}
+	pool := exec.NewBufferPool(mem, true)
+	mem = pool
+	p := &project{mem: mem, pool: pool, schema: exec.ArrowSchema(n.Schema()), out: out, cols: make([]arrow.Array, len(n.Exprs)), typed: make([]bool, len(n.Exprs))}
 	in := n.Input.Schema()
 	for _, e := range n.Exprs {
 		ev, err := expr.Compile(e, mem, env)
 		if err != nil {
+			pool.Close()
 			return nil, err
 		}
 		p.exprs = append(p.exprs, ev)
@@ -94,4 +98,9 @@ func (p *project) adopt() {
 		md := p.schema.Metadata()
 		p.schema = arrow.NewSchema(fields, &md)
 	}
+}
+
+func (p *project) Close() error {
+	p.pool.Close()
+	return nil
 }
