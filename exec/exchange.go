@@ -15,7 +15,7 @@ import (
 // broadcasts watermarks, barriers and ends to all of them. A stage feeding several
 // (a source shared by the INSERTs of a statement set) sends each of them every batch.
 type exchange struct {
-	mem    memory.Allocator
+	mem    *BufferPool // of the split batches' buffers, which come back as they are released
 	routes []route
 	self   int
 
@@ -44,7 +44,7 @@ type outlet struct {
 }
 
 func newExchange(mem memory.Allocator, self int) *exchange {
-	return &exchange{mem: mem, self: self}
+	return &exchange{mem: NewBufferPool(mem, true), self: self}
 }
 
 // addRoute connects the exchange to one more downstream stage, whose tasks' channels
