@@ -34,7 +34,7 @@ func BenchmarkExchangeHashSplit(b *testing.B) {
 		outs[i] = outlet{ch: make(chan message, 1), ready: make(chan int, 1), index: 0}
 	}
 	e := newExchange(mem, 0)
-	defer e.mem.Close()
+	defer e.pool.Close()
 	e.addRoute(outs, Hash, []int{0})
 	ctx := context.Background()
 	b.ReportAllocs()

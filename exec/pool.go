@@ -8,14 +8,14 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 )
 
-// BufferPool is a source's allocator of Arrow buffers: the buffers of a batch come
-// back to it when the batch's last holder releases it, and become the next batch's.
-// A source reading flat out would otherwise hand the garbage collector a batch's worth
+// BufferPool is the allocator of Arrow buffers of a source or an operator that builds
+// batches: the buffers of a batch come back to it when the batch's last holder releases
+// it, and become the next batch's. A source reading flat out would otherwise hand the garbage collector a batch's worth
 // of buffers a batch (some 200 bytes a row of a JSON file, 350 an event of the nexmark
 // generator), whose collections cost a fifth of the reading or more; a buffer reused at
 // once is also still in the cache. A buffer taken from the pool is zeroed, as the
 // allocator's own are, since a builder leaves the values under NULLs unwritten, unless
-// the source writes every byte of what it takes (NewBufferPool's zero).
+// its user writes every byte of what it takes (NewBufferPool's zero).
 //
 // Buffers come in power-of-two classes, allocated from mem; a free list keeps at most
 // poolKeep of each, and of a large class as many as make poolKeepBytes (two at least),

@@ -723,7 +723,7 @@ func (t *task) close() error {
 		}
 	}
 	if t.exchange != nil {
-		t.exchange.mem.Close() // what downstream still holds goes back to the allocator
+		t.exchange.pool.Close() // what downstream still holds goes back to the allocator
 	}
 	// Drain what upstream tasks left in the channels.
 	for _, ch := range t.inputs {

@@ -12,8 +12,7 @@ import (
 
 // filter keeps the rows whose condition is TRUE.
 type filter struct {
-	mem  memory.Allocator // a pool of the kept rows' and the condition's buffers (see changes)
-	pool *exec.BufferPool
+	pool *exec.BufferPool // of the kept rows' and the condition's buffers (see changes)
 	pred expr.Predicate
 	text string // the condition as SQL, for errors
 	out  exec.Output
@@ -32,14 +31,14 @@ func NewFilter(mem memory.Allocator, env *expr.Env, n *planner.Filter, out exec.
 		pool.Close()
 		return nil, err
 	}
-	return noting(&filter{mem: pool, pool: pool, pred: pred, text: planner.ExprSQL(n.Cond, n.Input.Schema()), out: out}), nil
+	return noting(&filter{pool: pool, pred: pred, text: planner.ExprSQL(n.Cond, n.Input.Schema()), out: out}), nil
 }
 
 func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {
 	var err error
 	f.sel, err = f.pred.Select(b.Rec, f.sel[:0])
 	if err != nil {
-		return evalError(f.mem, "Filter", f.text, b, err, func(rec arrow.Record) error {
+		return evalError(f.pool, "Filter", f.text, b, err, func(rec arrow.Record) error {
 			_, err := f.pred.Select(rec, nil)
 			return err
 		})
@@ -50,7 +49,7 @@ func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {
 	case b.Len():
 		return f.out.Emit(ctx, b)
 	}
-	kept := exec.Batch{Rec: exec.TakeRecord(f.mem, b.Rec, f.sel), Origin: exec.Selected(b.Origin, f.sel)}
+	kept := exec.Batch{Rec: exec.TakeRecord(f.pool, b.Rec, f.sel), Origin: exec.Selected(b.Origin, f.sel)}
 	defer kept.Release()
 	if b.Kinds != nil {
 		kept.Kinds = make([]exec.RowKind, len(f.sel))

@@ -147,7 +147,7 @@ func (w *Writer) Finish(rows int) arrow.Array {
 	return arr
 }
 
-// Release releases the batch being written (the decoder is done).
+// Release releases the batch being written (its owner is done).
 func (w *Writer) Release() {
 	for _, b := range []*memory.Buffer{w.valid, w.values, w.data} {
 		if b != nil {
