@@ -7,7 +7,9 @@
 //
 // Ownership rule for Arrow memory: a Batch handed to Process or Emit is valid for that
 // call only; whoever keeps it longer calls Retain and later Release. A batch returned by
-// Reader.Next belongs to the caller, who releases it.
+// Reader.Next belongs to the caller, who releases it. Sources and operators that build
+// batches flat out take their buffers from a BufferPool, to which they come back on the
+// last Release: a string kept from a batch without a copy is overwritten.
 //
 // A batch may say where its rows were read (Origin), so that an expression failing on
 // a row names it (EvalError); the origin travels with the batch through the operators

@@ -15,7 +15,7 @@ import (
 // broadcasts watermarks, barriers and ends to all of them. A stage feeding several
 // (a source shared by the INSERTs of a statement set) sends each of them every batch.
 type exchange struct {
-	mem    memory.Allocator
+	pool   *BufferPool // of the split batches' buffers, which come back as they are released
 	routes []route
 	self   int
 
@@ -44,7 +44,7 @@ type outlet struct {
 }
 
 func newExchange(mem memory.Allocator, self int) *exchange {
-	return &exchange{mem: mem, self: self}
+	return &exchange{pool: NewBufferPool(mem, true), self: self}
 }
 
 // addRoute connects the exchange to one more downstream stage, whose tasks' channels
@@ -87,7 +87,7 @@ func (e *exchange) emit(ctx context.Context, r *route, b Batch) error {
 		case n:
 			return e.send(ctx, r.outs[t], b)
 		}
-		part := Batch{Rec: TakeRecord(e.mem, b.Rec, sel)}
+		part := Batch{Rec: TakeRecord(e.pool, b.Rec, sel)}
 		if b.Kinds != nil {
 			part.Kinds = make([]RowKind, len(sel))
 			for i, r := range sel {

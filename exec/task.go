@@ -722,6 +722,9 @@ func (t *task) close() error {
 			errs = append(errs, c.Close())
 		}
 	}
+	if t.exchange != nil {
+		t.exchange.pool.Close() // what downstream still holds goes back to the allocator
+	}
 	// Drain what upstream tasks left in the channels.
 	for _, ch := range t.inputs {
 		for {

@@ -55,8 +55,8 @@ type FileReader struct {
 	// formats' records end at the first.
 	multiline bool
 	dec       format.Decoder
-	pool      *BufferPool // the decoder's buffers, which come back as batches are released
-	part      *partReader // nil: the table is not partitioned
+	pool      *exec.BufferPool // the decoder's buffers, which come back as batches are released
+	part      *partReader      // nil: the table is not partitioned
 	batch     int
 	now       func() time.Time
 
@@ -140,7 +140,7 @@ func openFileSource(spec SourceSpec) (*FileReader, error) {
 	if err != nil {
 		return nil, formatErr(o, err)
 	}
-	pool := NewBufferPool(spec.Mem, true)
+	pool := exec.NewBufferPool(spec.Mem, true)
 	dec, err := format.NewDecoder(o.Format(), data, pool, t.Options, spec.Location)
 	if err != nil {
 		return nil, formatErr(o, err)

@@ -1,7 +1,10 @@
 package expr
 
 import (
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,5 +133,21 @@ func TestCastTemporal(t *testing.T) {
 			{e: cast(cast(ts, tStr), tTS), want: `["2019-01-17 09:43:19","1969-12-31 23:59:59.999",null]`},
 			{e: cast(i32(1), tTS), err: "cannot cast INT to TIMESTAMP(3)"},
 		},
+	}.run(t)
+}
+
+// TestCastToStringOutgrowsItsBuffer casts doubles whose texts outgrow the kernel's first
+// guess at their size, so that the string buffer grows while it is written.
+func TestCastToStringOutgrowsItsBuffer(t *testing.T) {
+	var rows, want []string
+	for i := range 300 {
+		d := float64(i) + 1.0/3
+		rows = append(rows, fmt.Sprintf(`{"d":%v}`, d))
+		want = append(want, strconv.Quote(strconv.FormatFloat(d, 'f', -1, 64)))
+	}
+	evalGroup{
+		schema: sch("d", tDbl),
+		rows:   "[" + strings.Join(rows, ",") + "]",
+		cases:  []evalCase{{e: cast(col(0, "d", tDbl), tStr), want: "[" + strings.Join(want, ",") + "]"}},
 	}.run(t)
 }

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"math/bits"
 	"strings"
 	"testing"
 
@@ -242,21 +243,27 @@ func sch(pairs ...any) planner.Schema {
 
 // dirtyAllocator fills every allocation with garbage, as allocators that do not zero memory
 // (C malloc) may hand it out, so tests catch kernels that rely on zeroed buffers.
+// dirtyAllocator hands out garbage-filled buffers with room past their length, as a
+// buffer pool's size classes do: a kernel that writes past a buffer's length (appending
+// to Buf() up to its capacity) loses those bytes when the buffer grows.
 type dirtyAllocator struct{ memory.Allocator }
 
 func (d dirtyAllocator) Allocate(size int) []byte {
-	b := d.Allocator.Allocate(size)
+	b := d.Allocator.Allocate(1 << bits.Len(uint(size)))
 	for i := range b {
 		b[i] = 0xa5
 	}
-	return b
+	return b[:size]
 }
 
 func (d dirtyAllocator) Reallocate(size int, b []byte) []byte {
-	old := len(b)
-	nb := d.Allocator.Reallocate(size, b)
-	for i := old; i < len(nb); i++ {
-		nb[i] = 0xa5
+	if size <= cap(b) {
+		return b[:size]
 	}
+	nb := d.Allocate(size)
+	copy(nb, b)
+	d.Free(b)
 	return nb
 }
+
+func (d dirtyAllocator) Free(b []byte) { d.Allocator.Free(b[:cap(b)]) }

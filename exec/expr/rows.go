@@ -197,7 +197,18 @@ func newStrBuilder(mem memory.Allocator, n, hint int) *strBuilder {
 	offs[0] = 0
 	dataBuf := memory.NewResizableBuffer(mem)
 	dataBuf.Reserve(max(hint, 64))
-	return &strBuilder{offBuf: offBuf, dataBuf: dataBuf, offs: offs, d: dataBuf.Buf()[:0], n: n}
+	b := &strBuilder{offBuf: offBuf, dataBuf: dataBuf, offs: offs, n: n}
+	b.adopt(0)
+	return b
+}
+
+// adopt has d be the first l bytes of the data buffer, with its length as capacity: an
+// allocator may hand out a slice of more capacity than asked for (a buffer pool's size
+// class), and what an append wrote past the buffer's length would be lost when the
+// buffer grows, which copies only its length.
+func (b *strBuilder) adopt(l int) {
+	buf := b.dataBuf.Buf()
+	b.d = buf[:l:len(buf)]
 }
 
 // grow makes room for k more bytes.
@@ -207,7 +218,7 @@ func (b *strBuilder) grow(k int) {
 	}
 	l := len(b.d)
 	b.dataBuf.Reserve(max(2*cap(b.d), l+k))
-	b.d = b.dataBuf.Buf()[:l]
+	b.adopt(l)
 }
 
 func (b *strBuilder) appendString(s string) {

@@ -718,6 +718,7 @@ func TestCSVBadRecordsLeaveNoValues(t *testing.T) {
 		`N,"q"x,N,N,N`,
 		"N,N,N,N,N",
 		"b,3,N,3.5,N",
+		"bad,x,N,1,2", // the columns after the bad one are not read
 		"bad,4,N,1,2147483648",
 		"c,5,6,N,8",
 	}
@@ -730,7 +731,7 @@ func TestCSVBadRecordsLeaveNoValues(t *testing.T) {
 				errs++
 			}
 		}
-		if want := map[bool]int{false: 5, true: 0}[ignore]; errs != want || d.Skipped() != int64(5-want) {
+		if want := map[bool]int{false: 6, true: 0}[ignore]; errs != want || d.Skipped() != int64(6-want) {
 			t.Errorf("ignore %v: %d errors, %d skipped", ignore, errs, d.Skipped())
 		}
 		rec := d.Flush()

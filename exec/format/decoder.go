@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/decimal128"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
+	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -91,7 +92,7 @@ type column struct {
 	scale    int
 	ltz      bool
 
-	w     *colWriter
+	w     *arrowbuf.Writer
 	other array.Builder // the builder of the kinds without a writer
 
 	nested *nestedCol  // json: how to read a ROW, ARRAY or MAP column
@@ -271,15 +272,15 @@ func (b *rowBuilder) appendRow(cells []cell, kind exec.RowKind) {
 		if w := c.w; w != nil {
 			switch {
 			case v.null:
-				w.putNull(row)
+				w.PutNull(row)
 			case c.kind == planner.String || c.kind == planner.Binary:
-				w.putBytes(row, v.s)
+				w.PutBytes(row, v.s)
 			case c.kind == planner.Double:
-				w.putInt64(row, int64(math.Float64bits(v.f)))
-			case w.width == 8:
-				w.putInt64(row, v.i)
+				w.PutInt64(row, int64(math.Float64bits(v.f)))
+			case w.Width() == 8:
+				w.PutInt64(row, v.i)
 			default:
-				w.putInt32(row, int32(v.i))
+				w.PutInt32(row, int32(v.i))
 			}
 			continue
 		}
@@ -371,7 +372,7 @@ func (b *rowBuilder) Flush() arrow.Record {
 	arrs := make([]arrow.Array, len(b.cols))
 	for i := range b.cols {
 		if c := &b.cols[i]; c.w != nil {
-			arrs[i] = c.w.finish(n) // and sized for a next batch like this one
+			arrs[i] = c.w.Finish(n) // and sized for a next batch like this one
 		} else {
 			arrs[i] = c.other.NewArray()
 			c.other.Reserve(n)
@@ -398,7 +399,7 @@ func (b *rowBuilder) Release() {
 	for i := range b.cols {
 		c := &b.cols[i]
 		if c.w != nil {
-			c.w.releaseBuffers()
+			c.w.Release()
 			c.w = nil
 		}
 		if c.other != nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/bitutil"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/internal/arrowbuf"
@@ -18,7 +17,7 @@ import (
 // changes builds an operator's output: rows appended column by column, each with its
 // kind, and emitted as one batch (without kinds when every row is an insert).
 type changes struct {
-	mem     memory.Allocator
+	pool    *exec.BufferPool // of the batches' buffers
 	schema  *arrow.Schema
 	builder *array.RecordBuilder // of the columns but STRING ones
 	texts   []*texts             // the STRING columns', by column (nil for others)
@@ -28,11 +27,15 @@ type changes struct {
 }
 
 func newChanges(mem memory.Allocator, schema planner.Schema) *changes {
+	// The batches' buffers come back to the pool as their holders release them, as a
+	// source's do: fresh ones, zeroed and then collected, cost a join's wide rows a
+	// tenth of building them.
+	pool := exec.NewBufferPool(mem, true)
 	s := exec.ArrowSchema(schema)
-	c := &changes{mem: mem, schema: s, builder: array.NewRecordBuilder(mem, s), allIns: true, texts: make([]*texts, len(schema))}
+	c := &changes{pool: pool, schema: s, builder: array.NewRecordBuilder(pool, s), allIns: true, texts: make([]*texts, len(schema))}
 	for i, f := range c.builder.Fields() {
 		if s.Field(i).Type.ID() == arrow.STRING {
-			t := &texts{}
+			t := &texts{w: arrowbuf.NewWriter(pool, s.Field(i).Type, 0)}
 			c.texts[i] = t
 			c.col = append(c.col, t.append)
 			continue
@@ -42,45 +45,29 @@ func newChanges(mem memory.Allocator, schema planner.Schema) *changes {
 	return c
 }
 
-// texts builds a STRING column of changes into buffers it keeps, copied when the batch
-// is emitted into buffers of the batch's size. An Arrow builder grows its buffers from
-// nothing for every batch, zeroing and copying them as they double, which for a join's
-// wide rows cost more than the rest of building them.
+// texts builds a STRING column of changes straight into the Arrow buffers of the
+// batch. An Arrow builder grows its buffers from nothing for every batch, zeroing and
+// copying them as they double, which for a join's wide rows cost more than the rest of
+// building them; a copy kept aside cost a second copy of every string.
 type texts struct {
-	data    []byte
-	offsets []int32 // the rows' ends in data
-	nulls   []int32 // the rows that are NULL
+	w    *arrowbuf.Writer
+	rows int
 }
 
 func (t *texts) append(v value) {
 	if v.null {
-		t.nulls = append(t.nulls, int32(len(t.offsets)))
+		t.w.PutNull(t.rows)
 	} else {
-		t.data = append(t.data, v.s...)
+		t.w.PutString(t.rows, v.s)
 	}
-	t.offsets = append(t.offsets, int32(len(t.data)))
+	t.rows++
 }
 
-// array returns the rows appended since the last call as an array, and starts anew.
-func (t *texts) array(mem memory.Allocator, dt arrow.DataType) arrow.Array {
-	n := len(t.offsets)
-	offsets, offs := arrowbuf.AllocFixed[int32](mem, n+1)
-	offs[0] = 0
-	copy(offs[1:], t.offsets)
-	data := memory.NewResizableBuffer(mem)
-	data.Resize(len(t.data))
-	copy(data.Bytes(), t.data)
-	var validity *memory.Buffer
-	if len(t.nulls) > 0 {
-		var bits []byte
-		validity, bits = arrowbuf.AllocBits(mem, n)
-		bitutil.SetBitsTo(bits, 0, int64(n), true)
-		for _, i := range t.nulls {
-			bitutil.ClearBit(bits, int(i))
-		}
-	}
-	arr := arrowbuf.NewBinaryArray(dt, n, validity, offsets, data, len(t.nulls))
-	t.data, t.offsets, t.nulls = t.data[:0], t.offsets[:0], t.nulls[:0]
+// array returns the rows appended since the last call as an array, and starts anew
+// with room for as many.
+func (t *texts) array() arrow.Array {
+	arr := t.w.Finish(t.rows)
+	t.rows = 0
 	return arr
 }
 
@@ -89,7 +76,7 @@ func (c *changes) record() arrow.Record {
 	cols := make([]arrow.Array, len(c.col))
 	for i := range cols {
 		if t := c.texts[i]; t != nil {
-			cols[i] = t.array(c.mem, c.schema.Field(i).Type)
+			cols[i] = t.array()
 		} else {
 			cols[i] = c.builder.Field(i).NewArray()
 		}
@@ -150,7 +137,15 @@ func (c *changes) discard() {
 	c.kinds, c.allIns = c.kinds[:0], true
 }
 
-func (c *changes) release() { c.builder.Release() }
+func (c *changes) release() {
+	c.builder.Release()
+	for _, t := range c.texts {
+		if t != nil {
+			t.w.Release()
+		}
+	}
+	c.pool.Close()
+}
 
 // snapshotNow takes a snapshot's synchronous and slow parts at once.
 func snapshotNow(ctx context.Context, id int64, s exec.AsyncSnapshotter) ([]byte, error) {

@@ -12,7 +12,7 @@ import (
 
 // filter keeps the rows whose condition is TRUE.
 type filter struct {
-	mem  memory.Allocator
+	pool *exec.BufferPool // of the kept rows' and the condition's buffers (see changes)
 	pred expr.Predicate
 	text string // the condition as SQL, for errors
 	out  exec.Output
@@ -25,18 +25,20 @@ var _ exec.Operator = (*filter)(nil)
 // where the condition is TRUE.
 func NewFilter(mem memory.Allocator, env *expr.Env, n *planner.Filter, out exec.Output) (exec.Operator, error) {
 	env, noting := noteWatermark(env, out, n.Cond)
-	pred, err := expr.CompilePredicate(n.Cond, mem, env)
+	pool := exec.NewBufferPool(mem, true)
+	pred, err := expr.CompilePredicate(n.Cond, pool, env)
 	if err != nil {
+		pool.Close()
 		return nil, err
 	}
-	return noting(&filter{mem: mem, pred: pred, text: planner.ExprSQL(n.Cond, n.Input.Schema()), out: out}), nil
+	return noting(&filter{pool: pool, pred: pred, text: planner.ExprSQL(n.Cond, n.Input.Schema()), out: out}), nil
 }
 
 func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {
 	var err error
 	f.sel, err = f.pred.Select(b.Rec, f.sel[:0])
 	if err != nil {
-		return evalError(f.mem, "Filter", f.text, b, err, func(rec arrow.Record) error {
+		return evalError(f.pool, "Filter", f.text, b, err, func(rec arrow.Record) error {
 			_, err := f.pred.Select(rec, nil)
 			return err
 		})
@@ -47,7 +49,7 @@ func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {
 	case b.Len():
 		return f.out.Emit(ctx, b)
 	}
-	kept := exec.Batch{Rec: exec.TakeRecord(f.mem, b.Rec, f.sel), Origin: exec.Selected(b.Origin, f.sel)}
+	kept := exec.Batch{Rec: exec.TakeRecord(f.pool, b.Rec, f.sel), Origin: exec.Selected(b.Origin, f.sel)}
 	defer kept.Release()
 	if b.Kinds != nil {
 		kept.Kinds = make([]exec.RowKind, len(f.sel))
@@ -56,4 +58,9 @@ func (f *filter) Process(ctx context.Context, _ int, b exec.Batch) error {
 		}
 	}
 	return f.out.Emit(ctx, kept)
+}
+
+func (f *filter) Close() error {
+	f.pool.Close()
+	return nil
 }

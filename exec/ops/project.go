@@ -13,7 +13,7 @@ import (
 
 // project computes one output column per expression.
 type project struct {
-	mem    memory.Allocator
+	pool   *exec.BufferPool // of the output's and the expressions' buffers (see changes)
 	schema *arrow.Schema
 	exprs  []expr.Evaluator
 	texts  []string // the expressions as SQL, for errors
@@ -28,11 +28,13 @@ var _ exec.Operator = (*project)(nil)
 // expressions over each batch; the row kinds and origins pass through.
 func NewProject(mem memory.Allocator, env *expr.Env, n *planner.Project, out exec.Output) (exec.Operator, error) {
 	env, noting := noteWatermark(env, out, n.Exprs...)
-	p := &project{mem: mem, schema: exec.ArrowSchema(n.Schema()), out: out, cols: make([]arrow.Array, len(n.Exprs)), typed: make([]bool, len(n.Exprs))}
+	pool := exec.NewBufferPool(mem, true)
+	p := &project{pool: pool, schema: exec.ArrowSchema(n.Schema()), out: out, cols: make([]arrow.Array, len(n.Exprs)), typed: make([]bool, len(n.Exprs))}
 	in := n.Input.Schema()
 	for _, e := range n.Exprs {
-		ev, err := expr.Compile(e, mem, env)
+		ev, err := expr.Compile(e, pool, env)
 		if err != nil {
+			pool.Close()
 			return nil, err
 		}
 		p.exprs = append(p.exprs, ev)
@@ -53,7 +55,7 @@ func (p *project) Process(ctx context.Context, _ int, b exec.Batch) error {
 	for i, e := range p.exprs {
 		col, err := e.Eval(b.Rec)
 		if err != nil {
-			return evalError(p.mem, "Project", p.texts[i], b, err, func(rec arrow.Record) error {
+			return evalError(p.pool, "Project", p.texts[i], b, err, func(rec arrow.Record) error {
 				col, err := e.Eval(rec)
 				if col != nil {
 					col.Release()
@@ -94,4 +96,9 @@ func (p *project) adopt() {
 		md := p.schema.Metadata()
 		p.schema = arrow.NewSchema(fields, &md)
 	}
+}
+
+func (p *project) Close() error {
+	p.pool.Close()
+	return nil
 }

@@ -27,6 +27,8 @@ func passRow(t testing.TB, mem memory.Allocator, out exec.Output) (exec.Operator
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Closed before the caller's allocator check, which was registered first.
+	t.Cleanup(func() { op.(exec.Closer).Close() })
 	rec, _, err := array.RecordFromJSON(mem, exec.ArrowSchema(schema), // a schema of its own
 		strings.NewReader(`[{"k": 1, "r": {"a": 10, "b": "x"}}, {"k": 2, "r": null}, {"k": 3, "r": {"a": 30, "b": "z"}}]`))
 	if err != nil {

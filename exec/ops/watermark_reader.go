@@ -23,6 +23,9 @@ func (w *watermarkNoter) ProcessWatermark(ctx context.Context, wm int64) error {
 	return w.out.(exec.WatermarkOutput).EmitWatermark(ctx, wm)
 }
 
+// Close closes the operator noted for.
+func (w *watermarkNoter) Close() error { return w.Operator.(exec.Closer).Close() }
+
 // noteWatermark returns the environment to compile exprs in, and a function that
 // makes op a watermarkNoter when one of them reads CURRENT_WATERMARK.
 func noteWatermark(env *expr.Env, out exec.Output, exprs ...planner.Expr) (*expr.Env, func(exec.Operator) exec.Operator) {

@@ -1,7 +1,7 @@
 // Package nexmark is the Nexmark benchmark's source ('connector' = 'nexmark'): a
 // deterministic generator of the online auction's person, auction and bid events,
 // written straight into Arrow buffers, which come from a pool of the reader's and go
-// back to it when a batch is released (connector.BufferPool).
+// back to it when a batch is released (exec.BufferPool).
 //
 // Every event is a pure function of its id (gen.go): its type, ids, prices, strings and
 // event time are drawn from a random source seeded by the id alone. So a checkpointed

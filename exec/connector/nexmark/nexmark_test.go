@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/streamsql/streamsql/exec"
 	"github.com/streamsql/streamsql/exec/connector"
 	"github.com/streamsql/streamsql/planner"
 )
@@ -485,9 +486,9 @@ func TestEventsRows(t *testing.T) {
 // unpoisoned has released buffers go back to the pool as they are, as outside tests,
 // for the length of a benchmark.
 func unpoisoned(b *testing.B) {
-	was := connector.PoisonFreed
-	connector.PoisonFreed = false
-	b.Cleanup(func() { connector.PoisonFreed = was })
+	was := exec.PoisonFreed
+	exec.PoisonFreed = false
+	b.Cleanup(func() { exec.PoisonFreed = was })
 }
 
 func BenchmarkReader(b *testing.B) {

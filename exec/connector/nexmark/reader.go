@@ -28,7 +28,7 @@ type Reader struct {
 	cols   []column
 	batch  int
 	lanes  []lane
-	mem    *connector.BufferPool // the batches' buffers, every byte of which it writes
+	mem    *exec.BufferPool // the batches' buffers, every byte of which it writes
 	closed bool
 }
 
@@ -57,7 +57,7 @@ func Open(spec connector.SourceSpec) (*Reader, error) {
 	}
 	schema := t.PhysicalSchema()
 	r := &Reader{table: t.Name, opts: opts, task: spec.Task, tasks: tasks, gen: newGenerator(opts.cfg),
-		batch: spec.BatchSize, lanes: []lane{{Next: int64(spec.Task), Step: int64(tasks), End: opts.events}}, mem: connector.NewBufferPool(spec.Mem, false)}
+		batch: spec.BatchSize, lanes: []lane{{Next: int64(spec.Task), Step: int64(tasks), End: opts.events}}, mem: exec.NewBufferPool(spec.Mem, false)}
 	if r.batch <= 0 {
 		r.batch = connector.DefaultBatchSize
 	}
@@ -378,7 +378,7 @@ func (c *column) bind(t arrow.DataType) {
 }
 
 // reset gives the column new slices for a batch of up to n rows.
-func (c *column) reset(n int, mem *connector.BufferPool) {
+func (c *column) reset(n int, mem *exec.BufferPool) {
 	switch c.typ.ID() {
 	case arrow.INT32:
 		c.int32s = arrow.Int32Traits.CastFromBytes(mem.Allocate(n * 4))[:0]
@@ -401,7 +401,7 @@ func (c *column) reset(n int, mem *connector.BufferPool) {
 }
 
 // free gives the column's slices back unused (a batch of no rows).
-func (c *column) free(mem *connector.BufferPool) {
+func (c *column) free(mem *exec.BufferPool) {
 	switch c.typ.ID() {
 	case arrow.INT32:
 		mem.Free(arrow.Int32Traits.CastToBytes(c.int32s))
@@ -500,13 +500,13 @@ func (c *column) appendZeros(n int) {
 
 // data is the column's n rows as Arrow array data, whose buffers go back to mem when
 // it is released; the column lets go of its slices.
-func (c *column) data(n int, mem *connector.BufferPool) arrow.ArrayData {
+func (c *column) data(n int, mem *exec.BufferPool) arrow.ArrayData {
 	return c.dataWith(n, mem, nil, 0)
 }
 
 // dataWith is data for a column that is a field of a ROW with validity bitmap valid
 // (nil: none) and nulls null rows.
-func (c *column) dataWith(n int, mem *connector.BufferPool, valid *memory.Buffer, nulls int) arrow.ArrayData {
+func (c *column) dataWith(n int, mem *exec.BufferPool, valid *memory.Buffer, nulls int) arrow.ArrayData {
 	var bufs []*memory.Buffer
 	switch c.typ.ID() {
 	case arrow.INT32:

@@ -1,5 +1,6 @@
 // Package arrowbuf holds the low-level Arrow buffer helpers that the runtime's kernels
-// share: typed views of value buffers, validity bitmaps, and arrays built from buffers.
+// share: typed views of value buffers, validity bitmaps, arrays built from buffers, and
+// writers of columns straight into buffers.
 package arrowbuf
 
 import (

@@ -1,4 +1,4 @@
-package connector
+package exec
 
 import (
 	"testing"
@@ -39,4 +39,26 @@ func TestBufferPool(t *testing.T) {
 	p.Free(b)
 	p.Close()
 	p.Free(p.Allocate(10)) // after Close a freed buffer goes back to mem
+}
+
+// TestBufferPoolKeepsFewLargeBuffers: of a large class the pool keeps what makes
+// poolKeepBytes, and gives the rest back.
+func TestBufferPoolKeepsFewLargeBuffers(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	p := NewBufferPool(mem, false)
+	var bufs [][]byte
+	for range 10 {
+		bufs = append(bufs, p.Allocate(3<<20)) // the class of 4 MiB
+	}
+	for _, b := range bufs {
+		p.Free(b)
+	}
+	if got := mem.CurrentAlloc(); got != 2*4<<20 {
+		t.Errorf("the pool keeps %d bytes of 4 MiB buffers, want two", got)
+	}
+	for range 100 {
+		p.Free(p.Allocate(100))
+	}
+	p.Close()
 }

@@ -1,25 +1,28 @@
-package connector
+package exec
 
 import (
 	"math/bits"
+	"os"
 	"sync"
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 )
 
-// BufferPool is a source's allocator of Arrow buffers: the buffers of a batch come
-// back to it when the batch's last holder releases it, and become the next batch's.
-// A source reading flat out would otherwise hand the garbage collector a batch's worth
+// BufferPool is the allocator of Arrow buffers of a source or an operator that builds
+// batches: the buffers of a batch come back to it when the batch's last holder releases
+// it, and become the next batch's. A source reading flat out would otherwise hand the garbage collector a batch's worth
 // of buffers a batch (some 200 bytes a row of a JSON file, 350 an event of the nexmark
 // generator), whose collections cost a fifth of the reading or more; a buffer reused at
 // once is also still in the cache. A buffer taken from the pool is zeroed, as the
 // allocator's own are, since a builder leaves the values under NULLs unwritten, unless
-// the source writes every byte of what it takes (NewBufferPool's zero).
+// its user writes every byte of what it takes (NewBufferPool's zero).
 //
 // Buffers come in power-of-two classes, allocated from mem; a free list keeps at most
-// poolKeep of each and gives the others back to mem, as it does every buffer once the
-// pool is closed.
+// poolKeep of each, and of a large class as many as make poolKeepBytes (two at least),
+// and gives the others back to mem, as it does every buffer once the pool is closed: a
+// job has a pool for each operator that builds batches, and what the pools keep idle
+// counts in the collector's target.
 type BufferPool struct {
 	mem    memory.Allocator
 	zero   bool
@@ -31,15 +34,17 @@ type BufferPool struct {
 var _ memory.Allocator = (*BufferPool)(nil)
 
 const (
-	poolMinShift = 6  // the smallest class: 64 bytes
-	poolClasses  = 20 // the largest: 32 MiB; larger buffers are not pooled
-	poolKeep     = 64
+	poolMinShift  = 6  // the smallest class: 64 bytes
+	poolClasses   = 20 // the largest: 32 MiB; larger buffers are not pooled
+	poolKeep      = 64
+	poolKeepBytes = 8 << 20
 )
 
-// PoisonFreed fills released buffers with garbage in tests, so that a holder that
-// reads a batch after releasing it (or keeps a string of it without copying it) reads
-// garbage and fails its test rather than pass by luck.
-var PoisonFreed = testing.Testing()
+// PoisonFreed fills released buffers with garbage in tests, and in a streamsql process
+// started with STREAMSQL_POISON_FREED=1 (as the end-to-end tests start theirs), so that
+// a holder that reads a batch after releasing it (or keeps a string of it without
+// copying it) reads garbage and fails its test rather than pass by luck.
+var PoisonFreed = testing.Testing() || os.Getenv("STREAMSQL_POISON_FREED") == "1"
 
 // NewBufferPool returns a pool allocating from mem (memory.DefaultAllocator if nil),
 // whose buffers are zeroed when zero is set.
@@ -56,6 +61,11 @@ func poolClass(size int) int {
 		return 0
 	}
 	return bits.Len(uint(size-1)) - poolMinShift
+}
+
+// poolKept is how many free buffers of class c a pool keeps.
+func poolKept(c int) int {
+	return min(poolKeep, max(2, poolKeepBytes>>(c+poolMinShift)))
 }
 
 func (p *BufferPool) Allocate(size int) []byte {
@@ -88,7 +98,7 @@ func (p *BufferPool) Free(b []byte) {
 	c := poolClass(len(b))
 	if c < poolClasses && len(b) == 1<<(c+poolMinShift) {
 		p.mu.Lock()
-		if !p.closed && len(p.free[c]) < poolKeep {
+		if !p.closed && len(p.free[c]) < poolKept(c) {
 			p.free[c] = append(p.free[c], b)
 			b = nil
 		}
