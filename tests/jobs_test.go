@@ -400,13 +400,21 @@ func TestDamagedPendingPartFile(t *testing.T) {
 	path := writeScript(t, sinkJob(create, "INSERT INTO out SELECT id, k, v FROM gen"))
 	runUntilDone(t, path, t.TempDir(), 0, nil)
 	want := strings.Join(committedRows(out), "\n")
-	for attempt := 0; attempt < 5; attempt++ {
+	for attempt := 0; attempt < 20; attempt++ {
 		os.RemoveAll(out)
 		state := t.TempDir()
-		start(t, "-f", path, "--state-dir", state).kill(t, 700*time.Millisecond)
+		// A part file is pending from a checkpoint's barrier to its completion, a few
+		// milliseconds on a fast disk: the kill comes as soon as one shows.
+		p := start(t, "-f", path, "--state-dir", state)
+		for deadline := time.Now().Add(4 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if pending, _ := filepath.Glob(filepath.Join(out, ".*.pending")); len(pending) > 0 {
+				break
+			}
+		}
+		p.kill(t, 0)
 		pending, _ := filepath.Glob(filepath.Join(out, ".*.pending"))
 		if len(pending) == 0 {
-			continue // killed between checkpoints; try again
+			continue // committed before the kill; try again
 		}
 		data, _ := os.ReadFile(pending[0])
 		data[len(data)/2] ^= 0x01
