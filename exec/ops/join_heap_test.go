@@ -8,29 +8,40 @@ import (
 	"testing"
 )
 
-// The expiry heap pops rows earliest expiry first, whatever order they came in.
+// The expiry heap pops rows earliest expiry first, whatever order they came in, as it
+// grows and shrinks across its chunks.
 func TestRowHeapOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var h rowHeap
-	last := int64(-1)
-	for round := range 50 {
-		for range rng.IntN(100) {
+	last, pushed, popped, most := int64(-1), 0, 0, 0
+	for round := range 30 {
+		for range rng.IntN(3 * heapChunk) {
 			h.push(&joinRow{expire: last + 1 + rng.Int64N(50)})
+			pushed++
 		}
-		for range rng.IntN(len(h) + 1) {
+		most = max(most, h.len())
+		for range rng.IntN(h.len() + 1) {
 			r := h.pop()
+			popped++
 			if r.expire < last {
 				t.Fatalf("round %d: popped %d after %d", round, r.expire, last)
 			}
 			last = r.expire
 		}
+		if len(h.chunks) > h.len()/heapChunk+2 {
+			t.Fatalf("round %d: %d chunks for %d rows", round, len(h.chunks), h.len())
+		}
 	}
-	for len(h) > 0 {
+	for h.len() > 0 {
 		if r := h.pop(); r.expire < last {
 			t.Fatalf("popped %d after %d", r.expire, last)
 		} else {
 			last = r.expire
 		}
+		popped++
+	}
+	if popped != pushed || most <= 2*heapChunk {
+		t.Fatalf("popped %d of %d rows; at most %d rows at a time", popped, pushed, most)
 	}
 }
 
