@@ -32,8 +32,14 @@ func owned(v value) value {
 
 // ownedRow is a row of owned values in a slice of its own (readRows slices one array
 // per batch).
-func ownedRow(vals []value) []value {
-	row := make([]value, len(vals))
+func ownedRow(vals []value) []value { return ownedRowIn(nil, vals) }
+
+// ownedRowIn is ownedRow into row's room when it has enough (a row its holder let go).
+func ownedRowIn(row, vals []value) []value {
+	if cap(row) < len(vals) {
+		row = make([]value, len(vals))
+	}
+	row = row[:len(vals)]
 	copy(row, vals)
 	size := 0
 	for _, v := range vals {
