@@ -293,10 +293,12 @@ const maxFreeRows = 4096
 
 // newRow returns a stored row holding row's values, a free one if there is.
 func (r *rank) newRow(row []value) *rankRow {
-	x := &rankRow{}
+	var x *rankRow
 	if n := len(r.free); n > 0 {
 		x, r.free[n-1] = r.free[n-1], nil
 		r.free = r.free[:n-1]
+	} else {
+		x = &rankRow{}
 	}
 	x.vals, x.seq, x.mark = ownedRowIn(x.vals, row), r.seq, 0
 	r.seq++
