@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -205,9 +206,11 @@ func TaskOfKeyGroup(kg, parallelism int) int { return kg * parallelism / MaxPara
 func HashRows(rec arrow.Record, keys []int, out []uint64) []uint64 {
 	base := len(out)
 	n := int(rec.NumRows())
-	for i := 0; i < n; i++ {
-		out = append(out, 0)
-	}
+	// Room for all n at once: appended one at a time, the hashes of a window's batch of
+	// millions of rows (q5's, at the final watermark) doubled their way there in fresh
+	// memory, 0.86 s of q5's 12 s of CPU.
+	out = slices.Grow(out, n)[:base+n]
+	clear(out[base:])
 	out2 := out
 	out = out[base:]
 	for _, k := range keys {
