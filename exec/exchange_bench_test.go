@@ -13,9 +13,7 @@ import (
 // BenchmarkExchangeHashSplit splits batches of bid-like rows between two tasks by key,
 // each part released by its reader at once, as a keyed stage reads them.
 func BenchmarkExchangeHashSplit(b *testing.B) {
-	was := PoisonFreed // as in a run: the pooled buffers are reused as they are
-	PoisonFreed = false
-	b.Cleanup(func() { PoisonFreed = was })
+	Unpoisoned(b)
 	mem := memory.DefaultAllocator
 	schema := arrow.NewSchema([]arrow.Field{{Name: "auction", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "price", Type: arrow.PrimitiveTypes.Int64}, {Name: "url", Type: arrow.BinaryTypes.String}}, nil)

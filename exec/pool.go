@@ -11,10 +11,10 @@ import (
 
 // BufferPool is the allocator of Arrow buffers of a source or an operator that builds
 // batches: the buffers of a batch come back to it when the batch's last holder releases
-// it, and become the next batch's. A source reading flat out would otherwise hand the garbage collector a batch's worth
-// of buffers a batch (some 200 bytes a row of a JSON file, 350 an event of the nexmark
-// generator), whose collections cost a fifth of the reading or more; a buffer reused at
-// once is also still in the cache. A buffer taken from the pool is zeroed, as the
+// it, and become the next batch's. A source reading flat out would otherwise hand the
+// garbage collector a batch's worth of buffers a batch (some 200 bytes a row of a JSON
+// file, 350 an event of the nexmark generator), whose collections cost a fifth of the
+// reading or more; a buffer reused at once is also still in the cache. A buffer taken from the pool is zeroed, as the
 // allocator's own are, since a builder leaves the values under NULLs unwritten, unless
 // its user writes every byte of what it takes (NewBufferPool's zero).
 //
@@ -45,6 +45,14 @@ const (
 // a holder that reads a batch after releasing it (or keeps a string of it without
 // copying it) reads garbage and fails its test rather than pass by luck.
 var PoisonFreed = testing.Testing() || os.Getenv("STREAMSQL_POISON_FREED") == "1"
+
+// Unpoisoned has released buffers go back to their pools as they are, as outside tests,
+// for the length of a benchmark.
+func Unpoisoned(b *testing.B) {
+	was := PoisonFreed
+	PoisonFreed = false
+	b.Cleanup(func() { PoisonFreed = was })
+}
 
 // NewBufferPool returns a pool allocating from mem (memory.DefaultAllocator if nil),
 // whose buffers are zeroed when zero is set.

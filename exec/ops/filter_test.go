@@ -16,9 +16,7 @@ import (
 // 46 of 50) into an output that releases each batch at once, as a chained operator that
 // keeps nothing does.
 func BenchmarkFilterKeepsMost(b *testing.B) {
-	was := exec.PoisonFreed // as in a run: the pooled buffers are reused as they are
-	exec.PoisonFreed = false
-	b.Cleanup(func() { exec.PoisonFreed = was })
+	exec.Unpoisoned(b)
 	mem := memory.DefaultAllocator
 	bid := planner.RowType([]planner.Column{{Name: "auction", Type: planner.TypeBigInt},
 		{Name: "url", Type: planner.TypeString}, {Name: "extra", Type: planner.TypeString}})

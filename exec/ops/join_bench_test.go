@@ -61,9 +61,7 @@ func BenchmarkRegularJoinStore(b *testing.B) {
 // row of wide strings, as q9's bids meet their auction: it measures building the joined
 // rows' batches.
 func BenchmarkRegularJoinEmit(b *testing.B) {
-	was := exec.PoisonFreed // as in a run: the pooled buffers are reused as they are
-	exec.PoisonFreed = false
-	b.Cleanup(func() { exec.PoisonFreed = was })
+	exec.Unpoisoned(b)
 	mem := memory.DefaultAllocator
 	n := &planner.Join{Left: input{schema: joinLeft}, Right: input{schema: joinRight}, Kind: "INNER", LeftKeys: []int{0}, RightKeys: []int{0}}
 	const keys, rows, batchRows = 10_000, 200_000, 1000

@@ -483,16 +483,8 @@ func TestEventsRows(t *testing.T) {
 
 // BenchmarkReader measures the generator alone: events into Arrow batches of the
 // events table, released at once.
-// unpoisoned has released buffers go back to the pool as they are, as outside tests,
-// for the length of a benchmark.
-func unpoisoned(b *testing.B) {
-	was := exec.PoisonFreed
-	exec.PoisonFreed = false
-	b.Cleanup(func() { exec.PoisonFreed = was })
-}
-
 func BenchmarkReader(b *testing.B) {
-	unpoisoned(b)
+	exec.Unpoisoned(b)
 	for _, shape := range []string{"events", "bid"} {
 		b.Run(shape, func(b *testing.B) {
 			schema := eventsSchema
@@ -617,7 +609,7 @@ func TestOriginNamesEachEvent(t *testing.T) {
 // allocs/op are the allocations of a batch: its Arrow buffers, arrays and record, a
 // few dozen, and none per event.
 func BenchmarkBatch(b *testing.B) {
-	unpoisoned(b)
+	exec.Unpoisoned(b)
 	r, err := Open(connector.SourceSpec{Table: table(eventsSchema, nil), BatchSize: 1024})
 	if err != nil {
 		b.Fatal(err)
